@@ -1,0 +1,19 @@
+package io.coilgun.pgwire.spi;
+
+import java.util.List;
+
+/**
+ * The outcome of one statement.
+ *
+ * @param columns the row shape, or empty when the statement returns no rows (no RowDescription sent)
+ * @param rows Java values per row, in {@code columns} order: {@code null}, {@link Boolean}, {@link Short},
+ *     {@link Integer}, {@link Long}, {@link Float}, {@link Double}, {@link java.math.BigDecimal},
+ *     {@link String}, {@link java.time.LocalDateTime}, {@link java.time.OffsetDateTime},
+ *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}
+ * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
+ */
+public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag) {
+    public static QueryResult command(String tag) {
+        return new QueryResult(List.of(), List.of(), tag);
+    }
+}
