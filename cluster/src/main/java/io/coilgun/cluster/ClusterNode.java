@@ -1,0 +1,153 @@
+package io.coilgun.cluster;
+
+import io.coilgun.cluster.catalog.CatalogLog;
+import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.kafka.TopicAdmin;
+import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.cluster.reply.ReplyRouter;
+import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.unit.ProcessorUnit;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.plan.TaskPlan;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * This node's part of the cluster: the processor units and their tasks, the event publisher and reply router,
+ * and the catalog topic. A single node runs every task of every stream; assignment across nodes (consumer
+ * group protocol, sticky replicas) is a later issue and will decide which tasks {@link #deployStream} opens here.
+ *
+ * <p>Threads: {@link #deployStream} and {@link #deployMetric} block on Kafka admin calls and must not run on
+ * network or processor threads; {@link #publisher()} is non-blocking.
+ */
+public final class ClusterNode implements AutoCloseable {
+    private final ClusterConfig config;
+    private final TopicAdmin admin;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final ReplyRouter router;
+    private final EventPublisher publisher;
+    private final CatalogLog catalog;
+    private final List<ProcessorUnit> units = new ArrayList<>();
+    private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
+
+    private ClusterNode(ClusterConfig config, TopicAdmin admin) {
+        this.config = config;
+        this.admin = admin;
+        admin.ensureTopic(Topics.CATALOG, 1, CatalogLog.topicConfig());
+        admin.ensureTopic(Topics.replies(config.nodeId()), 1, Map.of("retention.ms", "3600000"));
+        this.producer = newProducer(config.bootstrapServers());
+        this.catalog = new CatalogLog(config.bootstrapServers(), producer);
+        this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
+        this.publisher = new EventPublisher(config.nodeId(), producer, router);
+        for (int i = 0; i < config.processorUnits(); i++) {
+            ProcessorUnit unit = new ProcessorUnit("unit-" + i, config.bootstrapServers());
+            unit.start();
+            units.add(unit);
+        }
+    }
+
+    /**
+     * Connects to Kafka and starts the processor units (with no tasks yet).
+     *
+     * @throws io.coilgun.cluster.kafka.KafkaUnavailableException if Kafka cannot be reached
+     */
+    public static ClusterNode start(ClusterConfig config) {
+        TopicAdmin admin = new TopicAdmin(config.bootstrapServers(), (short) 1);
+        try {
+            admin.awaitReachable(config.bootstrapServers(), config.connectTimeoutMs());
+            return new ClusterNode(config, admin);
+        } catch (RuntimeException e) {
+            admin.close();
+            throw e;
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> newProducer(String bootstrapServers) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("acks", "all");
+        p.put("enable.idempotence", "true");
+        p.put("linger.ms", "0");
+        p.put("max.block.ms", "15000");
+        p.put("client.id", "coilgun-producer");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    public CatalogLog catalog() {
+        return catalog;
+    }
+
+    public EventPublisher publisher() {
+        return publisher;
+    }
+
+    /** Creates the stream's partitioner topics (if missing). Blocking. */
+    public void createTopics(StreamDef stream) {
+        for (String field : stream.partitionBy()) {
+            admin.ensureTopic(Topics.partitioner(stream.name(), field), stream.partitions(), Map.of());
+        }
+        for (String field : stream.partitionBy()) {
+            producer.partitionsFor(Topics.partitioner(stream.name(), field)); // warm metadata: sends never wait
+        }
+    }
+
+    /**
+     * Opens the stream's tasks with the given metrics and starts consuming them after their checkpoints.
+     * Blocking until every task runs.
+     */
+    public void deployStream(StreamDef stream, List<MetricDef> metrics) {
+        createTopics(stream);
+        List<CompletableFuture<Void>> started = new ArrayList<>();
+        for (String field : stream.partitionBy()) {
+            List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
+            String topic = Topics.partitioner(stream.name(), field);
+            for (int p = 0; p < stream.partitions(); p++) {
+                TaskId id = new TaskId(topic, p);
+                ProcessorUnit unit = units.get(Math.floorMod(id.hashCode(), units.size()));
+                taskUnits.put(id, unit);
+                started.add(unit.submit(u -> {
+                    TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed);
+                    u.addTask(new TaskProcessor(id, plan, producer));
+                }));
+            }
+        }
+        CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
+    public void deployMetric(StreamDef stream, MetricDef metric) {
+        String topic = Topics.partitioner(stream.name(), metric.partitioner());
+        List<CompletableFuture<Void>> added = new ArrayList<>();
+        for (int p = 0; p < stream.partitions(); p++) {
+            TaskId id = new TaskId(topic, p);
+            ProcessorUnit unit = taskUnits.get(id);
+            if (unit != null) {
+                added.add(unit.submit(u -> u.task(id).addMetric(metric)));
+            }
+        }
+        CompletableFuture.allOf(added.toArray(CompletableFuture[]::new)).join();
+    }
+
+    private Path taskDir(TaskId id) {
+        return config.dataDir().resolve("tasks").resolve(id.toString());
+    }
+
+    @Override
+    public void close() {
+        for (ProcessorUnit unit : units) {
+            unit.close();
+        }
+        router.close();
+        producer.close(java.time.Duration.ofSeconds(5));
+        admin.close();
+    }
+}

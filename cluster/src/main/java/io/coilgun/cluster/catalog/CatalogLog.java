@@ -1,0 +1,89 @@
+package io.coilgun.cluster.catalog;
+
+import io.coilgun.cluster.kafka.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The durable catalog: a compacted, single-partition Kafka topic whose records are the DDL statements that
+ * created each stream and metric (key {@code stream:<name>} or {@code metric:<name>}, value the SQL text),
+ * in the order they were made. A node replays it at start; keeping SQL makes it readable with any Kafka tool.
+ */
+public final class CatalogLog {
+    private final String bootstrapServers;
+    private final KafkaProducer<byte[], byte[]> producer;
+
+    public CatalogLog(String bootstrapServers, KafkaProducer<byte[], byte[]> producer) {
+        this.bootstrapServers = bootstrapServers;
+        this.producer = producer;
+    }
+
+    public static Map<String, String> topicConfig() {
+        return Map.of("cleanup.policy", "compact", "min.insync.replicas", "1");
+    }
+
+    /** Appends an entry and waits until Kafka has it. */
+    public void append(String key, String ddl) {
+        try {
+            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.getBytes(StandardCharsets.UTF_8),
+                    ddl.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted writing the catalog", e);
+        }
+    }
+
+    /** Reads every entry, oldest first. */
+    public List<Entry> readAll() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("enable.auto.commit", "false");
+        TopicPartition tp = new TopicPartition(Topics.CATALOG, 0);
+        List<Entry> entries = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            while (consumer.position(tp) < end) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() != null) {
+                        entries.add(new Entry(new String(r.key(), StandardCharsets.UTF_8),
+                                new String(r.value(), StandardCharsets.UTF_8)));
+                    }
+                }
+            }
+        }
+        return entries;
+    }
+
+    public static KafkaProducer<byte[], byte[]> newProducer(String bootstrapServers) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("acks", "all");
+        p.put("enable.idempotence", "true");
+        p.put("linger.ms", "0");
+        p.put("max.block.ms", "15000");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** One catalog record. */
+    public record Entry(String key, String ddl) {
+    }
+}

@@ -1,0 +1,85 @@
+package io.coilgun.cluster.reply;
+
+import io.coilgun.planner.model.MetricDef;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The value of a reply record (its key is the 8-byte correlation id).
+ * <pre>
+ * byte status, UTF message, short metric count,
+ *   per metric: UTF name, short value count, per value: byte tag (0 null, 1 long, 2 double) [+ 8 bytes]
+ * </pre>
+ */
+public final class ReplyCodec {
+    private ReplyCodec() {
+    }
+
+    public static byte[] encode(ReplyStatus status, String message, List<MetricDef> metrics, Object[] results) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(status.ordinal());
+            out.writeUTF(message == null ? "" : message);
+            out.writeShort(status == ReplyStatus.APPLIED ? metrics.size() : 0);
+            if (status == ReplyStatus.APPLIED) {
+                int at = 0;
+                for (MetricDef m : metrics) {
+                    out.writeUTF(m.name());
+                    int n = m.aggregations().size();
+                    out.writeShort(n);
+                    for (int i = 0; i < n; i++) {
+                        Object v = results[at++];
+                        if (v == null) {
+                            out.writeByte(0);
+                        } else if (v instanceof Double d) {
+                            out.writeByte(2);
+                            out.writeDouble(d);
+                        } else {
+                            out.writeByte(1);
+                            out.writeLong(((Number) v).longValue());
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    public static Reply decode(byte[] key, byte[] value) {
+        long correlation = ByteBuffer.wrap(key).getLong();
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(value))) {
+            ReplyStatus status = ReplyStatus.of(in.readByte());
+            String message = in.readUTF();
+            int metricCount = in.readShort();
+            Map<String, Object[]> metrics = new LinkedHashMap<>();
+            for (int m = 0; m < metricCount; m++) {
+                String name = in.readUTF();
+                Object[] values = new Object[in.readShort()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = switch (in.readByte()) {
+                        case 0 -> null;
+                        case 1 -> in.readLong();
+                        default -> in.readDouble();
+                    };
+                }
+                metrics.put(name, values);
+            }
+            return new Reply(correlation, status, message, metrics);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static byte[] correlationKey(long correlation) {
+        return ByteBuffer.allocate(8).putLong(correlation).array();
+    }
+}

@@ -1,0 +1,10 @@
+package io.coilgun.cluster.reply;
+
+/** What a task did with an event, as carried in its reply. */
+public enum ReplyStatus {
+    APPLIED, LATE, DROPPED, INVALID, FAILED;
+
+    static ReplyStatus of(int ordinal) {
+        return values()[ordinal];
+    }
+}

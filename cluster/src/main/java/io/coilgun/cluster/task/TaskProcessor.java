@@ -1,0 +1,115 @@
+package io.coilgun.cluster.task;
+
+import io.coilgun.cluster.kafka.KafkaHeaders;
+import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.cluster.reply.ReplyCodec;
+import io.coilgun.cluster.reply.ReplyStatus;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.plan.TaskPlan;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one task: takes its Kafka records in offset order, applies them to the task plan, and sends each
+ * event's reply to the node that asked (headers {@link KafkaHeaders}). Owned by one processor unit thread.
+ */
+public final class TaskProcessor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
+
+    private final TaskId id;
+    private final TaskPlan plan;
+    private final Producer<byte[], byte[]> replies;
+    private Object[] decoded;
+    private Object[] results;
+    private List<MetricDef> metrics;
+    private boolean dirty;
+
+    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
+        this.id = id;
+        this.plan = plan;
+        this.replies = replies;
+        this.decoded = new Object[plan.stream().columns().size()];
+        planChanged();
+    }
+
+    private void planChanged() {
+        this.metrics = plan.metrics();
+        this.results = new Object[plan.resultWidth()];
+    }
+
+    public TaskId id() {
+        return id;
+    }
+
+    /** Where consumption resumes: right after the last checkpointed record. */
+    public long nextOffset() {
+        return plan.nextOffset();
+    }
+
+    /** Adds a metric between two events; it starts empty at the current stream time. */
+    public void addMetric(MetricDef metric) {
+        plan.addMetric(metric);
+        planChanged();
+        plan.checkpoint();
+    }
+
+    public void process(ConsumerRecord<byte[], byte[]> record) {
+        if (record.offset() < plan.nextOffset()) {
+            return; // already applied before the last checkpoint
+        }
+        ReplyStatus status;
+        String message = null;
+        try {
+            TaskPlan.Outcome outcome = plan.process(record.value(), record.offset(), decoded, results);
+            status = switch (outcome) {
+                case APPLIED -> ReplyStatus.APPLIED;
+                case DROPPED -> ReplyStatus.DROPPED;
+                case LATE -> {
+                    message = "event time is older than the stream time minus the stream's lateness "
+                            + "(task " + id + ")";
+                    yield ReplyStatus.LATE;
+                }
+                case NULL_TIME -> {
+                    message = "event time is NULL";
+                    yield ReplyStatus.INVALID;
+                }
+            };
+        } catch (RuntimeException e) {
+            // A record the plan cannot apply must not stop the task; the client learns why.
+            LOG.error("task={} offset={} failed to apply event", id, record.offset(), e);
+            plan.skip(record.offset());
+            status = ReplyStatus.FAILED;
+            message = "event could not be applied: " + e;
+        }
+        dirty = true;
+        Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
+        Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
+        if (replyTo != null && correlation != null) {
+            String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
+            replies.send(new ProducerRecord<>(Topics.replies(node), 0, correlation.value(),
+                    ReplyCodec.encode(status, message, metrics, results)));
+        }
+    }
+
+    /** Checkpoints if anything was applied since the last checkpoint. */
+    public void checkpointIfDirty() {
+        if (dirty) {
+            plan.checkpoint();
+            dirty = false;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            checkpointIfDirty();
+        } finally {
+            plan.close();
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.coilgun.cluster.unit;
+
+import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One thread that runs many task processors: it polls the Kafka partitions of its tasks, hands each record
+ * to its task, then checkpoints the tasks that changed. Commands (add a task, add a metric) are queued and
+ * run on the unit's thread between polls, so a task processor is only ever touched by this thread.
+ */
+public final class ProcessorUnit implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessorUnit.class);
+    private static final Duration POLL = Duration.ofMillis(50);
+
+    private final String name;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public ProcessorUnit(String name, String bootstrapServers) {
+        this.name = name;
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.records", "1000");
+        p.put("fetch.max.wait.ms", "50");
+        p.put("client.id", "coilgun-" + name);
+        this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.thread = new Thread(this::run, "coilgun-" + name);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Runs {@code command} on the unit's thread; the future completes when it ran. */
+    public CompletableFuture<Void> submit(Consumer<ProcessorUnit> command) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        commands.add(() -> {
+            try {
+                command.accept(this);
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        });
+        consumer.wakeup();
+        return done;
+    }
+
+    /** On the unit's thread: starts consuming the task's partition after its checkpoint. */
+    public void addTask(TaskProcessor task) {
+        TopicPartition tp = task.id().topicPartition();
+        tasks.put(tp, task);
+        consumer.assign(new HashSet<>(tasks.keySet()));
+        consumer.seek(tp, task.nextOffset());
+    }
+
+    /** On the unit's thread: the task processors this unit runs. */
+    public Iterable<TaskProcessor> tasks() {
+        return tasks.values();
+    }
+
+    public TaskProcessor task(TaskId id) {
+        return tasks.get(id.topicPartition());
+    }
+
+    private void run() {
+        Set<TaskProcessor> touched = new HashSet<>();
+        while (running) {
+            Runnable command;
+            while ((command = commands.poll()) != null) {
+                command.run();
+            }
+            if (tasks.isEmpty()) {
+                try {
+                    Thread.sleep(10); // idle until a task is assigned; commands wake us up within 10 ms
+                } catch (InterruptedException e) {
+                    break;
+                }
+                continue;
+            }
+            ConsumerRecords<byte[], byte[]> records;
+            try {
+                records = consumer.poll(POLL);
+            } catch (WakeupException e) {
+                continue;
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.error("unit={} poll failed", name, e);
+                }
+                continue;
+            }
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                TaskProcessor task = tasks.get(new TopicPartition(record.topic(), record.partition()));
+                if (task != null) {
+                    task.process(record);
+                    touched.add(task);
+                }
+            }
+            for (TaskProcessor task : touched) {
+                try {
+                    task.checkpointIfDirty();
+                } catch (RuntimeException e) {
+                    LOG.error("unit={} task={} checkpoint failed", name, task.id(), e);
+                }
+            }
+            touched.clear();
+        }
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            command.run();
+        }
+        for (TaskProcessor task : tasks.values()) {
+            try {
+                task.close();
+            } catch (RuntimeException e) {
+                LOG.error("unit={} task={} close failed", name, task.id(), e);
+            }
+        }
+        consumer.close(Duration.ofSeconds(2));
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

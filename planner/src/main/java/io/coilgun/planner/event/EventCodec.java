@@ -1,0 +1,112 @@
+package io.coilgun.planner.event;
+
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.StreamDef;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The binary form of one event, as published to Kafka and kept in the event reservoir.
+ *
+ * <pre>
+ * byte   format version (1)
+ * int    schema version of the stream (1 until ALTER STREAM exists)
+ * long   assigned event id (used when the stream has no event_id column, else 0)
+ * bytes  null bitmap, one bit per column, ceil(n / 8) bytes
+ * values in column order, absent when null:
+ *        BOOLEAN 1 byte, INTEGER 4, BIGINT 8, DOUBLE 8 (IEEE), TIMESTAMP 8 (micros since epoch),
+ *        VARCHAR int length + UTF-8 bytes
+ * </pre>
+ * All integers big-endian. Values are {@link io.coilgun.planner.model.ColumnType#javaClass()} objects.
+ */
+public final class EventCodec {
+    public static final byte FORMAT_VERSION = 1;
+    private static final int HEADER = 1 + 4 + 8;
+
+    private final ColumnType[] types;
+    private final int schemaVersion;
+
+    public EventCodec(StreamDef stream) {
+        this.types = stream.columns().stream().map(c -> c.type()).toArray(ColumnType[]::new);
+        this.schemaVersion = 1;
+    }
+
+    public int columnCount() {
+        return types.length;
+    }
+
+    public byte[] encode(Object[] values, long assignedId) {
+        int bitmap = (types.length + 7) / 8;
+        int size = HEADER + bitmap;
+        byte[][] strings = new byte[types.length][];
+        for (int i = 0; i < types.length; i++) {
+            if (values[i] != null) {
+                size += switch (types[i]) {
+                    case BOOLEAN -> 1;
+                    case INTEGER -> 4;
+                    case BIGINT, DOUBLE, TIMESTAMP -> 8;
+                    case VARCHAR -> {
+                        strings[i] = ((String) values[i]).getBytes(StandardCharsets.UTF_8);
+                        yield 4 + strings[i].length;
+                    }
+                };
+            }
+        }
+        ByteBuffer buf = ByteBuffer.allocate(size);
+        buf.put(FORMAT_VERSION).putInt(schemaVersion).putLong(assignedId);
+        byte[] nulls = new byte[bitmap];
+        for (int i = 0; i < types.length; i++) {
+            if (values[i] == null) {
+                nulls[i >> 3] |= (byte) (1 << (i & 7));
+            }
+        }
+        buf.put(nulls);
+        for (int i = 0; i < types.length; i++) {
+            Object v = values[i];
+            if (v == null) {
+                continue;
+            }
+            switch (types[i]) {
+                case BOOLEAN -> buf.put((byte) (((Boolean) v) ? 1 : 0));
+                case INTEGER -> buf.putInt((Integer) v);
+                case BIGINT, TIMESTAMP -> buf.putLong((Long) v);
+                case DOUBLE -> buf.putDouble((Double) v);
+                case VARCHAR -> buf.putInt(strings[i].length).put(strings[i]);
+            }
+        }
+        return buf.array();
+    }
+
+    /** Decodes into {@code into} (length = column count) and returns the assigned id. */
+    public long decode(byte[] bytes, Object[] into) {
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        byte version = buf.get();
+        if (version != FORMAT_VERSION) {
+            throw new IllegalStateException("unknown event format version " + version);
+        }
+        buf.getInt(); // schema version: one schema until ALTER STREAM exists
+        long assignedId = buf.getLong();
+        int bitmap = (types.length + 7) / 8;
+        int nullsAt = buf.position();
+        buf.position(nullsAt + bitmap);
+        for (int i = 0; i < types.length; i++) {
+            if ((bytes[nullsAt + (i >> 3)] & (1 << (i & 7))) != 0) {
+                into[i] = null;
+                continue;
+            }
+            into[i] = switch (types[i]) {
+                case BOOLEAN -> buf.get() != 0;
+                case INTEGER -> buf.getInt();
+                case BIGINT, TIMESTAMP -> buf.getLong();
+                case DOUBLE -> buf.getDouble();
+                case VARCHAR -> {
+                    int len = buf.getInt();
+                    String s = new String(bytes, buf.position(), len, StandardCharsets.UTF_8);
+                    buf.position(buf.position() + len);
+                    yield s;
+                }
+            };
+        }
+        return assignedId;
+    }
+}

@@ -1,0 +1,56 @@
+package io.coilgun.planner.event;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes the values of group-by fields into a byte key that orders and compares by value.
+ * Each value is a tag byte (0 = NULL, 1 = value) followed, for strings, by the UTF-8 bytes and a 0 terminator
+ * (0 bytes inside strings are escaped as 0x00 0xFF), for numbers by 8 sign-flipped big-endian bytes.
+ * The same encoding is the Kafka record key of a partitioner topic, so one group always lands on one task.
+ */
+public final class GroupKeys {
+    private GroupKeys() {
+    }
+
+    public static byte[] encode(Object[] values, int[] columns) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+        for (int c : columns) {
+            append(out, values[c]);
+        }
+        return out.toByteArray();
+    }
+
+    public static byte[] encodeOne(Object value) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16);
+        append(out, value);
+        return out.toByteArray();
+    }
+
+    private static void append(ByteArrayOutputStream out, Object v) {
+        if (v == null) {
+            out.write(0);
+            return;
+        }
+        out.write(1);
+        if (v instanceof String s) {
+            for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+                out.write(b);
+                if (b == 0) {
+                    out.write(0xFF);
+                }
+            }
+            out.write(0);
+        } else if (v instanceof Boolean b) {
+            out.write(b ? 1 : 0);
+        } else if (v instanceof Double d) {
+            long bits = Double.doubleToLongBits(d);
+            bits ^= (bits >> 63) | Long.MIN_VALUE;
+            out.writeBytes(ByteBuffer.allocate(8).putLong(bits).array());
+        } else {
+            long l = ((Number) v).longValue() ^ Long.MIN_VALUE;
+            out.writeBytes(ByteBuffer.allocate(8).putLong(l).array());
+        }
+    }
+}

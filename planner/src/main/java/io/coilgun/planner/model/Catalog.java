@@ -1,0 +1,52 @@
+package io.coilgun.planner.model;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The node's view of streams and metrics, by name. Thread-safe (read by sessions, written when DDL is applied);
+ * definitions are immutable records. The durable copy is the catalog topic; this is rebuilt from it at start.
+ */
+public final class Catalog {
+    private final Map<String, StreamDef> streams = new LinkedHashMap<>();
+    private final Map<String, MetricDef> metrics = new LinkedHashMap<>();
+
+    public synchronized Optional<StreamDef> stream(String name) {
+        return Optional.ofNullable(streams.get(name));
+    }
+
+    public synchronized Optional<MetricDef> metric(String name) {
+        return Optional.ofNullable(metrics.get(name));
+    }
+
+    public synchronized List<StreamDef> streams() {
+        return List.copyOf(streams.values());
+    }
+
+    /** Metrics of a stream in creation order: the order of their columns in INSERT … RETURNING. */
+    public synchronized List<MetricDef> metricsOf(String stream) {
+        List<MetricDef> out = new ArrayList<>();
+        for (MetricDef m : metrics.values()) {
+            if (m.stream().equals(stream)) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /** True if the name is taken by a stream or a metric (they share one namespace, like Postgres relations). */
+    public synchronized boolean exists(String name) {
+        return streams.containsKey(name) || metrics.containsKey(name);
+    }
+
+    public synchronized void addStream(StreamDef stream) {
+        streams.put(stream.name(), stream);
+    }
+
+    public synchronized void addMetric(MetricDef metric) {
+        metrics.put(metric.name(), metric);
+    }
+}

@@ -1,0 +1,38 @@
+package io.coilgun.planner.model;
+
+/**
+ * The column types a stream can declare, with the Java value class used in memory.
+ * TIMESTAMP values are {@link Long} microseconds since the epoch (UTC), as in Postgres.
+ */
+public enum ColumnType {
+    BOOLEAN(Boolean.class, "BOOLEAN"),
+    INTEGER(Integer.class, "INTEGER"),
+    BIGINT(Long.class, "BIGINT"),
+    DOUBLE(Double.class, "DOUBLE"),
+    VARCHAR(String.class, "VARCHAR"),
+    TIMESTAMP(Long.class, "TIMESTAMP");
+
+    private final Class<?> javaClass;
+    private final String sqlName;
+
+    ColumnType(Class<?> javaClass, String sqlName) {
+        this.javaClass = javaClass;
+        this.sqlName = sqlName;
+    }
+
+    public Class<?> javaClass() {
+        return javaClass;
+    }
+
+    public String sqlName() {
+        return sqlName;
+    }
+
+    public boolean isNumeric() {
+        return this == INTEGER || this == BIGINT || this == DOUBLE;
+    }
+
+    public boolean isIntegral() {
+        return this == INTEGER || this == BIGINT;
+    }
+}

@@ -1,0 +1,30 @@
+package io.coilgun.planner.model;
+
+import java.util.List;
+
+/**
+ * One CREATE METRIC: aggregations over one stream, grouped by {@code groupBy} columns, over one window.
+ * The metric runs on the partitioner topic of {@code partitioner}, one of its group-by fields.
+ *
+ * @param groupBy stream column indexes of the GROUP BY fields, in order
+ * @param ddl the CREATE METRIC text it was made from (what the durable catalog stores)
+ */
+public record MetricDef(
+        String name,
+        String stream,
+        List<AggregationDef> aggregations,
+        List<Integer> groupBy,
+        String partitioner,
+        WindowSpec window,
+        String ddl) {
+
+    public MetricDef {
+        aggregations = List.copyOf(aggregations);
+        groupBy = List.copyOf(groupBy);
+    }
+
+    /** The name of an output column in INSERT … RETURNING rows: {@code <metric>_<aggregation>}. */
+    public String outputColumn(int aggregation) {
+        return name + "_" + aggregations.get(aggregation).name();
+    }
+}

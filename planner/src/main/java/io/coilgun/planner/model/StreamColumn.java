@@ -1,0 +1,5 @@
+package io.coilgun.planner.model;
+
+/** One typed column of a stream. */
+public record StreamColumn(String name, ColumnType type, boolean notNull) {
+}

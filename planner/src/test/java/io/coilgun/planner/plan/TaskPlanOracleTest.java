@@ -1,0 +1,132 @@
+package io.coilgun.planner.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.LatePolicy;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.WindowSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Compares the task plan with a brute-force reading of SPEC.md's sliding-window semantics on random streams:
+ * many keys, out-of-order events within lateness, late events, NULL amounts, restarts in the middle.
+ */
+class TaskPlanOracleTest {
+
+    static final StreamDef STREAM = new StreamDef("payments",
+            List.of(new StreamColumn("id", ColumnType.BIGINT, false),
+                    new StreamColumn("ts", ColumnType.TIMESTAMP, false),
+                    new StreamColumn("card_id", ColumnType.VARCHAR, false),
+                    new StreamColumn("amount", ColumnType.DOUBLE, false),
+                    new StreamColumn("qty", ColumnType.BIGINT, false)),
+            1, 0, List.of("card_id"), 1, 10 * Durations.SECOND, LatePolicy.REJECT, "");
+
+    static MetricDef metric(String name, long window) {
+        return new MetricDef(name, "payments", List.of(
+                new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.COUNT, 3, "n_amount", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.SUM, 4, "qty", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE)),
+                List.of(2), "card_id", WindowSpec.sliding(window), "");
+    }
+
+    record Ev(long id, long t, String card, Double amount, long qty) {
+    }
+
+    @Test
+    void matchesOracleWithOutOfOrderEventsAndRestarts(@TempDir Path dir) {
+        for (long seed = 1; seed <= 4; seed++) {
+            run(dir.resolve("s" + seed), seed, 3000, seed % 2 == 0 ? 5 * Durations.SECOND : 2 * Durations.MINUTE);
+        }
+    }
+
+    void run(Path dir, long seed, int events, long window) {
+        Random rnd = new Random(seed);
+        System.out.println("TaskPlanOracleTest seed=" + seed + " window=" + Durations.format(window));
+        List<MetricDef> metrics = List.of(metric("m", window));
+        EventCodec codec = new EventCodec(STREAM);
+        List<Ev> accepted = new ArrayList<>();
+        long streamTime = Long.MIN_VALUE;
+        long clock = 1_700_000_000_000_000L;
+        TaskPlan plan = TaskPlan.open(dir, STREAM, metrics);
+        Object[] decoded = new Object[5];
+        Object[] results = new Object[5];
+        try {
+            for (int i = 0; i < events; i++) {
+                clock += rnd.nextInt(2_000_000);
+                long t = clock - (rnd.nextInt(4) == 0 ? rnd.nextInt(12_000_000) : 0);
+                String card = "c" + rnd.nextInt(20);
+                Double amount = rnd.nextInt(10) == 0 ? null : Math.round(rnd.nextDouble() * 100_00) / 100.0;
+                long qty = rnd.nextInt(5);
+                Ev ev = new Ev(i, t, card, amount, qty);
+                byte[] payload = codec.encode(new Object[] {ev.id, ev.t, ev.card, ev.amount, ev.qty}, 0);
+                TaskPlan.Outcome outcome = plan.process(payload, i, decoded, results);
+                boolean late = streamTime != Long.MIN_VALUE && t < streamTime - STREAM.latenessMicros();
+                assertEquals(late ? TaskPlan.Outcome.LATE : TaskPlan.Outcome.APPLIED, outcome, "event " + i);
+                if (!late) {
+                    accepted.add(ev);
+                    streamTime = Math.max(streamTime, t);
+                    check(accepted, ev, window, results, "seed " + seed + " event " + i);
+                }
+                if (rnd.nextInt(100) == 0) {
+                    plan.checkpoint();
+                }
+                if (rnd.nextInt(500) == 0) {
+                    plan.checkpoint();
+                    plan.close();
+                    plan = TaskPlan.open(dir, STREAM, metrics);
+                    assertEquals(i + 1, plan.nextOffset());
+                }
+            }
+        } finally {
+            plan.close();
+        }
+    }
+
+    static void check(List<Ev> accepted, Ev e, long window, Object[] results, String where) {
+        long clock = Long.MIN_VALUE;
+        for (Ev a : accepted) {
+            if (a.card.equals(e.card)) {
+                clock = Math.max(clock, a.t);
+            }
+        }
+        double sum = 0;
+        long n = 0;
+        long nAmount = 0;
+        long qty = 0;
+        for (Ev a : accepted) {
+            if (a.card.equals(e.card) && a.t > clock - window && a.t <= clock) {
+                n++;
+                qty += a.qty;
+                if (a.amount != null) {
+                    nAmount++;
+                    sum += a.amount;
+                }
+            }
+        }
+        assertEquals(n, results[1], where + " count");
+        assertEquals(nAmount, results[2], where + " count(amount)");
+        assertEquals(qty, results[3], where + " sum(qty)");
+        if (nAmount == 0) {
+            assertNull(results[0], where + " sum");
+            assertNull(results[4], where + " avg");
+        } else {
+            assertEquals(sum, (Double) results[0], Math.abs(sum) * 1e-9 + 1e-9, where + " sum");
+            assertEquals(sum / nAmount, (Double) results[4], Math.abs(sum) * 1e-9 + 1e-9, where + " avg");
+        }
+    }
+}
