@@ -1,0 +1,212 @@
+package io.coilgun.pgwire;
+
+import io.coilgun.pgwire.codec.BackendMessageEncoder;
+import io.coilgun.pgwire.codec.FrontendMessageDecoder;
+import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.spi.SessionFactory;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A PostgreSQL wire-protocol (v3) server: accepts TCP connections and runs each through
+ * {@link FrontendMessageDecoder}, {@link BackendMessageEncoder} and a {@link PgProtocolHandler} that
+ * drives a {@link io.coilgun.pgwire.spi.Session} from the given {@link SessionFactory}.
+ *
+ * <pre>{@code
+ * try (PgServer server = PgServer.builder(sessionFactory).port(5433).build()) {
+ *     server.start();          // binds, or throws IOException ("port 5433 on 127.0.0.1 is already in use")
+ *     int port = server.port(); // the bound port (useful with port 0)
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Uses the NIO transport: one acceptor thread and a small worker group (2 threads by default) shared by
+ * all connections. Session code runs on the worker threads and must not block them.
+ */
+public final class PgServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PgServer.class);
+
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final int DEFAULT_PORT = 5433;
+    /** Default largest message accepted from a client, length field included. */
+    public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
+    public static final int DEFAULT_WORKER_THREADS = 2;
+
+    private static final BackendMessageEncoder ENCODER = new BackendMessageEncoder();
+
+    private final String host;
+    private final int requestedPort;
+    private final SessionFactory sessionFactory;
+    private final int maxMessageSize;
+    private final int workerThreads;
+
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup workerGroup;
+    private Channel serverChannel;
+    private int boundPort = -1;
+    private boolean closed;
+
+    /**
+     * @param host the address to listen on, e.g. {@code 127.0.0.1} or {@code 0.0.0.0}
+     * @param port the TCP port; 0 picks a free one (see {@link #port()})
+     * @param sessionFactory opens a session per connection
+     * @param maxMessageSize the largest message accepted (bytes, length field included); larger ones end
+     *     the connection with an 08P01 error
+     */
+    public PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize) {
+        this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS);
+    }
+
+    private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535: " + port);
+        }
+        if (maxMessageSize < 1024) {
+            throw new IllegalArgumentException("maxMessageSize must be at least 1024 bytes: " + maxMessageSize);
+        }
+        if (workerThreads < 1) {
+            throw new IllegalArgumentException("workerThreads must be at least 1: " + workerThreads);
+        }
+        this.host = Objects.requireNonNull(host, "host");
+        this.requestedPort = port;
+        this.sessionFactory = Objects.requireNonNull(sessionFactory, "sessionFactory");
+        this.maxMessageSize = maxMessageSize;
+        this.workerThreads = workerThreads;
+    }
+
+    public static Builder builder(SessionFactory sessionFactory) {
+        return new Builder(sessionFactory);
+    }
+
+    /**
+     * Binds the port and starts accepting connections; returns once listening.
+     *
+     * @throws IOException if the address cannot be bound, e.g. "port 5433 on 127.0.0.1 is already in use"
+     * @throws IllegalStateException if already started or closed
+     */
+    public synchronized void start() throws IOException {
+        if (bossGroup != null) {
+            throw new IllegalStateException("PgServer already started");
+        }
+        bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("pgwire-accept"),
+                NioIoHandler.newFactory());
+        workerGroup = new MultiThreadIoEventLoopGroup(workerThreads, new DefaultThreadFactory("pgwire"),
+                NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 128)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        channel.pipeline()
+                                .addLast("decoder", new FrontendMessageDecoder(maxMessageSize))
+                                .addLast("encoder", ENCODER)
+                                .addLast("protocol", new PgProtocolHandler(sessionFactory));
+                    }
+                });
+        ChannelFuture bind = bootstrap.bind(host, requestedPort).awaitUninterruptibly();
+        if (!bind.isSuccess()) {
+            shutdownGroups();
+            closed = true;
+            Throwable cause = bind.cause();
+            if (cause instanceof BindException && String.valueOf(cause.getMessage()).contains("in use")) {
+                throw new IOException("port " + requestedPort + " on " + host + " is already in use", cause);
+            }
+            throw new IOException("could not listen on " + host + ":" + requestedPort + ": " + cause, cause);
+        }
+        serverChannel = bind.channel();
+        boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
+        LOG.info("pgwire listening on {}:{}", host, boundPort);
+    }
+
+    /** The port listened on, once started (the actual one when 0 was asked for). */
+    public synchronized int port() {
+        if (boundPort < 0) {
+            throw new IllegalStateException("PgServer not started");
+        }
+        return boundPort;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    /** Stops listening, closes every connection (closing its session) and stops the threads. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (bossGroup == null || closed) {
+            return;
+        }
+        closed = true;
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+            serverChannel = null;
+        }
+        shutdownGroups();
+        LOG.info("pgwire on {}:{} stopped", host, boundPort);
+    }
+
+    private void shutdownGroups() {
+        io.netty.util.concurrent.Future<?> boss = bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        io.netty.util.concurrent.Future<?> workers = workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        boss.awaitUninterruptibly(3, TimeUnit.SECONDS);
+        workers.awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+
+    /** Builder with the defaults: {@value #DEFAULT_HOST}, port {@value #DEFAULT_PORT}, 16 MiB messages, 2 workers. */
+    public static final class Builder {
+        private final SessionFactory sessionFactory;
+        private String host = DEFAULT_HOST;
+        private int port = DEFAULT_PORT;
+        private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+        private int workerThreads = DEFAULT_WORKER_THREADS;
+
+        private Builder(SessionFactory sessionFactory) {
+            this.sessionFactory = sessionFactory;
+        }
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /** 0 picks a free port. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder maxMessageSize(int maxMessageSize) {
+            this.maxMessageSize = maxMessageSize;
+            return this;
+        }
+
+        public Builder workerThreads(int workerThreads) {
+            this.workerThreads = workerThreads;
+            return this;
+        }
+
+        public PgServer build() {
+            return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads);
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package io.coilgun.pgwire.codec;
+
+import io.coilgun.pgwire.spi.Column;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Messages to the client. Each knows its type byte and writes its body; {@link BackendMessageEncoder} adds
+ * the {@code Byte1 type, Int32 length} header. Names and layouts follow
+ * https://www.postgresql.org/docs/current/protocol-message-formats.html.
+ */
+public interface BackendMessage {
+
+    /** The message type byte. */
+    char type();
+
+    /** Writes the body (everything after the length field). */
+    void writeBody(ByteBuf out);
+
+    /** AuthenticationOk ('R', 0). */
+    enum AuthenticationOk implements BackendMessage {
+        INSTANCE;
+
+        @Override
+        public char type() {
+            return 'R';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeInt(0);
+        }
+    }
+
+    /** ParameterStatus ('S'): a run-time parameter's current value. */
+    record ParameterStatus(String name, String value) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'S';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            writeCString(out, name);
+            writeCString(out, value);
+        }
+    }
+
+    /** BackendKeyData ('K'): the process id and secret a CancelRequest must quote. */
+    record BackendKeyData(int processId, int secretKey) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'K';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeInt(processId);
+            out.writeInt(secretKey);
+        }
+    }
+
+    /**
+     * NegotiateProtocolVersion ('v'): the newest minor protocol version supported and the {@code _pq_.}
+     * startup options not recognized.
+     */
+    record NegotiateProtocolVersion(int newestMinorVersion, List<String> unrecognizedOptions)
+            implements BackendMessage {
+        @Override
+        public char type() {
+            return 'v';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeInt(newestMinorVersion);
+            out.writeInt(unrecognizedOptions.size());
+            unrecognizedOptions.forEach(option -> writeCString(out, option));
+        }
+    }
+
+    /** ReadyForQuery ('Z') with the transaction status: 'I' idle, 'T' in a transaction, 'E' failed. */
+    record ReadyForQuery(char transactionStatus) implements BackendMessage {
+        public static final ReadyForQuery IDLE = new ReadyForQuery('I');
+
+        @Override
+        public char type() {
+            return 'Z';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeByte(transactionStatus);
+        }
+    }
+
+    /** RowDescription ('T'): one field per column, all in text format, not tied to a table column. */
+    record RowDescription(List<Column> columns) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'T';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeShort(columns.size());
+            for (Column column : columns) {
+                writeCString(out, column.name());
+                out.writeInt(0); // table OID
+                out.writeShort(0); // column attribute number
+                out.writeInt(column.type().oid());
+                out.writeShort(column.type().size());
+                out.writeInt(-1); // type modifier
+                out.writeShort(0); // format code: text
+            }
+        }
+    }
+
+    /** DataRow ('D'): column values already encoded; {@code null} is SQL NULL (length -1). */
+    record DataRow(byte[][] values) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'D';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeShort(values.length);
+            for (byte[] value : values) {
+                if (value == null) {
+                    out.writeInt(-1);
+                } else {
+                    out.writeInt(value.length);
+                    out.writeBytes(value);
+                }
+            }
+        }
+    }
+
+    /** CommandComplete ('C') with the command tag, e.g. {@code SELECT 3}. */
+    record CommandComplete(String tag) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'C';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            writeCString(out, tag);
+        }
+    }
+
+    /** EmptyQueryResponse ('I'): the answer to a query string with no statements. */
+    enum EmptyQueryResponse implements BackendMessage {
+        INSTANCE;
+
+        @Override
+        public char type() {
+            return 'I';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+        }
+    }
+
+    /**
+     * ErrorResponse ('E'): fields S (localized severity), V (severity), C (SQLSTATE), M (message) and, when
+     * {@code position > 0}, P (1-based character position in the query text).
+     */
+    record ErrorResponse(String severity, String sqlState, String message, int position)
+            implements BackendMessage {
+        public static final String ERROR = "ERROR";
+        public static final String FATAL = "FATAL";
+
+        @Override
+        public char type() {
+            return 'E';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            writeField(out, 'S', severity);
+            writeField(out, 'V', severity);
+            writeField(out, 'C', sqlState);
+            writeField(out, 'M', message == null ? "" : message);
+            if (position > 0) {
+                writeField(out, 'P', Integer.toString(position));
+            }
+            out.writeByte(0);
+        }
+
+        private static void writeField(ByteBuf out, char code, String value) {
+            out.writeByte(code);
+            writeCString(out, value);
+        }
+    }
+
+    /** Writes a UTF-8 string and its NUL terminator (NULs inside the string are dropped: they would end it). */
+    static void writeCString(ByteBuf out, String s) {
+        out.writeCharSequence(s.indexOf('\0') < 0 ? s : s.replace("\0", ""), StandardCharsets.UTF_8);
+        out.writeByte(0);
+    }
+}

@@ -1,0 +1,130 @@
+package io.coilgun.pgwire.types;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.Period;
+import java.time.ZoneOffset;
+
+/**
+ * Date/time output as Postgres prints it with DateStyle {@code ISO}, TimeZone {@code UTC} and IntervalStyle
+ * {@code postgres}: {@code 2026-01-01 10:00:00.5}, {@code 2026-01-01 10:00:00+00}, {@code 1 day 02:00:00}.
+ * Fractions are microseconds (nanoseconds are truncated), printed without trailing zeros; years before
+ * 1 AD get the {@code BC} suffix.
+ */
+final class PgDateTimeText {
+    private static final long SECONDS_PER_DAY = 86_400;
+
+    private PgDateTimeText() {
+    }
+
+    static String date(LocalDate date) {
+        StringBuilder out = new StringBuilder(16);
+        appendDate(out, date);
+        return appendEra(out, date.getYear()).toString();
+    }
+
+    static String timestamp(LocalDateTime timestamp) {
+        StringBuilder out = new StringBuilder(32);
+        appendDate(out, timestamp.toLocalDate());
+        out.append(' ');
+        appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano());
+        return appendEra(out, timestamp.getYear()).toString();
+    }
+
+    static String timestampUtc(Instant instant) {
+        LocalDateTime utc = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+        StringBuilder out = new StringBuilder(32);
+        appendDate(out, utc.toLocalDate());
+        out.append(' ');
+        appendTime(out, utc.getHour(), utc.getMinute(), utc.getSecond(), utc.getNano());
+        out.append("+00");
+        return appendEra(out, utc.getYear()).toString();
+    }
+
+    /** A duration as days and a time of day, e.g. {@code 7 days}, {@code -1 days -02:00:00}, {@code 00:00:01.5}. */
+    static String interval(Duration duration) {
+        long seconds = duration.getSeconds();
+        int nanos = duration.getNano();
+        boolean negative = duration.isNegative();
+        if (negative && nanos > 0) { // getSeconds() is floored; make both parts carry the sign
+            seconds += 1;
+            nanos = 1_000_000_000 - nanos;
+        }
+        long days = seconds / SECONDS_PER_DAY;
+        long rest = Math.abs(seconds % SECONDS_PER_DAY);
+        StringBuilder out = new StringBuilder(24);
+        if (days != 0) {
+            out.append(days).append(days == 1 ? " day" : " days");
+        }
+        if (rest != 0 || nanos != 0 || days == 0) {
+            if (days != 0) {
+                out.append(' ');
+            }
+            if (negative) {
+                out.append('-');
+            }
+            appendTime(out, rest / 3600, (rest / 60) % 60, rest % 60, nanos);
+        }
+        return out.toString();
+    }
+
+    /** A period as years, months and days, e.g. {@code 1 year 2 mons 3 days}; zero is {@code 00:00:00}. */
+    static String interval(Period period) {
+        StringBuilder out = new StringBuilder(24);
+        appendUnit(out, period.getYears(), "year", "years");
+        appendUnit(out, period.getMonths(), "mon", "mons");
+        appendUnit(out, period.getDays(), "day", "days");
+        return out.length() == 0 ? "00:00:00" : out.toString();
+    }
+
+    private static void appendUnit(StringBuilder out, long amount, String singular, String plural) {
+        if (amount != 0) {
+            if (out.length() > 0) {
+                out.append(' ');
+            }
+            out.append(amount).append(' ').append(amount == 1 ? singular : plural);
+        }
+    }
+
+    private static void appendDate(StringBuilder out, LocalDate date) {
+        int year = date.getYear();
+        pad(out, year > 0 ? year : 1 - year, 4);
+        out.append('-');
+        pad(out, date.getMonthValue(), 2);
+        out.append('-');
+        pad(out, date.getDayOfMonth(), 2);
+    }
+
+    private static void appendTime(StringBuilder out, long hours, long minutes, long seconds, int nanos) {
+        pad(out, hours, 2);
+        out.append(':');
+        pad(out, minutes, 2);
+        out.append(':');
+        pad(out, seconds, 2);
+        int micros = nanos / 1000;
+        if (micros != 0) {
+            int length = out.length();
+            out.append('.');
+            pad(out, micros, 6);
+            int end = out.length();
+            while (out.charAt(end - 1) == '0') {
+                end--;
+            }
+            out.setLength(Math.max(end, length + 2));
+        }
+    }
+
+    private static StringBuilder appendEra(StringBuilder out, int year) {
+        return year > 0 ? out : out.append(" BC");
+    }
+
+    private static void pad(StringBuilder out, long value, int width) {
+        String digits = Long.toString(value);
+        for (int i = digits.length(); i < width; i++) {
+            out.append('0');
+        }
+        out.append(digits);
+    }
+}

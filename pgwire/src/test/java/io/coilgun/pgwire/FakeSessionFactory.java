@@ -1,0 +1,132 @@
+package io.coilgun.pgwire;
+
+import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.pgwire.spi.Session;
+import io.coilgun.pgwire.spi.SessionFactory;
+import io.coilgun.pgwire.spi.StartupInfo;
+import io.coilgun.pgwire.spi.Statement;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * A scripted database for protocol tests. Statements are split on ';'. Any text containing "syntax" fails
+ * to parse (42601 at position 5). Statements:
+ * <ul>
+ *   <li>{@code SET …}: tag SET</li>
+ *   <li>{@code SELECT 1}: one int4 row</li>
+ *   <li>{@code SELECT many}: rows of several types, including NULL</li>
+ *   <li>{@code SLOW}: completes 100 ms later on another thread</li>
+ *   <li>{@code FAIL}: stage fails with 22012; {@code BOOM}: execute throws an IllegalStateException</li>
+ *   <li>{@code FATAL}: stage fails with a FATAL 57P01</li>
+ * </ul>
+ */
+final class FakeSessionFactory implements SessionFactory {
+    final AtomicInteger opened = new AtomicInteger();
+    final AtomicInteger closed = new AtomicInteger();
+    final ConcurrentLinkedQueue<String> executed = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<StartupInfo> startups = new ConcurrentLinkedQueue<>();
+
+    record FakeStatement(String sql) implements Statement {
+    }
+
+    @Override
+    public Session open(StartupInfo startup) {
+        if ("refused".equals(startup.database())) {
+            throw new PgException("3D000", "database \"refused\" does not exist");
+        }
+        startups.add(startup);
+        opened.incrementAndGet();
+        return new FakeSession();
+    }
+
+    private final class FakeSession implements Session {
+        private final AtomicInteger inFlight = new AtomicInteger();
+        private boolean closedOnce;
+
+        @Override
+        public List<Statement> parse(String sql) {
+            if (sql.contains("syntax")) {
+                throw new PgException("42601", "syntax error at or near \"syntax\"", 5);
+            }
+            return Arrays.stream(sql.split(";"))
+                    .map(String::trim)
+                    .filter(s -> !s.isEmpty())
+                    .map(FakeStatement::new)
+                    .collect(Collectors.toList());
+        }
+
+        @Override
+        public CompletionStage<QueryResult> execute(Statement statement) {
+            if (inFlight.incrementAndGet() != 1) {
+                throw new AssertionError("overlapping session calls");
+            }
+            try {
+                return run(statement.sql());
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        }
+
+        private CompletionStage<QueryResult> run(String sql) {
+            executed.add(sql);
+            String upper = sql.toUpperCase(Locale.ROOT);
+            if (upper.startsWith("SET")) {
+                return CompletableFuture.completedFuture(QueryResult.command("SET"));
+            }
+            switch (upper) {
+                case "SELECT 1":
+                    return CompletableFuture.completedFuture(new QueryResult(
+                            List.of(new Column("?column?", PgType.INT4)), List.<Object[]>of(new Object[] {1}),
+                            "SELECT 1"));
+                case "SELECT MANY":
+                    List<Object[]> rows = new ArrayList<>();
+                    rows.add(new Object[] {1L, "one", 15.5, true, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000)});
+                    rows.add(new Object[] {2L, null, 0.1, false, null});
+                    return CompletableFuture.completedFuture(new QueryResult(List.of(
+                            new Column("id", PgType.INT8), new Column("name", PgType.TEXT),
+                            new Column("x", PgType.FLOAT8), new Column("ok", PgType.BOOL),
+                            new Column("ts", PgType.TIMESTAMP)), rows, "SELECT 2"));
+                case "SLOW":
+                    return CompletableFuture.supplyAsync(() -> new QueryResult(
+                            List.of(new Column("s", PgType.TEXT)), List.<Object[]>of(new Object[] {"slow"}), "SELECT 1"),
+                            CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS));
+                case "FAIL":
+                    return CompletableFuture.failedFuture(new PgException("22012", "division by zero"));
+                case "FATAL":
+                    return CompletableFuture.failedFuture(
+                            new PgException("57P01", "terminating connection due to administrator command", 0, true));
+                case "BOOM":
+                    throw new IllegalStateException("boom");
+                default:
+                    return CompletableFuture.failedFuture(new PgException("0A000", "unknown statement: " + sql));
+            }
+        }
+
+        @Override
+        public Map<String, String> parameterStatus() {
+            return Map.of("coilgun_version", "test");
+        }
+
+        @Override
+        public synchronized void close() {
+            if (closedOnce) {
+                throw new AssertionError("closed twice");
+            }
+            closedOnce = true;
+            closed.incrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.coilgun.pgwire.types;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.coilgun.pgwire.spi.PgType;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.Period;
+import java.time.ZoneOffset;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PgTextEncoderTest {
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "10.0 | 10",
+        "15.5 | 15.5",
+        "0.1 | 0.1",
+        "-2.5 | -2.5",
+        "1e20 | 1e+20",
+        "1.5e-5 | 1.5e-05",
+        "0.0001 | 0.0001",
+        "0.00012 | 0.00012",
+        "123456789012345680 | 1.2345678901234568e+17",
+        "100000000000000 | 100000000000000",
+        "123456789012345 | 123456789012345",
+        "1e15 | 1e+15",
+        "1234567890123456 | 1.234567890123456e+15",
+        "1e100 | 1e+100",
+        "-1e-100 | -1e-100",
+        "2e23 | 2e+23", // Java 17's Double.toString says 2.0000000000000002E23
+        "0.30000000000000004 | 0.30000000000000004",
+        "4.9e-324 | 5e-324",
+        "1.7976931348623157e308 | 1.7976931348623157e+308",
+        "NaN | NaN",
+        "Infinity | Infinity",
+        "-Infinity | -Infinity",
+        "0.0 | 0",
+        "-0.0 | -0",
+    })
+    void float8LikePostgres(String input, String expected) {
+        assertEquals(expected, PgTextEncoder.encode(PgType.FLOAT8, Double.parseDouble(input)));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "10.0 | 10",
+        "0.1 | 0.1",
+        "15.5 | 15.5",
+        "100000 | 100000",
+        "1e6 | 1e+06",
+        "123456 | 123456",
+        "1234567 | 1.234567e+06",
+        "1.5e-5 | 1.5e-05",
+        "3.4028235e38 | 3.4028235e+38",
+        "1.4e-45 | 1e-45",
+        "-0.0 | -0",
+        "NaN | NaN",
+    })
+    void float4LikePostgres(String input, String expected) {
+        assertEquals(expected, PgTextEncoder.encode(PgType.FLOAT4, Float.parseFloat(input)));
+    }
+
+    @Test
+    void floatInFloat8ColumnKeepsItsShortDigits() {
+        assertEquals("0.1", PgTextEncoder.encode(PgType.FLOAT8, 0.1f));
+    }
+
+    @Test
+    void float8RoundTripsAndIsNeverLongerThanJava() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < 2000; i++) {
+            double d = Double.longBitsToDouble(random.nextLong());
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                continue;
+            }
+            String text = PgTextEncoder.encode(PgType.FLOAT8, d);
+            assertEquals(d, Double.parseDouble(text), text);
+            assertEquals(true, significantDigits(text) <= significantDigits(Double.toString(d)),
+                    text + " vs " + d);
+        }
+    }
+
+    private static int significantDigits(String text) {
+        String mantissa = text.toLowerCase().split("e")[0].replace("-", "").replace(".", "");
+        return mantissa.replaceAll("^0+", "").replaceAll("0+$", "").length();
+    }
+
+    @Test
+    void timestamps() {
+        assertEquals("2026-01-01 10:00:00",
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(2026, 1, 1, 10, 0)));
+        assertEquals("2026-01-01 10:00:00.5",
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000)));
+        assertEquals("2026-01-01 10:00:00.123456",
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_789)));
+        assertEquals("2026-01-01 10:00:00.00001",
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 10_000)));
+        assertEquals("2026-01-01 10:00:00", // below a microsecond
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 999)));
+        assertEquals("0044-03-15 12:00:00 BC",
+                PgTextEncoder.encode(PgType.TIMESTAMP, LocalDateTime.of(-43, 3, 15, 12, 0)));
+    }
+
+    @Test
+    void timestampsWithTimeZoneInUtc() {
+        assertEquals("2026-01-01 10:00:00+00", PgTextEncoder.encode(PgType.TIMESTAMPTZ,
+                OffsetDateTime.of(2026, 1, 1, 10, 0, 0, 0, ZoneOffset.UTC)));
+        assertEquals("2026-01-01 08:00:00.25+00", PgTextEncoder.encode(PgType.TIMESTAMPTZ,
+                OffsetDateTime.of(2026, 1, 1, 10, 0, 0, 250_000_000, ZoneOffset.ofHours(2))));
+        assertEquals("1970-01-01 00:00:01+00", PgTextEncoder.encode(PgType.TIMESTAMPTZ, Instant.ofEpochSecond(1)));
+    }
+
+    @Test
+    void datesAndIntervals() {
+        assertEquals("2026-01-01", PgTextEncoder.encode(PgType.DATE, LocalDate.of(2026, 1, 1)));
+        assertEquals("7 days", PgTextEncoder.encode(PgType.INTERVAL, Duration.ofDays(7)));
+        assertEquals("1 day 02:03:04.5",
+                PgTextEncoder.encode(PgType.INTERVAL, Duration.parse("PT26H3M4.5S")));
+        assertEquals("00:00:00", PgTextEncoder.encode(PgType.INTERVAL, Duration.ZERO));
+        assertEquals("-01:30:00", PgTextEncoder.encode(PgType.INTERVAL, Duration.ofMinutes(-90)));
+        assertEquals("-00:00:01.5", PgTextEncoder.encode(PgType.INTERVAL, Duration.ofMillis(-1500)));
+        assertEquals("-1 days -02:00:00", PgTextEncoder.encode(PgType.INTERVAL, Duration.ofHours(-26)));
+        assertEquals("1 year 2 mons 3 days", PgTextEncoder.encode(PgType.INTERVAL, Period.of(1, 2, 3)));
+    }
+
+    @Test
+    void otherTypes() {
+        assertNull(PgTextEncoder.encode(PgType.INT4, null));
+        assertNull(PgTextEncoder.encodeUtf8(PgType.TEXT, null));
+        assertEquals("t", PgTextEncoder.encode(PgType.BOOL, true));
+        assertEquals("f", PgTextEncoder.encode(PgType.BOOL, false));
+        assertEquals("-7", PgTextEncoder.encode(PgType.INT2, (short) -7));
+        assertEquals("42", PgTextEncoder.encode(PgType.INT4, 42));
+        assertEquals("9223372036854775807", PgTextEncoder.encode(PgType.INT8, Long.MAX_VALUE));
+        assertEquals("100000000000000000000",
+                PgTextEncoder.encode(PgType.NUMERIC, new BigDecimal("1E+20")));
+        assertEquals("1.50", PgTextEncoder.encode(PgType.NUMERIC, new BigDecimal("1.50")));
+        assertEquals("héllo", PgTextEncoder.encode(PgType.VARCHAR, "héllo"));
+        assertEquals("\\x00ff10", PgTextEncoder.encode(PgType.BYTEA, new byte[] {0, (byte) 0xFF, 0x10}));
+        assertEquals(6, PgTextEncoder.encodeUtf8(PgType.TEXT, "héllo").length);
+        assertThrows(IllegalArgumentException.class, () -> PgTextEncoder.encode(PgType.INT4, "12"));
+    }
+}
