@@ -1,0 +1,287 @@
+package io.coilgun.server;
+
+import io.coilgun.cluster.ClusterConfig;
+import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.catalog.CatalogLog;
+import io.coilgun.cluster.kafka.KafkaUnavailableException;
+import io.coilgun.pgwire.PgServer;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.server.config.NodeConfig;
+import io.coilgun.server.config.StartupException;
+import io.coilgun.server.embedded.EmbeddedKafka;
+import io.coilgun.server.session.CoilgunSession;
+import io.coilgun.server.session.Inserter;
+import io.coilgun.sql.compile.CompiledStatement;
+import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateStreamStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import io.coilgun.sql.compile.ValueConverter;
+import io.coilgun.sql.parser.CoilgunParser;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Coilgun node: the data directory (locked), Kafka (embedded broker or external), the cluster layer
+ * (processor units, tasks, reply router), the catalog rebuilt from the catalog topic, and the pgwire front end.
+ *
+ * <p>DDL runs on one thread, in order: it blocks on Kafka (topic creation, catalog writes) and must not run
+ * on network threads.
+ */
+public final class CoilgunNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CoilgunNode.class);
+
+    private final NodeConfig config;
+    private final FileLock lock;
+    private final Catalog catalog = new Catalog();
+    private final StatementCompiler compiler;
+    private final ExecutorService ddl = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "coilgun-ddl");
+        t.setDaemon(true);
+        return t;
+    });
+    private EmbeddedKafka embeddedKafka;
+    private String bootstrapServers;
+    private ClusterNode cluster;
+    private Inserter inserter;
+    private PgServer pgServer;
+
+    private CoilgunNode(NodeConfig config, FileLock lock) {
+        this.config = config;
+        this.lock = lock;
+        this.compiler = new StatementCompiler(catalog, new ValueConverter(Clock.systemUTC()));
+    }
+
+    /**
+     * Starts a node; on any start-up problem, releases what it took and throws a {@link StartupException} whose
+     * message is one line for the operator.
+     */
+    public static CoilgunNode start(NodeConfig config) {
+        FileLock lock = lockDataDir(config.dataDir());
+        checkPortFree(config.host(), config.port());
+        CoilgunNode node = new CoilgunNode(config, lock);
+        try {
+            node.startKafka();
+            node.startCluster();
+            node.recoverCatalog();
+            node.startPgwire();
+            return node;
+        } catch (StartupException e) {
+            node.close();
+            throw e;
+        } catch (RuntimeException e) {
+            node.close();
+            throw new StartupException("start-up failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static FileLock lockDataDir(Path dataDir) {
+        try {
+            Files.createDirectories(dataDir);
+            Path probe = dataDir.resolve(".write-probe");
+            Files.writeString(probe, "ok");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            throw new StartupException("data directory " + dataDir.toAbsolutePath() + " is not writable ("
+                    + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+        }
+        try {
+            FileChannel ch = FileChannel.open(dataDir.resolve(".lock"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                ch.close();
+                throw new StartupException("data directory " + dataDir.toAbsolutePath()
+                        + " is in use by another Coilgun node");
+            }
+            return lock;
+        } catch (IOException e) {
+            throw new StartupException("cannot lock data directory " + dataDir.toAbsolutePath() + ": " + e.getMessage());
+        }
+    }
+
+    private static void checkPortFree(String host, int port) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+        } catch (BindException e) {
+            throw new StartupException("port " + port + " on " + host + " is already in use; "
+                    + "choose another with --port");
+        } catch (IOException e) {
+            throw new StartupException("cannot listen on " + host + ":" + port + ": " + e.getMessage());
+        }
+    }
+
+    private void startKafka() {
+        if (config.embeddedKafka()) {
+            try {
+                embeddedKafka = EmbeddedKafka.start(config.dataDir(), config.kafkaPort());
+            } catch (RuntimeException e) {
+                throw new StartupException("cannot start the embedded Kafka broker: " + rootMessage(e), e);
+            }
+            bootstrapServers = embeddedKafka.bootstrapServers();
+        } else {
+            bootstrapServers = config.kafka();
+        }
+    }
+
+    private void startCluster() {
+        try {
+            cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
+                    config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000));
+        } catch (KafkaUnavailableException e) {
+            throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
+                    + "); is it running and reachable?"), e);
+        }
+        inserter = new Inserter(catalog, cluster.publisher());
+    }
+
+    /** Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints. */
+    private void recoverCatalog() {
+        for (CatalogLog.Entry entry : cluster.catalog().readAll()) {
+            for (var parsed : CoilgunParser.parse(entry.ddl())) {
+                CompiledStatement st = compiler.compile(entry.ddl(), parsed.node(), parsed.text());
+                if (st instanceof CreateStreamStatement cs) {
+                    catalog.addStream(cs.stream());
+                } else if (st instanceof CreateMetricStatement cm) {
+                    catalog.addMetric(cm.metric());
+                }
+            }
+        }
+        for (StreamDef stream : catalog.streams()) {
+            cluster.deployStream(stream, catalog.metricsOf(stream.name()));
+        }
+        LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
+    }
+
+    private void startPgwire() {
+        pgServer = PgServer.builder(startup -> new CoilgunSession(this)).host(config.host()).port(config.port())
+                .build();
+        try {
+            pgServer.start();
+        } catch (IOException e) {
+            throw new StartupException(e.getMessage() + "; choose another with --port", e);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    public StatementCompiler compiler() {
+        return compiler;
+    }
+
+    public Inserter inserter() {
+        return inserter;
+    }
+
+    public Catalog catalog() {
+        return catalog;
+    }
+
+    public int port() {
+        return pgServer.port();
+    }
+
+    public String kafkaDescription() {
+        return config.embeddedKafka() ? "embedded at " + bootstrapServers : bootstrapServers;
+    }
+
+    /** CREATE STREAM: topics, then the catalog record (the point of no return), then the tasks. */
+    public CompletableFuture<Void> createStream(CreateStreamStatement cs) {
+        return CompletableFuture.runAsync(() -> {
+            StreamDef s = cs.stream();
+            if (catalog.exists(s.name())) {
+                if (cs.ifNotExists() && catalog.stream(s.name()).isPresent()) {
+                    return;
+                }
+                throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name() + "\" already exists");
+            }
+            cluster.createTopics(s);
+            cluster.catalog().append("stream:" + s.name(), s.ddl());
+            catalog.addStream(s);
+            cluster.deployStream(s, java.util.List.of());
+        }, ddl);
+    }
+
+    /** CREATE METRIC: the catalog record, then every task of its partitioner adds the metric between two events. */
+    public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
+        return CompletableFuture.runAsync(() -> {
+            MetricDef m = cm.metric();
+            if (catalog.exists(m.name())) {
+                if (cm.ifNotExists() && catalog.metric(m.name()).isPresent()) {
+                    return;
+                }
+                throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + m.name() + "\" already exists");
+            }
+            StreamDef s = catalog.stream(m.stream()).orElseThrow(() -> new CoilgunException(SqlState.UNDEFINED_TABLE,
+                    "stream \"" + m.stream() + "\" does not exist"));
+            cluster.catalog().append("metric:" + m.name(), m.ddl());
+            catalog.addMetric(m);
+            cluster.deployMetric(s, m);
+        }, ddl);
+    }
+
+    /** Stops accepting connections, stops the tasks (checkpointing them), then Kafka. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (pgServer != null) {
+            pgServer.close();
+            pgServer = null;
+        }
+        ddl.shutdown();
+        try {
+            ddl.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+        if (embeddedKafka != null) {
+            embeddedKafka.close();
+            embeddedKafka = null;
+        }
+        try {
+            if (lock.isValid()) {
+                lock.release();
+                lock.channel().close();
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot release data directory lock", e);
+        }
+    }
+}

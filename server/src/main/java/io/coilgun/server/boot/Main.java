@@ -1,0 +1,90 @@
+package io.coilgun.server.boot;
+
+import io.coilgun.server.CoilgunNode;
+import io.coilgun.server.config.ConfigFile;
+import io.coilgun.server.config.NodeConfig;
+import io.coilgun.server.config.StartupException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code coilgun start [options]}: runs one node until Ctrl-C. */
+@Command(name = "coilgun", mixinStandardHelpOptions = true, version = "coilgun 0.1.0",
+        description = "Exact per-event aggregations over long sliding windows, over Kafka, speaking pgwire.",
+        subcommands = {Main.Start.class})
+public final class Main {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns the exit code (0 after a clean stop, 1 when start-up failed). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+
+    @Command(name = "start", mixinStandardHelpOptions = true,
+            description = "Start a node: pgwire front end, processor units and (unless --kafka) an embedded Kafka broker.")
+    static final class Start implements Callable<Integer> {
+        @Option(names = "--config", description = "Config file (Java properties with these options' names).")
+        Path config;
+
+        @Option(names = "--host", description = "Address pgwire binds (default 127.0.0.1).")
+        String host;
+
+        @Option(names = {"-p", "--port"}, description = "pgwire port (default 5433).")
+        Integer port;
+
+        @Option(names = {"-D", "--data-dir"}, description = "Data directory (default ./data).")
+        Path dataDir;
+
+        @Option(names = "--kafka", description = "host:port of an external Kafka (default: embedded broker).")
+        String kafka;
+
+        @Option(names = "--kafka-port", description = "Embedded broker's port (default: any free port).")
+        Integer kafkaPort;
+
+        @Option(names = "--node-id", description = "Node id, names this node's reply topic (default node-1).")
+        String nodeId;
+
+        @Option(names = "--processor-units", description = "Processor threads (default: cores).")
+        Integer units;
+
+        @Override
+        public Integer call() {
+            NodeConfig c = NodeConfig.defaults();
+            try {
+                if (config != null) {
+                    c = ConfigFile.read(config, c);
+                }
+                c = new NodeConfig(host != null ? host : c.host(), port != null ? port : c.port(),
+                        dataDir != null ? dataDir : c.dataDir(), kafka != null ? kafka : c.kafka(),
+                        kafkaPort != null ? kafkaPort : c.kafkaPort(), nodeId != null ? nodeId : c.nodeId(),
+                        units != null ? units : c.processorUnits(), c.kafkaConnectTimeoutMs());
+                CoilgunNode node = CoilgunNode.start(c);
+                CountDownLatch stopped = new CountDownLatch(1);
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    System.out.println("coilgun: stopping");
+                    node.close();
+                    System.out.println("coilgun: stopped");
+                    stopped.countDown();
+                }, "coilgun-shutdown"));
+                System.out.println("coilgun: ready. pgwire on " + c.host() + ":" + node.port() + ", data in "
+                        + c.dataDir().toAbsolutePath() + ", Kafka " + node.kafkaDescription());
+                System.out.println("Connect with:  psql -h " + c.host() + " -p " + node.port() + " -U coilgun coilgun");
+                System.out.println("Stop with Ctrl-C.");
+                System.out.flush();
+                stopped.await();
+                return 0;
+            } catch (StartupException e) {
+                System.err.println("coilgun: " + e.getMessage());
+                return 1;
+            } catch (InterruptedException e) {
+                return 0;
+            }
+        }
+    }
+}

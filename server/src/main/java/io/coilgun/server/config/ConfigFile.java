@@ -1,0 +1,56 @@
+package io.coilgun.server.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Reads a node's configuration file: Java properties with the same names as the command-line flags.
+ * <pre>
+ * host = 127.0.0.1
+ * port = 5433
+ * data-dir = /var/lib/coilgun
+ * kafka = broker1:9092,broker2:9092   # omit for the embedded broker
+ * kafka-port = 0                      # embedded broker's port, 0 = any free port
+ * node-id = node-1
+ * processor-units = 2
+ * kafka-connect-timeout-ms = 15000
+ * </pre>
+ */
+public final class ConfigFile {
+    private static final Set<String> KEYS = Set.of("host", "port", "data-dir", "kafka", "kafka-port", "node-id",
+            "processor-units", "kafka-connect-timeout-ms");
+
+    private ConfigFile() {
+    }
+
+    public static NodeConfig read(Path file, NodeConfig base) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new StartupException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        for (String key : p.stringPropertyNames()) {
+            if (!KEYS.contains(key)) {
+                throw new StartupException("unknown setting '" + key + "' in " + file + "; known: " + KEYS);
+            }
+        }
+        try {
+            return new NodeConfig(
+                    p.getProperty("host", base.host()),
+                    Integer.parseInt(p.getProperty("port", String.valueOf(base.port()))),
+                    p.containsKey("data-dir") ? Path.of(p.getProperty("data-dir")) : base.dataDir(),
+                    p.getProperty("kafka", base.kafka()),
+                    Integer.parseInt(p.getProperty("kafka-port", String.valueOf(base.kafkaPort()))),
+                    p.getProperty("node-id", base.nodeId()),
+                    Integer.parseInt(p.getProperty("processor-units", String.valueOf(base.processorUnits()))),
+                    Long.parseLong(p.getProperty("kafka-connect-timeout-ms", String.valueOf(base.kafkaConnectTimeoutMs()))));
+        } catch (NumberFormatException e) {
+            throw new StartupException("bad number in " + file + ": " + e.getMessage());
+        }
+    }
+}

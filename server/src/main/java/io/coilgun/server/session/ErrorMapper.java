@@ -1,0 +1,42 @@
+package io.coilgun.server.session;
+
+import io.coilgun.cluster.kafka.KafkaUnavailableException;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The one place where failures become Postgres errors (SQLSTATE, message, position). */
+public final class ErrorMapper {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorMapper.class);
+
+    private ErrorMapper() {
+    }
+
+    public static PgException toPg(Throwable t) {
+        Throwable e = t;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        if (e instanceof PgException pg) {
+            return pg;
+        }
+        if (e instanceof CoilgunException c) {
+            return new PgException(c.state().code(), c.getMessage(), c.position());
+        }
+        if (e instanceof TimeoutException) {
+            return new PgException(SqlState.QUERY_CANCELED.code(),
+                    "timed out waiting for the event to be processed; it may still be applied");
+        }
+        if (e instanceof KafkaUnavailableException
+                || e instanceof org.apache.kafka.common.KafkaException) {
+            return new PgException(SqlState.CONNECTION_FAILURE.code(), "Kafka: " + e.getMessage());
+        }
+        LOG.error("internal error", e);
+        return new PgException(SqlState.INTERNAL_ERROR.code(), "internal error: " + e);
+    }
+}

@@ -1,0 +1,120 @@
+package io.coilgun.server.session;
+
+import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.reply.Reply;
+import io.coilgun.cluster.reply.ReplyStatus;
+import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.sql.compile.InsertStatement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Runs INSERT: publishes every row through Kafka, waits for the tasks' replies and, for RETURNING *, answers one
+ * row per event: the event id, then every metric of the stream (creation order) as {@code <metric>_<name>}.
+ */
+public final class Inserter {
+    private final Catalog catalog;
+    private final EventPublisher publisher;
+    private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
+
+    public Inserter(Catalog catalog, EventPublisher publisher) {
+        this.catalog = catalog;
+        this.publisher = publisher;
+    }
+
+    public CompletableFuture<QueryResult> insert(InsertStatement ins) {
+        StreamDef stream = ins.stream();
+        EventCodec codec = codecs.computeIfAbsent(stream, EventCodec::new);
+        List<CompletableFuture<List<Reply>>> pending = new ArrayList<>(ins.rows().size());
+        long[] assignedIds = new long[ins.rows().size()];
+        for (int i = 0; i < ins.rows().size(); i++) {
+            assignedIds[i] = stream.eventIdIndex() < 0 ? publisher.assignId() : 0;
+            pending.add(publisher.publish(stream, codec, ins.rows().get(i), assignedIds[i]));
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<MetricDef> metrics = catalog.metricsOf(stream.name());
+            List<Object[]> rows = new ArrayList<>();
+            for (int i = 0; i < pending.size(); i++) {
+                List<Reply> replies = pending.get(i).join();
+                for (Reply r : replies) {
+                    if (r.status() == ReplyStatus.LATE || r.status() == ReplyStatus.INVALID
+                            || r.status() == ReplyStatus.FAILED) {
+                        String where = pending.size() > 1 ? "row " + (i + 1) + ": " : "";
+                        SqlState state = r.status() == ReplyStatus.LATE ? SqlState.DATETIME_FIELD_OVERFLOW
+                                : r.status() == ReplyStatus.INVALID ? SqlState.DATA_EXCEPTION : SqlState.INTERNAL_ERROR;
+                        throw new PgException(state.code(), where + r.message());
+                    }
+                }
+                if (ins.returning()) {
+                    rows.add(row(stream, metrics, ins.rows().get(i), assignedIds[i], replies));
+                }
+            }
+            if (!ins.returning()) {
+                return QueryResult.command("INSERT 0 " + pending.size());
+            }
+            return new QueryResult(columns(stream, metrics), rows, "INSERT 0 " + pending.size());
+        });
+    }
+
+    private static Object[] row(StreamDef stream, List<MetricDef> metrics, Object[] event, long assignedId,
+            List<Reply> replies) {
+        int width = 1;
+        for (MetricDef m : metrics) {
+            width += m.aggregations().size();
+        }
+        Object[] row = new Object[width];
+        row[0] = stream.eventIdIndex() < 0 ? assignedId : event[stream.eventIdIndex()];
+        int at = 1;
+        for (MetricDef m : metrics) {
+            Object[] values = null;
+            for (Reply r : replies) {
+                values = values != null ? values : r.metrics().get(m.name());
+            }
+            for (int a = 0; a < m.aggregations().size(); a++) {
+                Object v = values == null || a >= values.length ? null : values[a];
+                row[at++] = m.aggregations().get(a).resultType() == ColumnType.DOUBLE && v instanceof Long l
+                        ? (Object) l.doubleValue() : v;
+            }
+        }
+        return row;
+    }
+
+    private static List<Column> columns(StreamDef stream, List<MetricDef> metrics) {
+        List<Column> cols = new ArrayList<>();
+        if (stream.eventIdIndex() < 0) {
+            cols.add(new Column("event_id", PgType.INT8));
+        } else {
+            var idCol = stream.column(stream.eventIdIndex());
+            cols.add(new Column(idCol.name(), pgType(idCol.type())));
+        }
+        for (MetricDef m : metrics) {
+            for (int a = 0; a < m.aggregations().size(); a++) {
+                cols.add(new Column(m.outputColumn(a), pgType(m.aggregations().get(a).resultType())));
+            }
+        }
+        return cols;
+    }
+
+    static PgType pgType(ColumnType t) {
+        return switch (t) {
+            case BOOLEAN -> PgType.BOOL;
+            case INTEGER -> PgType.INT4;
+            case BIGINT -> PgType.INT8;
+            case DOUBLE -> PgType.FLOAT8;
+            case VARCHAR -> PgType.VARCHAR;
+            case TIMESTAMP -> PgType.TIMESTAMP;
+        };
+    }
+}

@@ -1,0 +1,287 @@
+<#--
+  Coilgun's productions, included into Calcite's Parser.jj by FMPP (see ../config.fmpp).
+  Java logic lives in io.coilgun.sql.parser.ParserSupport so that this stays grammar.
+
+  JavaCC prints five choice-conflict warnings. Two are Calcite's own. The other three
+  ("OVER", "WITH", "DELAYED") come from CREATE METRIC, where Calcite's SELECT is followed
+  by OVER <window> [WITH (...)]: a function call may take OVER as its window (handled in
+  SqlCreateMetric below), UNNEST may take WITH as WITH ORDINALITY, and a table may take
+  DELAYED as its alias. JavaCC resolves each greedily; the last two only affect
+  statements that are invalid anyway (no OVER before the window).
+-->
+
+/**
+ * Parses a query string: statements separated by semicolons, with empty
+ * statements allowed. For each statement, adds the node to {@code statements}
+ * and the extent from its first token to its last token to {@code extents}
+ * (so the caller can slice out the statement's text).
+ */
+void CoilgunStmtList(List<SqlNode> statements, List<SqlParserPos> extents) :
+{
+    SqlNode stmt;
+    Token first;
+}
+{
+    [
+        { first = getToken(1); }
+        stmt = SqlStmt() {
+            statements.add(stmt);
+            extents.add(new SqlParserPos(first.beginLine, first.beginColumn,
+                token.endLine, token.endColumn));
+        }
+    ]
+    (
+        <SEMICOLON>
+        [
+            { first = getToken(1); }
+            stmt = SqlStmt() {
+                statements.add(stmt);
+                extents.add(new SqlParserPos(first.beginLine, first.beginColumn,
+                    token.endLine, token.endColumn));
+            }
+        ]
+    )*
+    <EOF>
+}
+
+/** Parses {@code IF NOT EXISTS}, returning whether it was there. */
+boolean IfNotExistsOpt() :
+{
+}
+{
+    LOOKAHEAD(3) <IF> <NOT> <EXISTS> { return true; }
+|
+    { return false; }
+}
+
+/**
+ * Parses the rest of
+ * {@code CREATE STREAM [IF NOT EXISTS] name (column type [NOT NULL], ...) [WITH (key = literal, ...)]}.
+ */
+SqlCreate SqlCreateStream(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    final Span columnSpan;
+    final List<SqlNode> columns = new ArrayList<SqlNode>();
+    SqlNodeList optionList = SqlNodeList.EMPTY;
+}
+{
+    <STREAM> ifNotExists = IfNotExistsOpt() name = SimpleIdentifier()
+    <LPAREN> { columnSpan = span(); }
+    AddStreamColumn(columns) ( <COMMA> AddStreamColumn(columns) )*
+    <RPAREN>
+    [ optionList = OptionList() ]
+    {
+        return new SqlCreateStream(s.end(this), replace, ifNotExists, name,
+            new SqlNodeList(columns, columnSpan.end(this)), optionList);
+    }
+}
+
+/** Parses a stream column, {@code name type [NULL | NOT NULL]}. */
+void AddStreamColumn(List<SqlNode> list) :
+{
+    final SqlIdentifier name;
+    final SqlDataTypeSpec type;
+    final boolean nullable;
+}
+{
+    name = SimpleIdentifier()
+    type = DataType()
+    nullable = NullableOptDefaultTrue()
+    {
+        list.add(new SqlStreamColumn(Span.of(name).end(this), name, type, !nullable));
+    }
+}
+
+/** Parses {@code WITH (key = literal, ...)}. */
+SqlNodeList OptionList() :
+{
+    final Span s;
+    final List<SqlNode> list = new ArrayList<SqlNode>();
+}
+{
+    <WITH> { s = span(); }
+    <LPAREN>
+    AddOption(list) ( <COMMA> AddOption(list) )*
+    <RPAREN>
+    {
+        return new SqlNodeList(list, s.end(this));
+    }
+}
+
+/** Parses {@code key = literal}. */
+void AddOption(List<SqlNode> list) :
+{
+    final SqlIdentifier key;
+    final SqlLiteral value;
+}
+{
+    key = SimpleIdentifier() <EQ> value = OptionValue()
+    {
+        list.add(new SqlOption(Span.of(key).end(value), key, value));
+    }
+}
+
+/** Parses an option value: a string, a signed number, TRUE or FALSE. */
+SqlLiteral OptionValue() :
+{
+    final String p;
+    final SqlLiteral literal;
+}
+{
+    p = SimpleStringLiteral() {
+        return SqlLiteral.createCharString(p, getPos());
+    }
+|
+    literal = NumericLiteral() {
+        return literal;
+    }
+|
+    <TRUE> {
+        return SqlLiteral.createBoolean(true, getPos());
+    }
+|
+    <FALSE> {
+        return SqlLiteral.createBoolean(false, getPos());
+    }
+}
+
+/**
+ * Parses the rest of
+ * {@code CREATE METRIC [IF NOT EXISTS] name AS <select> OVER <window> [WITH (key = literal, ...)]}.
+ * The query is Calcite's own SqlSelect() production, which stops before OVER.
+ */
+SqlCreate SqlCreateMetric(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    final SqlSelect query;
+    final SqlWindowSpec window;
+    final SqlIdentifier keyword;
+    SqlNodeList optionList = SqlNodeList.EMPTY;
+}
+{
+    <METRIC> ifNotExists = IfNotExistsOpt() name = SimpleIdentifier()
+    <AS> query = SqlSelect()
+    (
+        <OVER> window = MetricWindow()
+    |
+        // A SELECT ending in a function call ("GROUP BY lower(x) OVER SLIDING
+        // ...") has already read "OVER sliding" as a named-window reference
+        // (Calcite's function-call production takes OVER greedily; this is the
+        // "common prefix OVER" warning JavaCC prints). Take the keyword back.
+        LOOKAHEAD({ ParserSupport.endsWithWindowKeyword(query) })
+        { keyword = ParserSupport.takeBackWindowKeyword(query); }
+        window = MetricWindowRest(Span.of(keyword), ParserSupport.windowKind(keyword))
+    )
+    [ optionList = OptionList() ]
+    {
+        return new SqlCreateMetric(s.end(this), replace, ifNotExists, name,
+            query, window, optionList);
+    }
+}
+
+/**
+ * Parses a metric window:
+ * {@code SLIDING <size> | TUMBLING <size> | INFINITE}, then optionally
+ * {@code DELAYED BY <size>}.
+ */
+SqlWindowSpec MetricWindow() :
+{
+    final SqlWindowSpec.Kind kind;
+}
+{
+    (
+        <SLIDING> { kind = SqlWindowSpec.Kind.SLIDING; }
+    |
+        <TUMBLING> { kind = SqlWindowSpec.Kind.TUMBLING; }
+    |
+        <INFINITE> { kind = SqlWindowSpec.Kind.INFINITE; }
+    )
+    {
+        return MetricWindowRest(span(), kind);
+    }
+}
+
+/**
+ * Parses what follows the window kind: the size (not for INFINITE), then
+ * optionally {@code DELAYED BY <size>}.
+ */
+SqlWindowSpec MetricWindowRest(Span s, SqlWindowSpec.Kind kind) :
+{
+    SqlIntervalLiteral size = null;
+    SqlIntervalLiteral delay = null;
+}
+{
+    [
+        LOOKAHEAD({ kind != SqlWindowSpec.Kind.INFINITE })
+        size = WindowInterval()
+    ]
+    [ <DELAYED> <BY> delay = WindowInterval() ]
+    {
+        return new SqlWindowSpec(s.end(this), kind, size, delay);
+    }
+}
+
+/**
+ * Parses a window size: an interval literal ({@code INTERVAL '5' MINUTE}) or
+ * the short form {@code <number> <unit>} ({@code 5 MINUTES}, {@code 1 HOUR},
+ * {@code 500 MILLISECONDS}), which becomes the equivalent interval literal.
+ * Checks that it is a positive duration.
+ */
+SqlIntervalLiteral WindowInterval() :
+{
+    final SqlLiteral literal;
+    final SqlIntervalLiteral interval;
+    final SqlNumericLiteral number;
+}
+{
+    (
+        literal = IntervalLiteral() {
+            interval = ParserSupport.interval(literal);
+        }
+    |
+        number = UnsignedNumericLiteral()
+        (
+            <MILLISECOND> | <MILLISECONDS>
+        |   <SECOND> | <SECONDS>
+        |   <MINUTE> | <MINUTES>
+        |   <HOUR> | <HOURS>
+        |   <DAY> | <DAYS>
+        |   <WEEK> | <WEEKS>
+        |   <MONTH> | <MONTHS>
+        |   <YEAR> | <YEARS>
+        )
+        {
+            interval = ParserSupport.shortInterval(number, token.image,
+                Span.of(number).end(this));
+        }
+    )
+    {
+        return ParserSupport.checkWindowInterval(interval);
+    }
+}
+
+/**
+ * Parses an INSERT (Calcite's SqlInsert() production), optionally followed by
+ * {@code RETURNING *}.
+ */
+SqlNode CoilgunInsert() :
+{
+    final SqlNode insert;
+    final List<SqlNode> returning = new ArrayList<SqlNode>();
+}
+{
+    insert = SqlInsert()
+    (
+        <RETURNING>
+        AddSelectItem(returning) ( <COMMA> AddSelectItem(returning) )*
+        {
+            return ParserSupport.insertReturning(Span.of(insert).end(this),
+                (SqlInsert) insert, returning);
+        }
+    |
+        { return insert; }
+    )
+}

@@ -1,0 +1,51 @@
+package io.coilgun.sql.compile;
+
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.sql.parser.SqlCreateMetric;
+import io.coilgun.sql.parser.SqlCreateStream;
+import io.coilgun.sql.parser.SqlInsertReturning;
+import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSetOption;
+
+/**
+ * Compiles parsed statements against the catalog (see {@link CompiledStatement}). Thread-safe: it reads the
+ * catalog, which is itself thread-safe, and holds no state of its own.
+ */
+public final class StatementCompiler {
+    private final Catalog catalog;
+    private final ValueConverter values;
+
+    public StatementCompiler(Catalog catalog, ValueConverter values) {
+        this.catalog = catalog;
+        this.values = values;
+    }
+
+    /**
+     * @param query the whole query string {@code node} was parsed from (error positions point into it)
+     * @param node the statement
+     * @param text the statement's own text (kept as the DDL of streams and metrics)
+     * @throws io.coilgun.planner.error.CoilgunException for every error a user can cause
+     */
+    public CompiledStatement compile(String query, SqlNode node, String text) {
+        SqlText sql = new SqlText(query);
+        if (node instanceof SqlCreateStream cs) {
+            return StreamCompiler.compile(sql, cs, text);
+        }
+        if (node instanceof SqlCreateMetric cm) {
+            return MetricCompiler.compile(sql, cm, catalog, text);
+        }
+        if (node instanceof SqlInsertReturning ir) {
+            return InsertCompiler.compile(sql, ir.insert(), true, catalog, values);
+        }
+        if (node instanceof SqlInsert insert) {
+            return InsertCompiler.compile(sql, insert, false, catalog, values);
+        }
+        if (node instanceof SqlSetOption set) {
+            return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
+        }
+        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
+                + "(Coilgun runs CREATE STREAM, CREATE METRIC, INSERT and SET)", node);
+    }
+}

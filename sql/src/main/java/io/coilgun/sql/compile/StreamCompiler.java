@@ -1,0 +1,210 @@
+package io.coilgun.sql.compile;
+
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.LatePolicy;
+import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.sql.parser.SqlCreateStream;
+import io.coilgun.sql.parser.SqlOption;
+import io.coilgun.sql.parser.SqlStreamColumn;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * {@code CREATE STREAM name (columns) WITH (options)} into a {@link StreamDef}. Options (docs/sql.md):
+ * <ul>
+ *   <li>{@code event_time}: the TIMESTAMP column that orders events (default: the only TIMESTAMP column);
+ *   <li>{@code event_id}: the BIGINT, INTEGER or VARCHAR column identifying an event (default: assigned on ingest);
+ *   <li>{@code partition_by}: comma-separated fields, one Kafka topic each (required);
+ *   <li>{@code partitions}: partitions per topic, 1 to 1024 (default 4);
+ *   <li>{@code lateness}: how far behind the stream time an event may be (default '10 seconds');
+ *   <li>{@code late_events}: reject (default), clamp or drop.
+ * </ul>
+ */
+final class StreamCompiler {
+    static final int MAX_PARTITIONS = 1024;
+
+    private StreamCompiler() {
+    }
+
+    static CreateStreamStatement compile(SqlText sql, SqlCreateStream node, String ddl) {
+        if (node.getReplace()) {
+            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "CREATE OR REPLACE STREAM is not supported", node);
+        }
+        String name = node.name().getSimple();
+        List<StreamColumn> columns = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (SqlStreamColumn c : node.columns()) {
+            String col = c.name().getSimple();
+            if (!seen.add(col)) {
+                throw sql.error(SqlState.DUPLICATE_COLUMN, "column \"" + col + "\" specified more than once", c.name());
+            }
+            columns.add(new StreamColumn(col, columnType(sql, c), c.notNull()));
+        }
+        StreamDef probe = new StreamDef(name, columns, -1, -1, List.of(), 1, 0, LatePolicy.REJECT, ddl);
+
+        String eventTime = null;
+        String eventId = null;
+        List<String> partitionBy = List.of();
+        int partitions = StreamDef.DEFAULT_PARTITIONS;
+        long lateness = StreamDef.DEFAULT_LATENESS_MICROS;
+        LatePolicy policy = LatePolicy.REJECT;
+        Set<String> given = new HashSet<>();
+        for (SqlOption o : node.options()) {
+            String key = o.keyName().toLowerCase(Locale.ROOT);
+            if (!given.add(key)) {
+                throw sql.error(SqlState.SYNTAX_ERROR, "option \"" + key + "\" specified more than once", o.key());
+            }
+            String value = o.valueAsString();
+            switch (key) {
+                case "event_time" -> eventTime = value.trim().toLowerCase(Locale.ROOT);
+                case "event_id" -> eventId = value.trim().toLowerCase(Locale.ROOT);
+                case "partition_by" -> partitionBy = fields(sql, o, value);
+                case "partitions" -> partitions = partitions(sql, o, value);
+                case "lateness" -> lateness = lateness(sql, o, value);
+                case "late_events" -> policy = latePolicy(sql, o, value);
+                default -> throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized stream option \"" + key
+                        + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events)", o.key());
+            }
+        }
+
+        int timeIndex = eventTimeIndex(sql, node, probe, eventTime);
+        int idIndex = -1;
+        if (eventId != null) {
+            idIndex = existing(sql, node, probe, eventId, "event_id");
+            ColumnType t = columns.get(idIndex).type();
+            if (t != ColumnType.BIGINT && t != ColumnType.INTEGER && t != ColumnType.VARCHAR) {
+                throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "event_id column \"" + eventId
+                        + "\" must be BIGINT, INTEGER or VARCHAR, not " + t.sqlName(), option(node, "event_id"));
+            }
+        }
+        if (partitionBy.isEmpty()) {
+            throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "stream \"" + name + "\" needs partition_by: the "
+                    + "fields its metrics group by, e.g. WITH (partition_by = 'card_id')", node.name());
+        }
+        for (String field : partitionBy) {
+            int i = existing(sql, node, probe, field, "partition_by");
+            if (i == timeIndex) {
+                throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "the event time column cannot be a partition_by "
+                        + "field", option(node, "partition_by"));
+            }
+        }
+        return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
+                lateness, policy, ddl), node.ifNotExists());
+    }
+
+    private static ColumnType columnType(SqlText sql, SqlStreamColumn c) {
+        String type = c.type().getTypeName().getSimple().toUpperCase(Locale.ROOT);
+        return switch (type) {
+            case "BOOLEAN", "BOOL" -> ColumnType.BOOLEAN;
+            case "INTEGER", "INT", "INT4", "SMALLINT", "INT2", "TINYINT" -> ColumnType.INTEGER;
+            case "BIGINT", "INT8" -> ColumnType.BIGINT;
+            case "DOUBLE", "FLOAT", "FLOAT8", "REAL", "FLOAT4", "DECIMAL", "NUMERIC" -> ColumnType.DOUBLE;
+            case "VARCHAR", "CHAR", "TEXT", "STRING" -> ColumnType.VARCHAR;
+            case "TIMESTAMP" -> ColumnType.TIMESTAMP;
+            default -> throw sql.error(SqlState.UNDEFINED_OBJECT, "type \"" + type.toLowerCase(Locale.ROOT)
+                    + "\" is not supported for stream columns (use BOOLEAN, INTEGER, BIGINT, DOUBLE, VARCHAR or "
+                    + "TIMESTAMP)", c.type());
+        };
+    }
+
+    private static int eventTimeIndex(SqlText sql, SqlCreateStream node, StreamDef probe, String eventTime) {
+        if (eventTime == null) {
+            int found = -1;
+            for (int i = 0; i < probe.columns().size(); i++) {
+                if (probe.column(i).type() == ColumnType.TIMESTAMP) {
+                    if (found >= 0) {
+                        throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "stream \"" + probe.name()
+                                + "\" has several TIMESTAMP columns: say which is the event time with "
+                                + "WITH (event_time = '...')", node.name());
+                    }
+                    found = i;
+                }
+            }
+            if (found < 0) {
+                throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "stream \"" + probe.name()
+                        + "\" needs a TIMESTAMP column for the event time", node.name());
+            }
+            return found;
+        }
+        int i = existing(sql, node, probe, eventTime, "event_time");
+        if (probe.column(i).type() != ColumnType.TIMESTAMP) {
+            throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "event_time column \"" + eventTime
+                    + "\" must be TIMESTAMP, not " + probe.column(i).type().sqlName(), option(node, "event_time"));
+        }
+        return i;
+    }
+
+    private static int existing(SqlText sql, SqlCreateStream node, StreamDef probe, String column, String option) {
+        OptionalInt i = probe.columnIndex(column);
+        if (i.isEmpty()) {
+            throw sql.error(SqlState.UNDEFINED_COLUMN, option + " names column \"" + column
+                    + "\", which stream \"" + probe.name() + "\" does not have", option(node, option));
+        }
+        return i.getAsInt();
+    }
+
+    private static SqlOption option(SqlCreateStream node, String key) {
+        for (SqlOption o : node.options()) {
+            if (o.keyName().equalsIgnoreCase(key)) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    private static List<String> fields(SqlText sql, SqlOption o, String value) {
+        Set<String> fields = new LinkedHashSet<>();
+        for (String f : value.split(",")) {
+            String field = f.trim().toLowerCase(Locale.ROOT);
+            if (field.isEmpty() || !fields.add(field)) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partition_by must be distinct column names "
+                        + "separated by commas, got '" + value + "'", o.value());
+            }
+        }
+        return List.copyOf(fields);
+    }
+
+    private static int partitions(SqlText sql, SqlOption o, String value) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 1 && n <= MAX_PARTITIONS) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partitions must be a whole number from 1 to "
+                + MAX_PARTITIONS + ", got '" + value + "'", o.value());
+    }
+
+    private static long lateness(SqlText sql, SqlOption o, String value) {
+        try {
+            long micros = Durations.parse(value);
+            if (micros >= 0) {
+                return micros;
+            }
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            // reported below
+        }
+        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "lateness must be a duration such as '10 seconds' "
+                + "or '500 ms', got '" + value + "'", o.value());
+    }
+
+    private static LatePolicy latePolicy(SqlText sql, SqlOption o, String value) {
+        try {
+            return LatePolicy.valueOf(value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "late_events must be reject, clamp or drop, got '"
+                    + value + "'", o.value());
+        }
+    }
+
+}

@@ -1,0 +1,278 @@
+package io.coilgun.sql.compile;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.StreamColumn;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoField;
+import java.util.Locale;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlDateLiteral;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNumericLiteral;
+import org.apache.calcite.sql.SqlTimestampLiteral;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.TimestampString;
+
+/**
+ * Turns the literal values of an INSERT into column values, with Postgres' rules for assignment: a quoted string
+ * is read as the column's type ({@code '12'} into a BIGINT), numbers convert between numeric types (rounding half
+ * away from zero into integers), anything else is a type mismatch (42804). Also judges event times against the
+ * server clock: SPEC.md rejects events more than {@link #maxFutureMicros()} past it.
+ */
+public final class ValueConverter {
+    /** SPEC.md's default bound on how far past the server clock an event time may be. */
+    public static final long DEFAULT_MAX_FUTURE_MICROS = Durations.MINUTE;
+
+    /** Timestamps as Postgres reads them without a zone: date, optional time (T or space), optional fraction. */
+    private static final DateTimeFormatter TIMESTAMP_TEXT = new DateTimeFormatterBuilder()
+            .appendPattern("uuuu-MM-dd")
+            .optionalStart()
+            .appendLiteral(' ').optionalEnd()
+            .optionalStart().appendLiteral('T').optionalEnd()
+            .optionalStart()
+            .appendPattern("HH:mm")
+            .optionalStart().appendPattern(":ss").optionalEnd()
+            .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true).optionalEnd()
+            .optionalEnd()
+            .parseDefaulting(ChronoField.HOUR_OF_DAY, 0)
+            .parseDefaulting(ChronoField.MINUTE_OF_HOUR, 0)
+            .parseDefaulting(ChronoField.SECOND_OF_MINUTE, 0)
+            .toFormatter(Locale.ROOT);
+
+    private final Clock clock;
+    private final long maxFutureMicros;
+
+    public ValueConverter(Clock clock) {
+        this(clock, DEFAULT_MAX_FUTURE_MICROS);
+    }
+
+    public ValueConverter(Clock clock, long maxFutureMicros) {
+        this.clock = clock;
+        this.maxFutureMicros = maxFutureMicros;
+    }
+
+    public long maxFutureMicros() {
+        return maxFutureMicros;
+    }
+
+    /**
+     * The value of {@code expr} for {@code column}: a {@link ColumnType#javaClass()} object, or null for NULL.
+     *
+     * @throws CoilgunException 22P02/22007 for text that is not a value of the type, 22003 when out of range,
+     *     42804 for a value of another type, 0A000 for an expression that is not a literal
+     */
+    Object convert(SqlText sql, SqlNode expr, StreamColumn column) {
+        Literal lit = literal(sql, expr);
+        if (lit.kind == LiteralKind.NULL) {
+            return null;
+        }
+        ColumnType type = column.type();
+        return switch (type) {
+            case BIGINT, INTEGER -> toIntegral(sql, expr, column, lit);
+            case DOUBLE -> toDouble(sql, expr, column, lit);
+            case VARCHAR -> switch (lit.kind) {
+                case TEXT -> lit.text;
+                case NUMBER -> lit.number.toString();
+                case BOOLEAN -> lit.text;
+                default -> throw mismatch(sql, expr, column, lit);
+            };
+            case BOOLEAN -> toBoolean(sql, expr, column, lit);
+            case TIMESTAMP -> toTimestamp(sql, expr, column, lit);
+        };
+    }
+
+    /** Rejects an event time more than {@link #maxFutureMicros()} past the server clock (22008). */
+    void checkEventTime(SqlText sql, SqlNode expr, long micros) {
+        long now = Math.multiplyExact(clock.millis(), 1000L);
+        if (micros > now + maxFutureMicros) {
+            throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "event time " + formatMicros(micros)
+                    + " is more than " + Durations.format(maxFutureMicros).toLowerCase(Locale.ROOT)
+                    + " past the server clock (" + formatMicros(now) + ")", expr);
+        }
+    }
+
+    private static Object toIntegral(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        BigDecimal n;
+        if (lit.kind == LiteralKind.NUMBER) {
+            n = lit.number;
+        } else if (lit.kind == LiteralKind.TEXT) {
+            try {
+                n = new BigDecimal(lit.text.trim());
+                if (n.scale() > 0 && n.stripTrailingZeros().scale() > 0) {
+                    throw new NumberFormatException(); // Postgres reads '1.5' as no integer at all
+                }
+            } catch (NumberFormatException e) {
+                throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type "
+                        + PgTypeNames.of(column.type()) + ": \"" + lit.text + "\"", expr);
+            }
+        } else {
+            throw mismatch(sql, expr, column, lit);
+        }
+        try {
+            long v = n.setScale(0, RoundingMode.HALF_UP).longValueExact();
+            if (column.type() == ColumnType.INTEGER) {
+                return Math.toIntExact(v);
+            }
+            return v;
+        } catch (ArithmeticException e) {
+            throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, PgTypeNames.of(column.type()) + " out of range", expr);
+        }
+    }
+
+    private static Object toDouble(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        double d;
+        if (lit.kind == LiteralKind.NUMBER) {
+            d = lit.number.doubleValue();
+        } else if (lit.kind == LiteralKind.TEXT) {
+            String t = lit.text.trim();
+            d = switch (t.toLowerCase(Locale.ROOT)) {
+                case "nan" -> Double.NaN;
+                case "infinity", "+infinity", "inf", "+inf" -> Double.POSITIVE_INFINITY;
+                case "-infinity", "-inf" -> Double.NEGATIVE_INFINITY;
+                default -> {
+                    try {
+                        yield new BigDecimal(t).doubleValue();
+                    } catch (NumberFormatException e) {
+                        throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION,
+                                "invalid input syntax for type double precision: \"" + lit.text + "\"", expr);
+                    }
+                }
+            };
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                return d;
+            }
+        } else {
+            throw mismatch(sql, expr, column, lit);
+        }
+        if (Double.isInfinite(d)) {
+            throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE,
+                    "value out of range: overflow for type double precision", expr);
+        }
+        return d;
+    }
+
+    private static Object toBoolean(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        if (lit.kind == LiteralKind.BOOLEAN) {
+            return Boolean.parseBoolean(lit.text);
+        }
+        if (lit.kind == LiteralKind.TEXT) {
+            switch (lit.text.trim().toLowerCase(Locale.ROOT)) {
+                case "t", "true", "y", "yes", "on", "1":
+                    return Boolean.TRUE;
+                case "f", "false", "n", "no", "off", "0":
+                    return Boolean.FALSE;
+                default:
+                    throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION,
+                            "invalid input syntax for type boolean: \"" + lit.text + "\"", expr);
+            }
+        }
+        throw mismatch(sql, expr, column, lit);
+    }
+
+    private static Object toTimestamp(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        if (lit.kind == LiteralKind.TIMESTAMP) {
+            return lit.micros;
+        }
+        if (lit.kind != LiteralKind.TEXT) {
+            throw mismatch(sql, expr, column, lit);
+        }
+        try {
+            return toMicros(LocalDateTime.parse(lit.text.trim(), TIMESTAMP_TEXT));
+        } catch (DateTimeParseException e) {
+            throw sql.error(SqlState.INVALID_DATETIME_FORMAT,
+                    "invalid input syntax for type timestamp: \"" + lit.text + "\"", expr);
+        } catch (DateTimeException | ArithmeticException e) {
+            throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"" + lit.text + "\"", expr);
+        }
+    }
+
+    private static CoilgunException mismatch(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        return sql.error(SqlState.DATATYPE_MISMATCH, "column \"" + column.name() + "\" is of type "
+                + PgTypeNames.of(column.type()) + " but expression is of type " + lit.kind.pgName, expr);
+    }
+
+    static long toMicros(LocalDateTime t) {
+        long seconds = t.toEpochSecond(ZoneOffset.UTC);
+        return Math.addExact(Math.multiplyExact(seconds, 1_000_000L), t.getNano() / 1000);
+    }
+
+    /** {@code 2026-01-01 10:00:00[.ffffff]}, as Postgres prints a timestamp. */
+    static String formatMicros(long micros) {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
+        String s = t.toLocalDate() + " " + String.format(Locale.ROOT, "%02d:%02d:%02d", t.getHour(), t.getMinute(),
+                t.getSecond());
+        return t.getNano() == 0 ? s : s + "." + String.format(Locale.ROOT, "%06d", t.getNano() / 1000)
+                .replaceAll("0+$", "");
+    }
+
+    private enum LiteralKind {
+        NULL("unknown"), NUMBER("numeric"), TEXT("unknown"), BOOLEAN("boolean"), TIMESTAMP("timestamp");
+
+        final String pgName;
+
+        LiteralKind(String pgName) {
+            this.pgName = pgName;
+        }
+    }
+
+    private record Literal(LiteralKind kind, String text, BigDecimal number, long micros) {
+    }
+
+    /** The literal {@code expr} is, with a sign applied to numbers; anything else is not supported yet. */
+    private static Literal literal(SqlText sql, SqlNode expr) {
+        if (expr instanceof SqlBasicCall call
+                && (call.getKind() == SqlKind.MINUS_PREFIX || call.getKind() == SqlKind.PLUS_PREFIX)
+                && call.operand(0) instanceof SqlNumericLiteral n) {
+            BigDecimal v = n.getValueAs(BigDecimal.class);
+            return new Literal(LiteralKind.NUMBER, null, call.getKind() == SqlKind.MINUS_PREFIX ? v.negate() : v, 0);
+        }
+        if (!(expr instanceof SqlLiteral lit)) {
+            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                    "INSERT values must be literals (expressions are not supported yet)", expr);
+        }
+        if (lit.getTypeName() == SqlTypeName.NULL) {
+            return new Literal(LiteralKind.NULL, null, null, 0);
+        }
+        if (lit instanceof SqlNumericLiteral n) {
+            return new Literal(LiteralKind.NUMBER, null, n.getValueAs(BigDecimal.class), 0);
+        }
+        if (lit instanceof SqlCharStringLiteral) {
+            return new Literal(LiteralKind.TEXT, lit.getValueAs(String.class), null, 0);
+        }
+        if (lit.getTypeName() == SqlTypeName.BOOLEAN) {
+            return new Literal(LiteralKind.BOOLEAN, String.valueOf(lit.booleanValue()), null, 0);
+        }
+        try {
+            if (lit instanceof SqlTimestampLiteral) {
+                TimestampString ts = lit.getValueAs(TimestampString.class);
+                return new Literal(LiteralKind.TIMESTAMP, null, null,
+                        toMicros(LocalDateTime.parse(ts.toString(), TIMESTAMP_TEXT)));
+            }
+            if (lit instanceof SqlDateLiteral) {
+                DateString d = lit.getValueAs(DateString.class);
+                return new Literal(LiteralKind.TIMESTAMP, null, null,
+                        toMicros(LocalDateTime.parse(d.toString(), TIMESTAMP_TEXT)));
+            }
+        } catch (DateTimeException | ArithmeticException e) {
+            throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range: " + lit, expr);
+        }
+        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                "literals of type " + lit.getTypeName() + " are not supported in INSERT yet", expr);
+    }
+}
