@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.calcite.sql.SqlNode;
 
 /**
  * {@code CREATE STREAM name (columns) WITH (options)} into a {@link StreamDef}. Options (docs/sql.md):
@@ -30,6 +32,8 @@ import java.util.Set;
  */
 final class StreamCompiler {
     static final int MAX_PARTITIONS = 1024;
+    static final int MAX_NAME = 100;
+    private static final Pattern TOPIC_SAFE = Pattern.compile("[A-Za-z0-9_]{1," + MAX_NAME + "}");
 
     private StreamCompiler() {
     }
@@ -39,6 +43,7 @@ final class StreamCompiler {
             throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "CREATE OR REPLACE STREAM is not supported", node);
         }
         String name = node.name().getSimple();
+        checkTopicName(sql, name, "stream", node.name());
         List<StreamColumn> columns = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (SqlStreamColumn c : node.columns()) {
@@ -91,6 +96,7 @@ final class StreamCompiler {
         }
         for (String field : partitionBy) {
             int i = existing(sql, node, probe, field, "partition_by");
+            checkTopicName(sql, field, "partition_by field", option(node, "partition_by"));
             if (i == timeIndex) {
                 throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "the event time column cannot be a partition_by "
                         + "field", option(node, "partition_by"));
@@ -98,6 +104,17 @@ final class StreamCompiler {
         }
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
                 lateness, policy, ddl), node.ifNotExists());
+    }
+
+    /**
+     * Stream names and partition_by fields become Kafka topic names ({@code coilgun.stream.<stream>.<field>}),
+     * which allow only ASCII letters, digits and {@code _ - .}; dots are kept as separators.
+     */
+    private static void checkTopicName(SqlText sql, String name, String what, SqlNode at) {
+        if (!TOPIC_SAFE.matcher(name).matches()) {
+            throw sql.error(SqlState.INVALID_NAME, "invalid " + what + " name \"" + name + "\": it names a Kafka "
+                    + "topic, so use letters, digits and underscores (at most " + MAX_NAME + " characters)", at);
+        }
     }
 
     private static ColumnType columnType(SqlText sql, SqlStreamColumn c) {

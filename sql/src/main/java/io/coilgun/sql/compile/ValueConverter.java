@@ -24,6 +24,7 @@ import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlTimestampLiteral;
+import org.apache.calcite.sql.SqlUnknownLiteral;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.TimestampString;
@@ -221,6 +222,31 @@ public final class ValueConverter {
                 .replaceAll("0+$", "");
     }
 
+    /**
+     * {@code TIMESTAMP '...'} and {@code DATE '...'}: Calcite's parser leaves their text to the validator; read it
+     * here with Postgres' rules and messages.
+     */
+    private static Literal typedLiteral(SqlText sql, SqlNode expr, SqlUnknownLiteral typed) {
+        String tag = typed.tag.toUpperCase(Locale.ROOT);
+        String text = typed.getValue();
+        if (!tag.equals("TIMESTAMP") && !tag.equals("DATE")) {
+            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                    "literals of type " + tag + " are not supported in INSERT yet", expr);
+        }
+        try {
+            LocalDateTime t = LocalDateTime.parse(text.trim(), TIMESTAMP_TEXT);
+            if (tag.equals("DATE") && !t.toLocalTime().equals(java.time.LocalTime.MIDNIGHT)) {
+                throw new DateTimeParseException("a date has no time", text, 0);
+            }
+            return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(t));
+        } catch (DateTimeParseException e) {
+            throw sql.error(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type "
+                    + (tag.equals("DATE") ? "date" : "timestamp") + ": \"" + text + "\"", expr);
+        } catch (DateTimeException | ArithmeticException e) {
+            throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"" + text + "\"", expr);
+        }
+    }
+
     private enum LiteralKind {
         NULL("unknown"), NUMBER("numeric"), TEXT("unknown"), BOOLEAN("boolean"), TIMESTAMP("timestamp");
 
@@ -257,6 +283,9 @@ public final class ValueConverter {
         }
         if (lit.getTypeName() == SqlTypeName.BOOLEAN) {
             return new Literal(LiteralKind.BOOLEAN, String.valueOf(lit.booleanValue()), null, 0);
+        }
+        if (lit instanceof SqlUnknownLiteral typed) {
+            return typedLiteral(sql, expr, typed);
         }
         try {
             if (lit instanceof SqlTimestampLiteral) {

@@ -25,7 +25,6 @@ import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.apache.calcite.util.SourceStringReader;
 
 /**
@@ -33,7 +32,8 @@ import org.apache.calcite.util.SourceStringReader;
  * and INSERT ... RETURNING * (see {@code src/main/codegen}).
  *
  * <p>Identifiers follow Postgres: unquoted ones are folded to lower case, double-quoted ones are kept
- * as written. The conformance is {@link SqlConformanceEnum#BABEL} (Calcite's most lenient).
+ * as written. The conformance is {@link PostgresConformance}: Calcite's most lenient, less what Postgres
+ * refuses.
  *
  * <p>Every error is a {@link CoilgunException} whose position is a 1-based character offset into the
  * whole query string, as Postgres reports it: syntax errors are SYNTAX_ERROR (42601) with a message such
@@ -51,7 +51,7 @@ public final class CoilgunParser {
         .withUnquotedCasing(Casing.TO_LOWER)
         .withQuotedCasing(Casing.UNCHANGED)
         .withCaseSensitive(true)
-        .withConformance(SqlConformanceEnum.BABEL);
+        .withConformance(PostgresConformance.INSTANCE);
 
     /** Unparses the way {@link #CONFIG} parses: identifiers double-quoted, case kept. */
     private static final SqlDialect DIALECT = new SqlDialect(SqlDialect.EMPTY_CONTEXT

@@ -1,0 +1,21 @@
+package io.coilgun.sql.parser;
+
+import org.apache.calcite.sql.validate.SqlConformanceEnum;
+import org.apache.calcite.sql.validate.SqlDelegatingConformance;
+
+/**
+ * Calcite's most lenient conformance ({@link SqlConformanceEnum#BABEL}), less what a Postgres user would be
+ * surprised to see accepted: {@code INSERT ... VALUE (...)} (MySQL's synonym of VALUES) is a syntax error.
+ */
+public final class PostgresConformance extends SqlDelegatingConformance {
+    public static final PostgresConformance INSTANCE = new PostgresConformance();
+
+    private PostgresConformance() {
+        super(SqlConformanceEnum.BABEL);
+    }
+
+    @Override
+    public boolean isValueAllowed() {
+        return false;
+    }
+}
