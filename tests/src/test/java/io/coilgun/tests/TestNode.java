@@ -14,16 +14,22 @@ import java.sql.SQLException;
  */
 final class TestNode implements AutoCloseable {
     private final Path dataDir;
+    private final String kafka;
     private CoilgunNode node;
 
     TestNode(Path dataDir) {
+        this(dataDir, null);
+    }
+
+    /** A node using the Kafka at {@code kafka} (host:port), or its own embedded broker when null. */
+    TestNode(Path dataDir, String kafka) {
         this.dataDir = dataDir;
+        this.kafka = kafka;
         start();
     }
 
     private void start() {
-        NodeConfig c = NodeConfig.defaults().withDataDir(dataDir).withPort(0);
-        node = CoilgunNode.start(new NodeConfig(c.host(), 0, dataDir, null, 0, "node-1", 2, 15_000));
+        node = CoilgunNode.start(new NodeConfig(NodeConfig.DEFAULT_HOST, 0, dataDir, kafka, 0, "node-1", 2, 15_000));
     }
 
     void restart() {

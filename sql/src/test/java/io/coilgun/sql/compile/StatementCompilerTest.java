@@ -1,0 +1,179 @@
+package io.coilgun.sql.compile;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.LatePolicy;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.sql.parser.CoilgunParser;
+import io.coilgun.sql.parser.ParsedStatement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class StatementCompilerTest {
+    static final String PAYMENTS = "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+            + "merchant_id VARCHAR, amount DOUBLE, n INTEGER) WITH (event_time = 'ts', event_id = 'id', "
+            + "partition_by = 'card_id, merchant_id', partitions = 8, lateness = '2 seconds', late_events = 'clamp')";
+
+    final Catalog catalog = new Catalog();
+    final StatementCompiler compiler = new StatementCompiler(catalog,
+            new ValueConverter(Clock.fixed(Instant.parse("2026-06-01T00:00:00Z"), ZoneOffset.UTC)));
+
+    @BeforeEach
+    void payments() {
+        catalog.addStream(((CreateStreamStatement) compile(PAYMENTS)).stream());
+    }
+
+    CompiledStatement compile(String sql) {
+        ParsedStatement p = CoilgunParser.parse(sql).get(0);
+        return compiler.compile(sql, p.node(), p.text());
+    }
+
+    CoilgunException error(String sql, String state) {
+        CoilgunException e = assertThrows(CoilgunException.class, () -> compile(sql), sql);
+        assertEquals(state, e.state().code(), () -> sql + " -> " + e.getMessage());
+        return e;
+    }
+
+    @Test
+    void createStreamTakesEveryOption() {
+        StreamDef s = catalog.stream("payments").orElseThrow();
+        assertEquals(1, s.eventTimeIndex());
+        assertEquals(0, s.eventIdIndex());
+        assertEquals(java.util.List.of("card_id", "merchant_id"), s.partitionBy());
+        assertEquals(8, s.partitions());
+        assertEquals(2_000_000L, s.latenessMicros());
+        assertEquals(LatePolicy.CLAMP, s.latePolicy());
+        assertEquals(ColumnType.INTEGER, s.column(5).type());
+        assertEquals(PAYMENTS, s.ddl());
+    }
+
+    @Test
+    void createStreamDefaults() {
+        StreamDef s = ((CreateStreamStatement) compile(
+                "CREATE STREAM clicks (happened TIMESTAMP, user_id TEXT) WITH (partition_by = 'user_id')")).stream();
+        assertEquals(0, s.eventTimeIndex(), "the only TIMESTAMP column is the event time");
+        assertEquals(-1, s.eventIdIndex(), "ids assigned on ingest");
+        assertEquals(StreamDef.DEFAULT_PARTITIONS, s.partitions());
+        assertEquals(StreamDef.DEFAULT_LATENESS_MICROS, s.latenessMicros());
+        assertEquals(LatePolicy.REJECT, s.latePolicy());
+    }
+
+    @Test
+    void createStreamErrors() {
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR)", "42P17");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'nope')", "42703");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k', colour = 'red')", "22023");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k', partitions = 0)", "22023");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k', lateness = 'soon')", "22023");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k', late_events = 'ignore')", "22023");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR, k BIGINT) WITH (partition_by = 'k')", "42701");
+        error("CREATE STREAM s (t BIGINT, k VARCHAR) WITH (partition_by = 'k', event_time = 't')", "42P17");
+        error("CREATE STREAM s (t TIMESTAMP, u TIMESTAMP, k VARCHAR) WITH (partition_by = 'k')", "42P17");
+        error("CREATE STREAM s (t TIMESTAMP, k VARCHAR, x DOUBLE) WITH (partition_by = 'k', event_id = 'x')", "42P17");
+        error("CREATE STREAM s (t TIMESTAMP, k GEOMETRY) WITH (partition_by = 'k')", "42704");
+        CoilgunException e = error("CREATE STREAM \"my stream\" (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k')",
+                "42602");
+        assertEquals(15, e.position());
+    }
+
+    @Test
+    void createMetric() {
+        MetricDef m = ((CreateMetricStatement) compile("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*), "
+                + "AVG(n), SUM(n) AS ns, COUNT(merchant_id) AS c FROM payments "
+                + "GROUP BY merchant_id, card_id OVER SLIDING 90 SECONDS")).metric();
+        assertEquals("payments", m.stream());
+        assertEquals("merchant_id", m.partitioner(), "the first group-by field that is a partitioner");
+        assertEquals(java.util.List.of(3, 2), m.groupBy());
+        assertEquals(WindowSpec.sliding(90_000_000L), m.window());
+        assertEquals(AggregationKind.SUM, m.aggregations().get(0).kind());
+        assertEquals(ColumnType.DOUBLE, m.aggregations().get(0).resultType());
+        assertEquals(AggregationKind.COUNT_STAR, m.aggregations().get(1).kind());
+        assertEquals("count", m.aggregations().get(1).name());
+        assertEquals(ColumnType.DOUBLE, m.aggregations().get(2).resultType(), "AVG of integers is a double");
+        assertEquals(ColumnType.BIGINT, m.aggregations().get(3).resultType(), "SUM of integers is exact");
+        assertEquals(AggregationKind.COUNT, m.aggregations().get(4).kind());
+        assertEquals("m_total", m.outputColumn(0));
+    }
+
+    @Test
+    void createMetricErrors() {
+        String tail = " FROM payments GROUP BY card_id OVER SLIDING 5 MINUTES";
+        error("CREATE METRIC m AS SELECT SUM(amount) AS t FROM nope GROUP BY card_id OVER SLIDING 5 MINUTES", "42P01");
+        assertEquals(31, error("CREATE METRIC m AS SELECT SUM(amt) AS t" + tail, "42703").position());
+        error("CREATE METRIC m AS SELECT SUM(card_id)" + tail, "42883");
+        error("CREATE METRIC m AS SELECT MEDIAN(amount)" + tail, "42883");
+        error("CREATE METRIC m AS SELECT MAX(amount)" + tail, "0A000");
+        error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
+        error("CREATE METRIC m AS SELECT SUM(amount * 2)" + tail, "0A000");
+        error("CREATE METRIC m AS SELECT card_id, SUM(amount)" + tail, "42803");
+        error("CREATE METRIC m AS SELECT SUM(amount), SUM(n)" + tail, "42701");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments WHERE amount > 1 GROUP BY card_id "
+                + "OVER SLIDING 5 MINUTES", "0A000");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments OVER SLIDING 5 MINUTES", "42803");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY id OVER SLIDING 5 MINUTES", "42803");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER TUMBLING 1 HOUR", "0A000");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER INFINITE", "0A000");
+        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER SLIDING 1 HOUR "
+                + "DELAYED BY 5 MINUTES", "0A000");
+    }
+
+    @Test
+    void insertConvertsLiteralsAsPostgresAssigns() {
+        InsertStatement ins = (InsertStatement) compile("INSERT INTO payments VALUES "
+                + "(1, TIMESTAMP '2026-01-01 10:00:00.25', 'c1', 'm1', -10, '7'), "
+                + "('2', '2026-01-01T10:00:01', 'c2', 42, '1.5e2', 2.5) RETURNING *");
+        assertTrue(ins.returning());
+        assertArrayEquals(new Object[] {1L, 1767261600250000L, "c1", "m1", -10.0, 7}, ins.rows().get(0));
+        assertArrayEquals(new Object[] {2L, 1767261601000000L, "c2", "42", 150.0, 3}, ins.rows().get(1),
+                "2.5 rounds half away from zero into an integer");
+
+        ins = (InsertStatement) compile("INSERT INTO payments (card_id, merchant_id, ts, id) "
+                + "VALUES ('c', 'm', DATE '2026-01-02', 9)");
+        assertFalse(ins.returning());
+        assertArrayEquals(new Object[] {9L, 1767312000000000L, "c", "m", null, null}, ins.rows().get(0));
+    }
+
+    @Test
+    void insertErrors() {
+        String ts = "TIMESTAMP '2026-01-01 10:00:00'";
+        assertEquals(13, error("INSERT INTO paymentz VALUES (1)", "42P01").position());
+        assertEquals(23, error("INSERT INTO payments (nope) VALUES (1)", "42703").position());
+        error("INSERT INTO payments (id, id) VALUES (1, 2)", "42701");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', 1.0, 1, 2)", "42601");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c')", "42601");
+        assertEquals(30, error("INSERT INTO payments VALUES ('x', " + ts + ", 'c', 'm', 1.0, 1)", "22P02").position());
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', TRUE, 1)", "42804");
+        error("INSERT INTO payments VALUES (1, 5, 'c', 'm', 1.0, 1)", "42804");
+        assertEquals(33, error("INSERT INTO payments VALUES (1, 'soonish', 'c', 'm', 1.0, 1)", "22007").position());
+        error("INSERT INTO payments VALUES (1, TIMESTAMP '2026-13-01 00:00:00', 'c', 'm', 1.0, 1)", "22007");
+        error("INSERT INTO payments VALUES (99999999999999999999, " + ts + ", 'c', 'm', 1.0, 1)", "22003");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', 1.0, 3000000000)", "22003");
+        error("INSERT INTO payments VALUES (1, NULL, 'c', 'm', 1.0, 1)", "23502");
+        error("INSERT INTO payments VALUES (NULL, " + ts + ", 'c', 'm', 1.0, 1)", "23502");
+        error("INSERT INTO payments VALUES (1, " + ts + ", NULL, 'm', 1.0, 1)", "23502");
+        error("INSERT INTO payments (id, ts, card_id) VALUES (1, " + ts + ", 'c')", "23502");
+        error("INSERT INTO payments VALUES (1, TIMESTAMP '2026-06-01 00:01:01', 'c', 'm', 1.0, 1)", "22008");
+        compile("INSERT INTO payments VALUES (1, TIMESTAMP '2026-06-01 00:01:00', 'c', 'm', 1.0, 1)");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', 1.0 + 1, 1)", "0A000");
+        error("INSERT INTO payments SELECT * FROM payments", "0A000");
+    }
+
+    @Test
+    void otherStatements() {
+        assertEquals(new SetStatement("extra_float_digits", "3"), compile("SET extra_float_digits = 3"));
+        error("SELECT 1", "0A000");
+    }
+}
