@@ -11,6 +11,8 @@ import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +39,7 @@ public final class ClusterNode implements AutoCloseable {
     private final EventPublisher publisher;
     private final CatalogLog catalog;
     private final List<ProcessorUnit> units = new ArrayList<>();
+    private final ReservoirIO reservoirIO = ReservoirIO.defaults();
     private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
@@ -49,7 +52,8 @@ public final class ClusterNode implements AutoCloseable {
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
         for (int i = 0; i < config.processorUnits(); i++) {
-            ProcessorUnit unit = new ProcessorUnit("unit-" + i, config.bootstrapServers());
+            ProcessorUnit unit = new ProcessorUnit("unit-" + i, config.bootstrapServers(),
+                    new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
             unit.start();
             units.add(unit);
         }
@@ -115,7 +119,7 @@ public final class ClusterNode implements AutoCloseable {
                 ProcessorUnit unit = units.get(Math.floorMod(id.hashCode(), units.size()));
                 taskUnits.put(id, unit);
                 started.add(unit.submit(u -> {
-                    TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed);
+                    TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
                     u.addTask(new TaskProcessor(id, plan, producer));
                 }));
             }
@@ -146,6 +150,7 @@ public final class ClusterNode implements AutoCloseable {
         for (ProcessorUnit unit : units) {
             unit.close();
         }
+        reservoirIO.close();
         router.close();
         producer.close(java.time.Duration.ofSeconds(5));
         admin.close();

@@ -2,6 +2,7 @@ package io.coilgun.cluster.unit;
 
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.storage.reservoir.ChunkCache;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -34,10 +35,16 @@ public final class ProcessorUnit implements AutoCloseable {
     private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final ChunkCache chunkCache;
     private volatile boolean running = true;
 
-    public ProcessorUnit(String name, String bootstrapServers) {
+    /**
+     * @param chunkCache the decoded-chunk cache of this unit's reservoirs: one per unit, so no lock is shared
+     *     between units
+     */
+    public ProcessorUnit(String name, String bootstrapServers, ChunkCache chunkCache) {
         this.name = name;
+        this.chunkCache = chunkCache;
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrapServers);
         p.put("enable.auto.commit", "false");
@@ -74,6 +81,11 @@ public final class ProcessorUnit implements AutoCloseable {
         tasks.put(tp, task);
         consumer.assign(new HashSet<>(tasks.keySet()));
         consumer.seek(tp, task.nextOffset());
+    }
+
+    /** On the unit's thread: the chunk cache shared by this unit's reservoirs. */
+    public ChunkCache chunkCache() {
+        return chunkCache;
     }
 
     /** On the unit's thread: the task processors this unit runs. */

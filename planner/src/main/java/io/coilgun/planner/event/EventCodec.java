@@ -31,6 +31,11 @@ public final class EventCodec {
         this.schemaVersion = 1;
     }
 
+    /** The schema version written into events (1 until ALTER STREAM exists). */
+    public int schemaVersion() {
+        return schemaVersion;
+    }
+
     public int columnCount() {
         return types.length;
     }
@@ -79,7 +84,12 @@ public final class EventCodec {
 
     /** Decodes into {@code into} (length = column count) and returns the assigned id. */
     public long decode(byte[] bytes, Object[] into) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        return decode(bytes, 0, bytes.length, into);
+    }
+
+    /** Decodes the event in {@code bytes[off .. off + len)}; see {@link #decode(byte[], Object[])}. */
+    public long decode(byte[] bytes, int off, int length, Object[] into) {
+        ByteBuffer buf = ByteBuffer.wrap(bytes, off, length);
         byte version = buf.get();
         if (version != FORMAT_VERSION) {
             throw new IllegalStateException("unknown event format version " + version);

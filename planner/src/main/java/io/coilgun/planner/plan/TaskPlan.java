@@ -7,7 +7,10 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
 import io.coilgun.planner.window.MetricOperator;
 import io.coilgun.planner.window.SlidingWindowMetric;
-import io.coilgun.storage.reservoir.EventReservoir;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.Reservoir;
+import io.coilgun.storage.reservoir.ReservoirConfig;
+import io.coilgun.storage.reservoir.ReservoirIO;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -19,53 +22,54 @@ import java.util.List;
  * Everything one task (a partition of a partitioner topic) computes, without Kafka: the task's event
  * reservoir, its state store and the operators of the metrics that run on it.
  *
- * <p>Per event ({@link #process}): judge lateness against the stream time S, advance S, append the event to
- * the reservoir, and let every metric operator report its values. {@link #checkpoint} makes the reservoir,
- * the state and the Kafka offset of the last applied event durable together, so a reopened plan resumes
- * exactly after that offset (the caller replays from {@link #nextOffset()}).
+ * <p>Per event ({@link #process}): judge lateness against the stream time S, append the event to the reservoir
+ * (its seq is its Kafka offset), let every metric operator take it, move the reservoir's shared iterators to their
+ * horizons (expiring events leave the windows), and let every operator report its values.
+ * {@link #checkpoint} makes the state, the reservoir's position and the Kafka offset of the last applied record
+ * durable together, so a reopened plan resumes exactly after that offset ({@link #nextOffset()}).
  *
  * <p>Single-threaded: a processor unit's thread owns it. The metric list may change between events
  * ({@link #addMetric}); a new metric starts empty at the current stream time.
  */
 public final class TaskPlan implements AutoCloseable {
-    /** The stream time of a task that has accepted nothing yet; far from overflow when windows are subtracted. */
-    public static final long NO_TIME = Long.MIN_VALUE / 4;
+    /** The stream time of a task that has accepted nothing yet. */
+    public static final long NO_TIME = Reservoir.NO_TIME;
 
     private static final byte[] META_OFFSET = "m\0offset".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] META_STREAM_TIME = "m\0streamTime".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] META_SEQ = "m\0seq".getBytes(StandardCharsets.UTF_8);
 
     private final StreamDef stream;
     private final EventCodec codec;
     private final StateStore store;
-    private final EventReservoir reservoir;
+    private final Reservoir reservoir;
     private final List<MetricOperator> operators = new ArrayList<>();
     private final Object[] values;
-    private long streamTime;
-    private long nextSeq;
     private long lastOffset;
 
-    private TaskPlan(StreamDef stream, StateStore store, EventReservoir reservoir, long streamTime, long nextSeq,
-            long lastOffset) {
+    private TaskPlan(StreamDef stream, StateStore store, Reservoir reservoir, long lastOffset) {
         this.stream = stream;
         this.codec = new EventCodec(stream);
         this.store = store;
         this.reservoir = reservoir;
         this.values = new Object[codec.columnCount()];
-        this.streamTime = streamTime;
-        this.nextSeq = nextSeq;
         this.lastOffset = lastOffset;
     }
 
-    /** Opens the task's data under {@code dir} ({@code state/} for RocksDB, {@code reservoir/}), recovering to its checkpoint. */
-    public static TaskPlan open(Path dir, StreamDef stream, List<MetricDef> metrics) {
+    /**
+     * Opens the task's data under {@code dir} ({@code state/} for RocksDB, {@code reservoir/}), recovering to its
+     * checkpoint.
+     *
+     * @param io the node's reservoir I/O threads
+     * @param cache the chunk cache of the processor thread that will run the task
+     */
+    public static TaskPlan open(Path dir, StreamDef stream, List<MetricDef> metrics, ReservoirIO io,
+            ChunkCache cache) {
         StateStore store = StateStore.open(dir.resolve("state"));
         try {
-            long reservoirSize = readLong(store, META_RESERVOIR, 0);
-            EventReservoir reservoir = EventReservoir.open(dir.resolve("reservoir"), reservoirSize);
-            TaskPlan plan = new TaskPlan(stream, store, reservoir, readLong(store, META_STREAM_TIME, NO_TIME),
-                    readLong(store, META_SEQ, 0), readLong(store, META_OFFSET, -1));
+            Reservoir reservoir = Reservoir.open(dir.resolve("reservoir"), ReservoirConfig.of(stream.latenessMicros()),
+                    io, cache, store.get(META_RESERVOIR));
+            byte[] offset = store.get(META_OFFSET);
+            TaskPlan plan = new TaskPlan(stream, store, reservoir, offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
             for (MetricDef m : metrics) {
                 plan.addMetric(m);
             }
@@ -76,20 +80,19 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
-    private static long readLong(StateStore store, byte[] key, long absent) {
-        byte[] v = store.get(key);
-        return v == null ? absent : ByteBuffer.wrap(v).getLong();
-    }
-
     public StreamDef stream() {
         return stream;
+    }
+
+    public Reservoir reservoir() {
+        return reservoir;
     }
 
     public void addMetric(MetricDef metric) {
         if (metric.window().kind() != WindowSpec.Kind.SLIDING || metric.window().delayMicros() != 0) {
             throw new IllegalArgumentException("window " + metric.window() + " is not supported yet");
         }
-        operators.add(new SlidingWindowMetric(metric, stream, store, reservoir, streamTime));
+        operators.add(new SlidingWindowMetric(metric, stream, store, reservoir, nextOffset()));
     }
 
     public List<MetricDef> metrics() {
@@ -111,7 +114,7 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     public long streamTime() {
-        return streamTime;
+        return reservoir.streamTime();
     }
 
     /**
@@ -130,21 +133,26 @@ public final class TaskPlan implements AutoCloseable {
             return Outcome.NULL_TIME; // the front end refuses these; a raw producer may not
         }
         long eventTime = (Long) t;
+        long streamTime = reservoir.streamTime();
         if (eventTime < streamTime - stream.latenessMicros()) {
             if (stream.latePolicy() == LatePolicy.CLAMP) {
                 eventTime = streamTime - stream.latenessMicros();
+                long assignedId = codec.decode(payload, new Object[values.length]);
                 values[stream.eventTimeIndex()] = eventTime;
-                payload = codec.encode(values, codec.decode(payload, new Object[values.length]));
+                payload = codec.encode(values, assignedId);
             } else {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
-        streamTime = Math.max(streamTime, eventTime);
-        long seq = nextSeq++;
-        reservoir.append(seq, eventTime, streamTime, offset, payload);
-        int at = 0;
+        reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
         for (MetricOperator op : operators) {
-            op.onEvent(values, eventTime, seq, streamTime, results, at);
+            op.accept(values, eventTime, offset);
+        }
+        reservoir.advance();
+        int at = 0;
+        long now = reservoir.streamTime();
+        for (MetricOperator op : operators) {
+            op.report(now, results, at);
             at += op.def().aggregations().size();
         }
         return Outcome.APPLIED;
@@ -155,26 +163,33 @@ public final class TaskPlan implements AutoCloseable {
         lastOffset = offset;
     }
 
-    /** Makes everything applied so far durable, together with the offset of the last applied record. */
+    /**
+     * Makes everything applied so far durable, together with the offset of the last applied record, and lets
+     * retention drop reservoir segments that no window reaches any more.
+     */
     public void checkpoint() {
-        reservoir.flush();
         for (MetricOperator op : operators) {
             op.checkpoint();
         }
-        store.put(META_RESERVOIR, longBytes(reservoir.size()));
-        store.put(META_STREAM_TIME, longBytes(streamTime));
-        store.put(META_SEQ, longBytes(nextSeq));
-        store.put(META_OFFSET, longBytes(lastOffset));
+        store.put(META_RESERVOIR, reservoir.checkpoint());
+        store.put(META_OFFSET, ByteBuffer.allocate(8).putLong(lastOffset).array());
         store.commit();
-    }
-
-    private static byte[] longBytes(long v) {
-        return ByteBuffer.allocate(8).putLong(v).array();
+        reservoir.committed();
+        if (!operators.isEmpty()) {
+            long reach = 0;
+            for (MetricOperator op : operators) {
+                reach = Math.max(reach, op.reach());
+            }
+            reservoir.retainFrom(reservoir.streamTime() - reach);
+        }
     }
 
     @Override
     public void close() {
         try {
+            for (MetricOperator op : operators) {
+                op.close();
+            }
             reservoir.close();
         } finally {
             store.close();

@@ -3,9 +3,11 @@ package io.coilgun.planner.window;
 import io.coilgun.planner.agg.Aggregator;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
-import io.coilgun.storage.reservoir.EventReservoir;
+import io.coilgun.storage.reservoir.Reservoir;
+import io.coilgun.storage.reservoir.Subscription;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,19 +17,20 @@ import java.util.Arrays;
  * A metric over {@code SLIDING w}: for event e of group g with clock T (the largest event time of g), the
  * aggregate over g's events with {@code T - w < t <= T} (SPEC.md).
  *
- * <p>How it stays exact with memory bounded by lateness, not window length. Let S be the task's stream time
- * and L the stream's lateness.
+ * <p>How it stays exact with memory bounded by lateness, not window length. Let S be the task's stream time and L
+ * the stream's lateness.
  * <ul>
  *   <li>The group state (RocksDB, key {@code g<metric>\0<group>}) holds the clock T and the aggregate of g's
- *       events not yet passed by the <em>main tail</em>, which runs at horizon {@code S - w}.</li>
+ *       events not yet passed by the <em>main tail</em>, the reservoir iterator at lag {@code w} (horizon
+ *       {@code S - w}).</li>
  *   <li>The main tail removes each event it passes from its group's state and records it in the group's
- *       <em>zone</em> (key {@code z<metric>\0<group><t><seq>}); the <em>zone tail</em>, at {@code S - w - L},
+ *       <em>zone</em> (key {@code z<metric>\0<group><t><seq>}); the <em>zone tail</em>, at lag {@code w + L},
  *       deletes it from the zone again. So the zone holds g's events with {@code S - w - L < t <= S - w}.</li>
  *   <li>An accepted event has {@code t >= S - L}, so its group's clock T is at least {@code S - L}: g's window
  *       {@code (T - w, T]} is the group state plus the zone events with {@code t > T - w}. When T = S (the usual,
  *       in-order case) no zone event qualifies and nothing is read.</li>
  * </ul>
- * Both tails read the reservoir from disk; the only in-memory parts are the tails' small reorder queues.
+ * Both tails are shared reservoir iterators: metrics with the same window size read the reservoir once.
  */
 public final class SlidingWindowMetric implements MetricOperator {
     private static final byte TAG_NULL = 0;
@@ -47,19 +50,22 @@ public final class SlidingWindowMetric implements MetricOperator {
     private final int stateBytes;
     private final byte[] statePrefix;
     private final byte[] zonePrefix;
-    private final byte[] mainTailKey;
-    private final byte[] zoneTailKey;
-    private final ReservoirTail mainTail;
-    private final ReservoirTail zoneTail;
+    private final byte[] minSeqKey;
+    private final long minSeq;
+    private final Subscription mainTail;
+    private final Subscription zoneTail;
     private final Object[] scratch;
-    private final ReservoirTail.PassedEventHandler expire = this::expire;
-    private final ReservoirTail.PassedEventHandler forget = this::forget;
+    /** The group, state key and clock of the event last accepted, for {@link #report}. */
+    private byte[] lastGroup;
+    private byte[] lastStateKey;
+    private long lastClock;
 
     /**
-     * @param streamTime the task's stream time now: a metric created on a live stream starts empty here
+     * @param nextSeq the seq (Kafka offset) of the task's next event: a metric created on a live stream starts
+     *     empty there, and its tails ignore the events before it
      */
-    public SlidingWindowMetric(MetricDef def, StreamDef stream, StateStore store, EventReservoir reservoir,
-            long streamTime) {
+    public SlidingWindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir,
+            long nextSeq) {
         this.def = def;
         this.store = store;
         this.codec = new EventCodec(stream);
@@ -74,26 +80,19 @@ public final class SlidingWindowMetric implements MetricOperator {
             var agg = def.aggregations().get(i);
             argumentColumns[i] = agg.argument();
             aggregators[i] = Aggregator.of(agg,
-                    agg.argument() < 0 ? io.coilgun.planner.model.ColumnType.BIGINT
-                            : stream.column(agg.argument()).type());
+                    agg.argument() < 0 ? ColumnType.BIGINT : stream.column(agg.argument()).type());
             slots[i] = at;
             at += aggregators[i].stateBytes();
         }
         this.stateBytes = at;
         this.statePrefix = prefix('g', def.name());
         this.zonePrefix = prefix('z', def.name());
-        this.mainTailKey = prefix('t', def.name() + "\0main");
-        this.zoneTailKey = prefix('t', def.name() + "\0zone");
+        this.minSeqKey = prefix('t', def.name() + "\0minSeq");
         this.scratch = new Object[codec.columnCount()];
-        byte[] savedMain = store.get(mainTailKey);
-        byte[] savedZone = store.get(zoneTailKey);
-        if (savedMain != null && savedZone != null) {
-            this.mainTail = ReservoirTail.restore(reservoir, lateness, savedMain);
-            this.zoneTail = ReservoirTail.restore(reservoir, lateness, savedZone);
-        } else {
-            this.mainTail = ReservoirTail.atEnd(reservoir, lateness, streamTime - size);
-            this.zoneTail = ReservoirTail.atEnd(reservoir, lateness, streamTime - size - lateness);
-        }
+        byte[] saved = store.get(minSeqKey);
+        this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
+        this.mainTail = reservoir.iterator(size).subscribe(minSeq, this::expire);
+        this.zoneTail = reservoir.iterator(size + lateness).subscribe(minSeq, this::forget);
     }
 
     private static byte[] prefix(char kind, String name) {
@@ -110,23 +109,28 @@ public final class SlidingWindowMetric implements MetricOperator {
     }
 
     @Override
-    public void onEvent(Object[] values, long eventTime, long seq, long streamTime, Object[] out, int at) {
-        byte[] group = GroupKeys.encode(values, groupColumns);
-        byte[] stateKey = concat(statePrefix, group);
-        ByteBuffer state = load(stateKey);
-        long clock = Math.max(state.getLong(0), eventTime);
-        state.putLong(0, clock);
+    public long reach() {
+        return size + lateness;
+    }
+
+    @Override
+    public void accept(Object[] values, long eventTime, long seq) {
+        lastGroup = GroupKeys.encode(values, groupColumns);
+        lastStateKey = concat(statePrefix, lastGroup);
+        ByteBuffer state = load(lastStateKey);
+        lastClock = Math.max(state.getLong(0), eventTime);
+        state.putLong(0, lastClock);
         for (int i = 0; i < aggregators.length; i++) {
             aggregators[i].add(state, slots[i], argument(values, i));
         }
-        store.put(stateKey, state.array());
+        store.put(lastStateKey, state.array());
+    }
 
-        mainTail.advance(streamTime - size, expire);
-        zoneTail.advance(streamTime - size - lateness, forget);
-
-        state = load(stateKey);
-        if (clock < streamTime) {
-            addZone(group, clock - size, state);
+    @Override
+    public void report(long streamTime, Object[] out, int at) {
+        ByteBuffer state = load(lastStateKey);
+        if (lastClock < streamTime) {
+            addZone(lastGroup, lastClock - size, state);
         }
         for (int i = 0; i < aggregators.length; i++) {
             out[at + i] = aggregators[i].result(state, slots[i]);
@@ -134,8 +138,8 @@ public final class SlidingWindowMetric implements MetricOperator {
     }
 
     /** The main tail passed an event: it leaves the group state and enters the group's zone. */
-    private void expire(long seq, long eventTime, byte[] payload) {
-        codec.decode(payload, scratch);
+    private void expire(long seq, long eventTime, int schema, byte[] data, int off, int len) {
+        codec.decode(data, off, len, scratch);
         byte[] group = GroupKeys.encode(scratch, groupColumns);
         byte[] stateKey = concat(statePrefix, group);
         ByteBuffer state = load(stateKey);
@@ -147,8 +151,8 @@ public final class SlidingWindowMetric implements MetricOperator {
     }
 
     /** The zone tail passed an event: no group clock can reach back to it any more. */
-    private void forget(long seq, long eventTime, byte[] payload) {
-        codec.decode(payload, scratch);
+    private void forget(long seq, long eventTime, int schema, byte[] data, int off, int len) {
+        codec.decode(data, off, len, scratch);
         store.delete(zoneKey(GroupKeys.encode(scratch, groupColumns), eventTime, seq));
     }
 
@@ -223,7 +227,12 @@ public final class SlidingWindowMetric implements MetricOperator {
 
     @Override
     public void checkpoint() {
-        store.put(mainTailKey, mainTail.save());
-        store.put(zoneTailKey, zoneTail.save());
+        store.put(minSeqKey, ByteBuffer.allocate(8).putLong(minSeq).array());
+    }
+
+    @Override
+    public void close() {
+        mainTail.cancel();
+        zoneTail.cancel();
     }
 }

@@ -13,6 +13,8 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +56,14 @@ class TaskPlanOracleTest {
         }
     }
 
+    /** Small chunks, so that windows read sealed chunks back from disk. */
+    static final ReservoirIO IO = ReservoirIO.defaults();
+
+    @org.junit.jupiter.api.AfterAll
+    static void closeIo() {
+        IO.close();
+    }
+
     void run(Path dir, long seed, int events, long window) {
         Random rnd = new Random(seed);
         System.out.println("TaskPlanOracleTest seed=" + seed + " window=" + Durations.format(window));
@@ -62,7 +72,7 @@ class TaskPlanOracleTest {
         List<Ev> accepted = new ArrayList<>();
         long streamTime = Long.MIN_VALUE;
         long clock = 1_700_000_000_000_000L;
-        TaskPlan plan = TaskPlan.open(dir, STREAM, metrics);
+        TaskPlan plan = TaskPlan.open(dir, STREAM, metrics, IO, new ChunkCache(8, 1 << 20));
         Object[] decoded = new Object[5];
         Object[] results = new Object[5];
         try {
@@ -88,7 +98,7 @@ class TaskPlanOracleTest {
                 if (rnd.nextInt(500) == 0) {
                     plan.checkpoint();
                     plan.close();
-                    plan = TaskPlan.open(dir, STREAM, metrics);
+                    plan = TaskPlan.open(dir, STREAM, metrics, IO, new ChunkCache(8, 1 << 20));
                     assertEquals(i + 1, plan.nextOffset());
                 }
             }
