@@ -1,6 +1,8 @@
 package io.coilgun.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -82,6 +84,23 @@ class BadInputIT {
                 assertTrue(rs.next());
                 assertEquals(13.0, rs.getDouble("card_5m_total"), 0.0);
                 assertEquals(3, rs.getLong("card_5m_n"));
+            }
+            // a duplicate event id is not counted again; the reply says so with a NOTICE
+            s.clearWarnings();
+            try (ResultSet rs = s.executeQuery("INSERT INTO payments VALUES (10, TIMESTAMP '2026-01-01 10:01:01', "
+                    + "'c1', 'm1', 2.0) RETURNING *")) {
+                assertTrue(rs.next());
+                assertEquals(10, rs.getLong("id"));
+                assertNull(rs.getObject("card_5m_total"));
+                java.sql.SQLWarning w = s.getWarnings();
+                assertNotNull(w, "a NOTICE for the duplicate");
+                assertTrue(w.getMessage().contains("event 10 is a duplicate"), w.getMessage());
+            }
+            try (ResultSet rs = s.executeQuery("INSERT INTO payments VALUES (11, TIMESTAMP '2026-01-01 10:01:02', "
+                    + "'c1', 'm1', 1.0) RETURNING *")) {
+                assertTrue(rs.next());
+                assertEquals(14.0, rs.getDouble("card_5m_total"), 0.0);
+                assertEquals(4, rs.getLong("card_5m_n"));
             }
         }
     }

@@ -69,6 +69,10 @@ public final class TaskProcessor implements AutoCloseable {
             status = switch (outcome) {
                 case APPLIED -> ReplyStatus.APPLIED;
                 case DROPPED -> ReplyStatus.DROPPED;
+                case DUPLICATE -> {
+                    message = "duplicate event id: already counted";
+                    yield ReplyStatus.DUPLICATE;
+                }
                 case LATE -> {
                     message = "event time is older than the stream time minus the stream's lateness "
                             + "(task " + id + ")";

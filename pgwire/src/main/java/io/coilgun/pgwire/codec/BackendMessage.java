@@ -181,20 +181,38 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeField(out, 'S', severity);
-            writeField(out, 'V', severity);
-            writeField(out, 'C', sqlState);
-            writeField(out, 'M', message == null ? "" : message);
-            if (position > 0) {
-                writeField(out, 'P', Integer.toString(position));
-            }
-            out.writeByte(0);
+            writeNoticeFields(out, severity, sqlState, message, position);
+        }
+    }
+
+    /** NoticeResponse ('N'): the fields of an ErrorResponse, severity NOTICE; the statement goes on. */
+    record NoticeResponse(String sqlState, String message) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'N';
         }
 
-        private static void writeField(ByteBuf out, char code, String value) {
-            out.writeByte(code);
-            writeCString(out, value);
+        @Override
+        public void writeBody(ByteBuf out) {
+            writeNoticeFields(out, "NOTICE", sqlState, message, 0);
         }
+    }
+
+    /** The fields shared by ErrorResponse and NoticeResponse, then the terminating NUL. */
+    private static void writeNoticeFields(ByteBuf out, String severity, String sqlState, String message, int position) {
+        writeField(out, 'S', severity);
+        writeField(out, 'V', severity);
+        writeField(out, 'C', sqlState);
+        writeField(out, 'M', message == null ? "" : message);
+        if (position > 0) {
+            writeField(out, 'P', Integer.toString(position));
+        }
+        out.writeByte(0);
+    }
+
+    private static void writeField(ByteBuf out, char code, String value) {
+        out.writeByte(code);
+        writeCString(out, value);
     }
 
     /** Writes a UTF-8 string and its NUL terminator (NULs inside the string are dropped: they would end it). */

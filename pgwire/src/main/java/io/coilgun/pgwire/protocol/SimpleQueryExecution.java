@@ -1,6 +1,7 @@
 package io.coilgun.pgwire.protocol;
 
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
+import io.coilgun.pgwire.codec.BackendMessage.NoticeResponse;
 import io.coilgun.pgwire.codec.BackendMessage.DataRow;
 import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
 import io.coilgun.pgwire.codec.BackendMessage.ErrorResponse;
@@ -119,6 +120,11 @@ final class SimpleQueryExecution {
         List<Object[]> rows = result.rows() == null ? List.of() : result.rows();
         if (columns.isEmpty() && !rows.isEmpty()) {
             throw new IllegalStateException("result has rows but no columns");
+        }
+        if (result.notices() != null) {
+            for (String notice : result.notices()) {
+                ctx.write(new NoticeResponse("00000", notice));
+            }
         }
         if (!columns.isEmpty()) {
             ctx.write(new RowDescription(columns));

@@ -11,8 +11,13 @@ import java.util.List;
  *     {@link String}, {@link java.time.LocalDateTime}, {@link java.time.OffsetDateTime},
  *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}
  * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
+ * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows
  */
-public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag) {
+public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices) {
+    public QueryResult(List<Column> columns, List<Object[]> rows, String commandTag) {
+        this(columns, rows, commandTag, List.of());
+    }
+
     public static QueryResult command(String tag) {
         return new QueryResult(List.of(), List.of(), tag);
     }

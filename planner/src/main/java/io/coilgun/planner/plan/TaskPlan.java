@@ -44,6 +44,7 @@ public final class TaskPlan implements AutoCloseable {
     private final Reservoir reservoir;
     private final List<MetricOperator> operators = new ArrayList<>();
     private final Object[] values;
+    private final DuplicateFilter duplicates;
     private long lastOffset;
 
     private TaskPlan(StreamDef stream, StateStore store, Reservoir reservoir, long lastOffset) {
@@ -53,6 +54,16 @@ public final class TaskPlan implements AutoCloseable {
         this.reservoir = reservoir;
         this.values = new Object[codec.columnCount()];
         this.lastOffset = lastOffset;
+        this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateFilter(stream.latenessMicros());
+        if (duplicates != null && reservoir.streamTime() != NO_TIME) {
+            // refill the dedup horizon from the reservoir's own events
+            long now = reservoir.streamTime();
+            Object[] scratch = new Object[values.length];
+            reservoir.scan(now - stream.latenessMicros() - 1, now, (seq, time, schema, data, off, len) -> {
+                codec.decode(data, off, len, scratch);
+                duplicates.accepted(scratch[stream.eventIdIndex()], time, now);
+            });
+        }
     }
 
     /**
@@ -144,7 +155,16 @@ public final class TaskPlan implements AutoCloseable {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
+        if (duplicates != null) {
+            Object id = values[stream.eventIdIndex()];
+            if (id != null && duplicates.seen(id)) {
+                return Outcome.DUPLICATE;
+            }
+        }
         reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
+        if (duplicates != null && values[stream.eventIdIndex()] != null) {
+            duplicates.accepted(values[stream.eventIdIndex()], eventTime, reservoir.streamTime());
+        }
         for (MetricOperator op : operators) {
             op.accept(values, eventTime, offset);
         }
@@ -198,6 +218,8 @@ public final class TaskPlan implements AutoCloseable {
 
     /** What {@link #process} did with an event. */
     public enum Outcome {
-        APPLIED, LATE, DROPPED, NULL_TIME
+        APPLIED, LATE, DROPPED, NULL_TIME,
+        /** An event whose id was accepted within the dedup horizon ({@link DuplicateFilter}): not counted again. */
+        DUPLICATE
     }
 }

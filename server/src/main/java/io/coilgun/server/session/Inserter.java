@@ -46,8 +46,20 @@ public final class Inserter {
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
             List<MetricDef> metrics = catalog.metricsOf(stream.name());
             List<Object[]> rows = new ArrayList<>();
+            List<String> notices = new ArrayList<>();
+            int applied = 0;
             for (int i = 0; i < pending.size(); i++) {
                 List<Reply> replies = pending.get(i).join();
+                boolean duplicate = false;
+                for (Reply r : replies) {
+                    duplicate |= r.status() == ReplyStatus.DUPLICATE;
+                }
+                if (duplicate) {
+                    notices.add("event " + eventId(stream, ins.rows().get(i), assignedIds[i])
+                            + " is a duplicate (its id was already accepted): not counted again");
+                } else {
+                    applied++;
+                }
                 for (Reply r : replies) {
                     if (r.status() == ReplyStatus.LATE || r.status() == ReplyStatus.INVALID
                             || r.status() == ReplyStatus.FAILED) {
@@ -61,11 +73,16 @@ public final class Inserter {
                     rows.add(row(stream, metrics, ins.rows().get(i), assignedIds[i], replies));
                 }
             }
+            // As INSERT ... ON CONFLICT DO NOTHING: the tag counts the events applied; duplicates get a NOTICE.
             if (!ins.returning()) {
-                return QueryResult.command("INSERT 0 " + pending.size());
+                return new QueryResult(List.of(), List.of(), "INSERT 0 " + applied, notices);
             }
-            return new QueryResult(columns(stream, metrics), rows, "INSERT 0 " + pending.size());
+            return new QueryResult(columns(stream, metrics), rows, "INSERT 0 " + applied, notices);
         });
+    }
+
+    private static Object eventId(StreamDef stream, Object[] event, long assignedId) {
+        return stream.eventIdIndex() < 0 ? assignedId : event[stream.eventIdIndex()];
     }
 
     private static Object[] row(StreamDef stream, List<MetricDef> metrics, Object[] event, long assignedId,
