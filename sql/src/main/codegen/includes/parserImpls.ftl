@@ -94,6 +94,23 @@ void AddStreamColumn(List<SqlNode> list) :
     }
 }
 
+/**
+ * Parses {@code ALTER STREAM name ADD [COLUMN] column type [NULL]}: a new schema version of the stream.
+ */
+SqlNode SqlAlterStream() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    final List<SqlNode> columns = new ArrayList<SqlNode>();
+}
+{
+    <ALTER> { s = span(); } <STREAM> name = SimpleIdentifier()
+    <ADD> [ <COLUMN> ] AddStreamColumn(columns)
+    {
+        return new SqlAlterStream(s.end(this), name, (SqlStreamColumn) columns.get(0));
+    }
+}
+
 /** Parses {@code WITH (key = literal, ...)}. */
 SqlNodeList OptionList() :
 {

@@ -127,6 +127,22 @@ public final class ClusterNode implements AutoCloseable {
         CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
     }
 
+    /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
+    public void alterStream(StreamDef stream) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (String field : stream.partitionBy()) {
+            String topic = Topics.partitioner(stream.name(), field);
+            for (int p = 0; p < stream.partitions(); p++) {
+                TaskId id = new TaskId(topic, p);
+                ProcessorUnit unit = taskUnits.get(id);
+                if (unit != null) {
+                    done.add(unit.submit(u -> u.task(id).alterStream(stream)));
+                }
+            }
+        }
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+    }
+
     /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
     public void deployMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());

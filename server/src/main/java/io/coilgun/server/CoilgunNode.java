@@ -15,6 +15,7 @@ import io.coilgun.server.config.StartupException;
 import io.coilgun.server.embedded.EmbeddedKafka;
 import io.coilgun.server.session.CoilgunSession;
 import io.coilgun.server.session.Inserter;
+import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
@@ -170,6 +171,8 @@ public final class CoilgunNode implements AutoCloseable {
                 CompiledStatement st = compiler.compile(entry.ddl(), parsed.node(), parsed.text());
                 if (st instanceof CreateStreamStatement cs) {
                     catalog.addStream(cs.stream());
+                } else if (st instanceof AlterStreamStatement as) {
+                    catalog.addStream(as.stream());
                 } else if (st instanceof CreateMetricStatement cm) {
                     catalog.addMetric(cm.metric());
                 }
@@ -233,6 +236,25 @@ public final class CoilgunNode implements AutoCloseable {
             cluster.catalog().append("stream:" + s.name(), s.ddl());
             catalog.addStream(s);
             cluster.deployStream(s, java.util.List.of());
+        }, ddl);
+    }
+
+    /**
+     * ALTER STREAM ... ADD COLUMN: the catalog record (key {@code stream:<name>:v<version>}, after the CREATE), then
+     * every task of the stream decodes with the new schema from its next event on.
+     */
+    public CompletableFuture<Void> alterStream(AlterStreamStatement as) {
+        return CompletableFuture.runAsync(() -> {
+            StreamDef altered = as.stream();
+            StreamDef current = catalog.stream(altered.name()).orElseThrow(() -> new CoilgunException(
+                    SqlState.UNDEFINED_TABLE, "stream \"" + altered.name() + "\" does not exist"));
+            if (current.schemaVersion() != altered.schemaVersion() - 1) {
+                throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + altered.name()
+                        + "\" was altered concurrently; run the statement again");
+            }
+            cluster.catalog().append("stream:" + altered.name() + ":v" + altered.schemaVersion(), as.ddl());
+            catalog.addStream(altered);
+            cluster.alterStream(altered);
         }, ddl);
     }
 

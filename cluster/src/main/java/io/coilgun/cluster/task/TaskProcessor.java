@@ -51,6 +51,12 @@ public final class TaskProcessor implements AutoCloseable {
         return plan.nextOffset();
     }
 
+    /** Takes the stream's new schema version between two events. */
+    public void alterStream(io.coilgun.planner.model.StreamDef stream) {
+        plan.alterStream(stream);
+        decoded = new Object[stream.columns().size()];
+    }
+
     /** Adds a metric between two events; it starts empty at the current stream time. */
     public void addMetric(MetricDef metric) {
         plan.addMetric(metric);

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * byte   format version (1)
- * int    schema version of the stream (1 until ALTER STREAM exists)
+ * int    schema version of the stream when the event was written: it has that version's columns
  * long   assigned event id (used when the stream has no event_id column, else 0)
  * bytes  null bitmap, one bit per column, ceil(n / 8) bytes
  * values in column order, absent when null:
@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
  *        VARCHAR int length + UTF-8 bytes
  * </pre>
  * All integers big-endian. Values are {@link io.coilgun.planner.model.ColumnType#javaClass()} objects.
+ * An event written at an older schema version decodes with NULL for the columns added since.
  */
 public final class EventCodec {
     public static final byte FORMAT_VERSION = 1;
@@ -25,13 +26,18 @@ public final class EventCodec {
 
     private final ColumnType[] types;
     private final int schemaVersion;
+    private final int[] widths;
 
     public EventCodec(StreamDef stream) {
         this.types = stream.columns().stream().map(c -> c.type()).toArray(ColumnType[]::new);
-        this.schemaVersion = 1;
+        this.schemaVersion = stream.schemaVersion();
+        this.widths = new int[schemaVersion + 1];
+        for (int v = 1; v <= schemaVersion; v++) {
+            widths[v] = stream.schemaWidth(v);
+        }
     }
 
-    /** The schema version written into events (1 until ALTER STREAM exists). */
+    /** The schema version written into events: the stream's current one. */
     public int schemaVersion() {
         return schemaVersion;
     }
@@ -90,16 +96,23 @@ public final class EventCodec {
     /** Decodes the event in {@code bytes[off .. off + len)}; see {@link #decode(byte[], Object[])}. */
     public long decode(byte[] bytes, int off, int length, Object[] into) {
         ByteBuffer buf = ByteBuffer.wrap(bytes, off, length);
-        byte version = buf.get();
-        if (version != FORMAT_VERSION) {
-            throw new IllegalStateException("unknown event format version " + version);
+        byte format = buf.get();
+        if (format != FORMAT_VERSION) {
+            throw new IllegalStateException("unknown event format version " + format);
         }
-        buf.getInt(); // schema version: one schema until ALTER STREAM exists
+        int version = buf.getInt();
+        if (version < 1 || version > schemaVersion) {
+            throw new IllegalStateException("event of schema version " + version + ", newest known " + schemaVersion);
+        }
+        int width = widths[version];
         long assignedId = buf.getLong();
-        int bitmap = (types.length + 7) / 8;
+        int bitmap = (width + 7) / 8;
         int nullsAt = buf.position();
         buf.position(nullsAt + bitmap);
-        for (int i = 0; i < types.length; i++) {
+        for (int i = width; i < types.length; i++) {
+            into[i] = null; // added after this event was written
+        }
+        for (int i = 0; i < width; i++) {
             if ((bytes[nullsAt + (i >> 3)] & (1 << (i & 7))) != 0) {
                 into[i] = null;
                 continue;

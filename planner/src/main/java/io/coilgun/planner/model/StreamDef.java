@@ -10,6 +10,8 @@ import java.util.OptionalInt;
  *
  * @param eventIdIndex the event id column, or -1 when ids are assigned on ingest
  * @param ddl the CREATE STREAM text it was made from (what the durable catalog stores)
+ * @param schemaWidths the number of columns of each schema version, oldest first: ALTER STREAM ... ADD COLUMN
+ *     appends a column and a version, so version {@code v} has the first {@code schemaWidths.get(v - 1)} columns
  */
 public record StreamDef(
         String name,
@@ -20,7 +22,8 @@ public record StreamDef(
         int partitions,
         long latenessMicros,
         LatePolicy latePolicy,
-        String ddl) {
+        String ddl,
+        List<Integer> schemaWidths) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final int DEFAULT_PARTITIONS = 4;
@@ -28,6 +31,37 @@ public record StreamDef(
     public StreamDef {
         columns = List.copyOf(columns);
         partitionBy = List.copyOf(partitionBy);
+        schemaWidths = List.copyOf(schemaWidths);
+        if (schemaWidths.isEmpty() || schemaWidths.get(schemaWidths.size() - 1) != columns.size()) {
+            throw new IllegalArgumentException("the newest schema version must have every column");
+        }
+    }
+
+    /** A stream at its first schema version. */
+    public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
+            List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl) {
+        this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
+                List.of(columns.size()));
+    }
+
+    /** The current schema version (1 for a stream never altered). */
+    public int schemaVersion() {
+        return schemaWidths.size();
+    }
+
+    /** Columns of schema version {@code version}: the first ones of {@link #columns()}. */
+    public int schemaWidth(int version) {
+        return schemaWidths.get(version - 1);
+    }
+
+    /** The next schema version: {@code column} added at the end. */
+    public StreamDef withColumn(StreamColumn column) {
+        List<StreamColumn> cols = new java.util.ArrayList<>(columns);
+        cols.add(column);
+        List<Integer> widths = new java.util.ArrayList<>(schemaWidths);
+        widths.add(cols.size());
+        return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
+                latePolicy, ddl, widths);
     }
 
     public OptionalInt columnIndex(String column) {

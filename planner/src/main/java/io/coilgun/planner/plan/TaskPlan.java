@@ -38,12 +38,12 @@ public final class TaskPlan implements AutoCloseable {
     private static final byte[] META_OFFSET = "m\0offset".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
 
-    private final StreamDef stream;
-    private final EventCodec codec;
+    private StreamDef stream;
+    private EventCodec codec;
     private final StateStore store;
     private final Reservoir reservoir;
     private final List<MetricOperator> operators = new ArrayList<>();
-    private final Object[] values;
+    private Object[] values;
     private final DuplicateFilter duplicates;
     private long lastOffset;
 
@@ -54,6 +54,7 @@ public final class TaskPlan implements AutoCloseable {
         this.reservoir = reservoir;
         this.values = new Object[codec.columnCount()];
         this.lastOffset = lastOffset;
+        registerSchemas(stream);
         this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateFilter(stream.latenessMicros());
         if (duplicates != null && reservoir.streamTime() != NO_TIME) {
             // refill the dedup horizon from the reservoir's own events
@@ -97,6 +98,35 @@ public final class TaskPlan implements AutoCloseable {
 
     public Reservoir reservoir() {
         return reservoir;
+    }
+
+    /** Records every schema version of the stream in the reservoir's schema registry (new ones only). */
+    private void registerSchemas(StreamDef s) {
+        for (int v = 1; v <= s.schemaVersion(); v++) {
+            StringBuilder columns = new StringBuilder();
+            for (int i = 0; i < s.schemaWidth(v); i++) {
+                columns.append(i == 0 ? "" : ", ").append(s.column(i).name()).append(' ')
+                        .append(s.column(i).type().sqlName());
+            }
+            reservoir.registerSchema(v, columns.toString());
+        }
+    }
+
+    /**
+     * The stream's next schema version (ALTER STREAM ... ADD COLUMN), between two events: events are decoded with
+     * it from now on, older ones read NULL for the new columns.
+     */
+    public void alterStream(StreamDef altered) {
+        if (altered.schemaVersion() <= stream.schemaVersion()) {
+            return;
+        }
+        stream = altered;
+        codec = new EventCodec(altered);
+        values = new Object[codec.columnCount()];
+        registerSchemas(altered);
+        for (MetricOperator op : operators) {
+            op.streamChanged(altered);
+        }
     }
 
     public void addMetric(MetricDef metric) {

@@ -18,6 +18,9 @@ public interface MetricOperator {
      */
     void report(long streamTime, Object[] out, int at);
 
+    /** The stream has a new schema version: decode events with it from now on. */
+    void streamChanged(io.coilgun.planner.model.StreamDef stream);
+
     /** How far behind the stream time this operator reads the reservoir: what retention must keep. */
     long reach();
 

@@ -40,7 +40,7 @@ public final class SlidingWindowMetric implements MetricOperator {
 
     private final MetricDef def;
     private final StateStore store;
-    private final EventCodec codec;
+    private EventCodec codec;
     private final long size;
     private final long lateness;
     private final int[] groupColumns;
@@ -54,7 +54,7 @@ public final class SlidingWindowMetric implements MetricOperator {
     private final long minSeq;
     private final Subscription mainTail;
     private final Subscription zoneTail;
-    private final Object[] scratch;
+    private Object[] scratch;
     /** The group, state key and clock of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
     private byte[] lastStateKey;
@@ -106,6 +106,12 @@ public final class SlidingWindowMetric implements MetricOperator {
     @Override
     public MetricDef def() {
         return def;
+    }
+
+    @Override
+    public void streamChanged(StreamDef stream) {
+        codec = new EventCodec(stream);
+        scratch = new Object[codec.columnCount()];
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.Statement;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.server.CoilgunNode;
+import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
@@ -51,6 +52,8 @@ public final class CoilgunSession implements Session {
         CompletableFuture<QueryResult> result;
         if (compiled instanceof CreateStreamStatement cs) {
             result = node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
+        } else if (compiled instanceof AlterStreamStatement as) {
+            result = node.alterStream(as).thenApply(v -> QueryResult.command("ALTER STREAM"));
         } else if (compiled instanceof CreateMetricStatement cm) {
             result = node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
         } else if (compiled instanceof InsertStatement ins) {

@@ -2,6 +2,7 @@ package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCreateMetric;
 import io.coilgun.sql.parser.SqlCreateStream;
 import io.coilgun.sql.parser.SqlInsertReturning;
@@ -33,6 +34,9 @@ public final class StatementCompiler {
         if (node instanceof SqlCreateStream cs) {
             return StreamCompiler.compile(sql, cs, text);
         }
+        if (node instanceof SqlAlterStream as) {
+            return StreamCompiler.alter(sql, as, catalog, text);
+        }
         if (node instanceof SqlCreateMetric cm) {
             return MetricCompiler.compile(sql, cm, catalog, text);
         }
@@ -46,6 +50,6 @@ public final class StatementCompiler {
             return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, CREATE METRIC, INSERT and SET)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, INSERT and SET)", node);
     }
 }

@@ -6,6 +6,8 @@ import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCreateStream;
 import io.coilgun.sql.parser.SqlOption;
 import io.coilgun.sql.parser.SqlStreamColumn;
@@ -115,6 +117,27 @@ final class StreamCompiler {
             throw sql.error(SqlState.INVALID_NAME, "invalid " + what + " name \"" + name + "\": it names a Kafka "
                     + "topic, so use letters, digits and underscores (at most " + MAX_NAME + " characters)", at);
         }
+    }
+
+    /**
+     * {@code ALTER STREAM name ADD COLUMN c type}: the next schema version. The new column is nullable (events
+     * written before read it as NULL) and goes at the end.
+     */
+    static AlterStreamStatement alter(SqlText sql, SqlAlterStream node, Catalog catalog, String ddl) {
+        String name = node.name().getSimple();
+        StreamDef stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
+                "stream \"" + name + "\" does not exist", node.name()));
+        SqlStreamColumn c = node.column();
+        String col = c.name().getSimple();
+        if (stream.columnIndex(col).isPresent()) {
+            throw sql.error(SqlState.DUPLICATE_COLUMN, "column \"" + col + "\" of stream \"" + name
+                    + "\" already exists", c.name());
+        }
+        if (c.notNull()) {
+            throw sql.error(SqlState.NOT_NULL_VIOLATION, "column \"" + col + "\" cannot be NOT NULL: the events "
+                    + "already in stream \"" + name + "\" have no value for it", c);
+        }
+        return new AlterStreamStatement(stream.withColumn(new StreamColumn(col, columnType(sql, c), false)), ddl);
     }
 
     private static ColumnType columnType(SqlText sql, SqlStreamColumn c) {

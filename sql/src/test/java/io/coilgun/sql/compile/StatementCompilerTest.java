@@ -172,6 +172,27 @@ class StatementCompilerTest {
     }
 
     @Test
+    void alterStreamAddsASchemaVersion() {
+        AlterStreamStatement a = (AlterStreamStatement) compile("ALTER STREAM payments ADD COLUMN country VARCHAR");
+        StreamDef s = a.stream();
+        assertEquals(2, s.schemaVersion());
+        assertEquals(6, s.schemaWidth(1));
+        assertEquals(7, s.schemaWidth(2));
+        assertEquals("country", s.column(6).name());
+        assertEquals(ColumnType.VARCHAR, s.column(6).type());
+        assertEquals(1, ((AlterStreamStatement) compile("ALTER STREAM payments ADD vip BOOLEAN")).stream()
+                .column(6).type() == ColumnType.BOOLEAN ? 1 : 0, "COLUMN is optional");
+        catalog.addStream(s);
+        InsertStatement ins = (InsertStatement) compile("INSERT INTO payments VALUES "
+                + "(1, TIMESTAMP '2026-01-01 10:00:00', 'c1', 'm1', 1.0, 2, 'PT')");
+        assertEquals("PT", ins.rows().get(0)[6]);
+        error("ALTER STREAM payments ADD COLUMN amount DOUBLE", "42701");
+        error("ALTER STREAM nope ADD COLUMN x DOUBLE", "42P01");
+        error("ALTER STREAM payments ADD COLUMN x DOUBLE NOT NULL", "23502");
+        error("INSERT INTO payments VALUES (1, TIMESTAMP '2026-01-01 10:00:00', 'c1', 'm1', 1.0, 2)", "42601");
+    }
+
+    @Test
     void otherStatements() {
         assertEquals(new SetStatement("extra_float_digits", "3"), compile("SET extra_float_digits = 3"));
         error("SELECT 1", "0A000");

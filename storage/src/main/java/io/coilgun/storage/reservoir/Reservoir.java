@@ -202,6 +202,50 @@ public final class Reservoir implements AutoCloseable {
         writeFailure = e;
     }
 
+    /**
+     * The schema registry kept with the reservoir ({@code schemas.txt}: one line per version, {@code <version> TAB
+     * <columns>}), so that its chunks, which carry schema ids, stay describable on their own. Registering a version
+     * again with the same description does nothing.
+     */
+    public void registerSchema(int version, String columns) {
+        Map<Integer, String> known = schemas();
+        String was = known.get(version);
+        if (columns.equals(was)) {
+            return;
+        }
+        if (was != null) {
+            throw new IllegalStateException("schema version " + version + " of " + dir + " is already (" + was
+                    + "), not (" + columns + ")");
+        }
+        try {
+            Files.writeString(dir.resolve("schemas.txt"), version + "\t" + columns + "\n",
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
+                    java.nio.file.StandardOpenOption.SYNC);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the schema registry of " + dir, e);
+        }
+    }
+
+    /** The registered schema versions and their columns. */
+    public Map<Integer, String> schemas() {
+        Path f = dir.resolve("schemas.txt");
+        Map<Integer, String> out = new java.util.TreeMap<>();
+        if (!Files.exists(f)) {
+            return out;
+        }
+        try {
+            for (String line : Files.readAllLines(f)) {
+                int tab = line.indexOf('\t');
+                if (tab > 0) {
+                    out.put(Integer.parseInt(line.substring(0, tab)), line.substring(tab + 1));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the schema registry of " + dir, e);
+        }
+        return out;
+    }
+
     /** The task's stream time: the largest event time appended. */
     public long streamTime() {
         return streamTime;
@@ -425,8 +469,13 @@ public final class Reservoir implements AutoCloseable {
 
     /** Asks a loader to bring chunk {@code no} in, unless it is already at hand. */
     void prefetch(long no) {
-        if (no >= nextNo || no < firstNo || pending.containsKey(no) || loads.containsKey(no)
-                || cache.get(this, no) != null) {
+        if (no >= nextNo || no < firstNo || pending.containsKey(no) || loads.containsKey(no)) {
+            return;
+        }
+        Chunk cached = cache.get(this, no);
+        if (cached != null) {
+            // pinned for the iterator that will read it next: the cache may evict it before then
+            loads.put(no, CompletableFuture.completedFuture(cached));
             return;
         }
         Segments.Location at = location(no);
