@@ -156,7 +156,8 @@ public final class CoilgunNode implements AutoCloseable {
     private void startCluster() {
         try {
             cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
-                    config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000));
+                    config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000, config.chunkCacheChunks(),
+                    config.chunkCacheMb() << 20));
         } catch (KafkaUnavailableException e) {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);

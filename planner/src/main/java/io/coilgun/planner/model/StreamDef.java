@@ -12,6 +12,8 @@ import java.util.OptionalInt;
  * @param ddl the CREATE STREAM text it was made from (what the durable catalog stores)
  * @param schemaWidths the number of columns of each schema version, oldest first: ALTER STREAM ... ADD COLUMN
  *     appends a column and a version, so version {@code v} has the first {@code schemaWidths.get(v - 1)} columns
+ * @param backfillHorizonMicros history kept in the reservoirs beyond the longest window of the stream's metrics,
+ *     for metrics created later with a backfill (option {@code backfill_horizon}, default 0)
  */
 public record StreamDef(
         String name,
@@ -23,7 +25,8 @@ public record StreamDef(
         long latenessMicros,
         LatePolicy latePolicy,
         String ddl,
-        List<Integer> schemaWidths) {
+        List<Integer> schemaWidths,
+        long backfillHorizonMicros) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final int DEFAULT_PARTITIONS = 4;
@@ -41,7 +44,7 @@ public record StreamDef(
     public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
             List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl) {
         this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
-                List.of(columns.size()));
+                List.of(columns.size()), 0);
     }
 
     /** The current schema version (1 for a stream never altered). */
@@ -61,7 +64,7 @@ public record StreamDef(
         List<Integer> widths = new java.util.ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, widths);
+                latePolicy, ddl, widths, backfillHorizonMicros);
     }
 
     public OptionalInt columnIndex(String column) {

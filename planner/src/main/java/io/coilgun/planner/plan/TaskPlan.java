@@ -215,7 +215,8 @@ public final class TaskPlan implements AutoCloseable {
 
     /**
      * Makes everything applied so far durable, together with the offset of the last applied record, and lets
-     * retention drop reservoir segments that no window reaches any more.
+     * retention drop reservoir segments that no window reaches any more (beyond the stream's backfill horizon).
+     * A task without metrics keeps everything.
      */
     public void checkpoint() {
         for (MetricOperator op : operators) {
@@ -230,7 +231,7 @@ public final class TaskPlan implements AutoCloseable {
             for (MetricOperator op : operators) {
                 reach = Math.max(reach, op.reach());
             }
-            reservoir.retainFrom(reservoir.streamTime() - reach);
+            reservoir.retainFrom(reservoir.streamTime() - reach - stream.backfillHorizonMicros());
         }
     }
 

@@ -53,6 +53,13 @@ public final class Main {
         @Option(names = "--processor-units", description = "Processor threads (default: cores).")
         Integer units;
 
+        @Option(names = "--chunk-cache-chunks",
+                description = "Decoded reservoir chunks cached per processor unit, at most (default 256).")
+        Integer cacheChunks;
+
+        @Option(names = "--chunk-cache-mb", description = "... and at most this many MiB of them (default 64).")
+        Long cacheMb;
+
         @Override
         public Integer call() {
             NodeConfig c = NodeConfig.defaults();
@@ -63,7 +70,9 @@ public final class Main {
                 c = new NodeConfig(host != null ? host : c.host(), port != null ? port : c.port(),
                         dataDir != null ? dataDir : c.dataDir(), kafka != null ? kafka : c.kafka(),
                         kafkaPort != null ? kafkaPort : c.kafkaPort(), nodeId != null ? nodeId : c.nodeId(),
-                        units != null ? units : c.processorUnits(), c.kafkaConnectTimeoutMs());
+                        units != null ? units : c.processorUnits(), c.kafkaConnectTimeoutMs(),
+                        cacheChunks != null ? cacheChunks : c.chunkCacheChunks(),
+                        cacheMb != null ? cacheMb : c.chunkCacheMb());
                 CoilgunNode node = CoilgunNode.start(c);
                 CountDownLatch stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {

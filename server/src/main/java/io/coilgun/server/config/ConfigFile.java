@@ -18,11 +18,13 @@ import java.util.Set;
  * node-id = node-1
  * processor-units = 2
  * kafka-connect-timeout-ms = 15000
+ * chunk-cache-chunks = 256             # decoded reservoir chunks cached per processor unit
+ * chunk-cache-mb = 64
  * </pre>
  */
 public final class ConfigFile {
     private static final Set<String> KEYS = Set.of("host", "port", "data-dir", "kafka", "kafka-port", "node-id",
-            "processor-units", "kafka-connect-timeout-ms");
+            "processor-units", "kafka-connect-timeout-ms", "chunk-cache-chunks", "chunk-cache-mb");
 
     private ConfigFile() {
     }
@@ -48,7 +50,9 @@ public final class ConfigFile {
                     Integer.parseInt(p.getProperty("kafka-port", String.valueOf(base.kafkaPort()))),
                     p.getProperty("node-id", base.nodeId()),
                     Integer.parseInt(p.getProperty("processor-units", String.valueOf(base.processorUnits()))),
-                    Long.parseLong(p.getProperty("kafka-connect-timeout-ms", String.valueOf(base.kafkaConnectTimeoutMs()))));
+                    Long.parseLong(p.getProperty("kafka-connect-timeout-ms", String.valueOf(base.kafkaConnectTimeoutMs()))),
+                    Integer.parseInt(p.getProperty("chunk-cache-chunks", String.valueOf(base.chunkCacheChunks()))),
+                    Long.parseLong(p.getProperty("chunk-cache-mb", String.valueOf(base.chunkCacheMb()))));
         } catch (NumberFormatException e) {
             throw new StartupException("bad number in " + file + ": " + e.getMessage());
         }

@@ -8,9 +8,20 @@ import java.nio.file.Path;
  * @param kafka bootstrap servers of an external Kafka, or null to start the embedded broker
  * @param kafkaPort the embedded broker's client port (0: pick a free one)
  * @param processorUnits processor threads (default: number of cores)
+ * @param chunkCacheChunks decoded reservoir chunks cached per processor unit, at most (default 256)
+ * @param chunkCacheMb ... and at most this many MiB of them (default 64)
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
-        int processorUnits, long kafkaConnectTimeoutMs) {
+        int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb) {
+
+    public static final int DEFAULT_CHUNK_CACHE_CHUNKS = 256;
+    public static final long DEFAULT_CHUNK_CACHE_MB = 64;
+
+    public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
+            int processorUnits, long kafkaConnectTimeoutMs) {
+        this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                DEFAULT_CHUNK_CACHE_CHUNKS, DEFAULT_CHUNK_CACHE_MB);
+    }
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 5433;
@@ -25,14 +36,17 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
     }
 
     public NodeConfig withPort(int p) {
-        return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs);
+        return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb);
     }
 
     public NodeConfig withDataDir(Path d) {
-        return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs);
+        return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb);
     }
 
     public NodeConfig withKafka(String k) {
-        return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs);
+        return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb);
     }
 }

@@ -29,7 +29,8 @@ import org.apache.calcite.sql.SqlNode;
  *   <li>{@code partition_by}: comma-separated fields, one Kafka topic each (required);
  *   <li>{@code partitions}: partitions per topic, 1 to 1024 (default 4);
  *   <li>{@code lateness}: how far behind the stream time an event may be (default '10 seconds');
- *   <li>{@code late_events}: reject (default), clamp or drop.
+ *   <li>{@code late_events}: reject (default), clamp or drop;
+ *   <li>{@code backfill_horizon}: history kept beyond the longest window, for later backfills (default 0).
  * </ul>
  */
 final class StreamCompiler {
@@ -63,6 +64,7 @@ final class StreamCompiler {
         int partitions = StreamDef.DEFAULT_PARTITIONS;
         long lateness = StreamDef.DEFAULT_LATENESS_MICROS;
         LatePolicy policy = LatePolicy.REJECT;
+        long backfillHorizon = 0;
         Set<String> given = new HashSet<>();
         for (SqlOption o : node.options()) {
             String key = o.keyName().toLowerCase(Locale.ROOT);
@@ -75,10 +77,12 @@ final class StreamCompiler {
                 case "event_id" -> eventId = value.trim().toLowerCase(Locale.ROOT);
                 case "partition_by" -> partitionBy = fields(sql, o, value);
                 case "partitions" -> partitions = partitions(sql, o, value);
-                case "lateness" -> lateness = lateness(sql, o, value);
+                case "lateness" -> lateness = duration(sql, o, value, "lateness");
                 case "late_events" -> policy = latePolicy(sql, o, value);
+                case "backfill_horizon" -> backfillHorizon = duration(sql, o, value, "backfill_horizon");
                 default -> throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized stream option \"" + key
-                        + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events)", o.key());
+                        + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events, "
+                        + "backfill_horizon)", o.key());
             }
         }
 
@@ -105,7 +109,7 @@ final class StreamCompiler {
             }
         }
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
-                lateness, policy, ddl), node.ifNotExists());
+                lateness, policy, ddl, List.of(columns.size()), backfillHorizon), node.ifNotExists());
     }
 
     /**
@@ -225,7 +229,7 @@ final class StreamCompiler {
                 + MAX_PARTITIONS + ", got '" + value + "'", o.value());
     }
 
-    private static long lateness(SqlText sql, SqlOption o, String value) {
+    private static long duration(SqlText sql, SqlOption o, String value, String what) {
         try {
             long micros = Durations.parse(value);
             if (micros >= 0) {
@@ -234,8 +238,8 @@ final class StreamCompiler {
         } catch (IllegalArgumentException | ArithmeticException e) {
             // reported below
         }
-        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "lateness must be a duration such as '10 seconds' "
-                + "or '500 ms', got '" + value + "'", o.value());
+        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, what + " must be a duration such as '10 seconds' "
+                + "or '30 days', got '" + value + "'", o.value());
     }
 
     private static LatePolicy latePolicy(SqlText sql, SqlOption o, String value) {

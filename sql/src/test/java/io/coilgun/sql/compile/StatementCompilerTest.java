@@ -69,6 +69,9 @@ class StatementCompilerTest {
         assertEquals(StreamDef.DEFAULT_PARTITIONS, s.partitions());
         assertEquals(StreamDef.DEFAULT_LATENESS_MICROS, s.latenessMicros());
         assertEquals(LatePolicy.REJECT, s.latePolicy());
+        assertEquals(0, s.backfillHorizonMicros());
+        assertEquals(30L * 86_400_000_000L, ((CreateStreamStatement) compile("CREATE STREAM c2 (t TIMESTAMP, "
+                + "k TEXT) WITH (partition_by = 'k', backfill_horizon = '30 days')")).stream().backfillHorizonMicros());
     }
 
     @Test
