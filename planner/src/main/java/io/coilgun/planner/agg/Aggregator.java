@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
  * {@link #add} takes an event into the window and {@link #remove} takes it out again; both see the
  * aggregation's argument value (null for a NULL column; COUNT(*) gets a non-null marker).
  *
- * <p>Only invertible aggregations exist so far (COUNT, SUM, AVG); MIN/MAX, STDDEV, LAST/PREV and
- * COUNT(DISTINCT) need auxiliary state and come with the task-plan issue.
+ * <p>The invertible aggregations: COUNT, SUM, AVG, STDDEV, STDDEV_POP. MIN/MAX, LAST/PREV and COUNT(DISTINCT) need
+ * auxiliary state and are not here yet.
  */
 public abstract class Aggregator {
     private final AggregationDef def;
@@ -38,6 +38,8 @@ public abstract class Aggregator {
             case COUNT_STAR, COUNT -> new CountAggregator(def);
             case SUM -> argumentType.isIntegral() ? new LongSumAggregator(def) : new DoubleSumAggregator(def, false);
             case AVG -> new DoubleSumAggregator(def, true);
+            case STDDEV -> new VarianceAggregator(def, true);
+            case STDDEV_POP -> new VarianceAggregator(def, false);
             default -> throw new IllegalArgumentException(def.kind() + " is not supported yet");
         };
     }

@@ -4,9 +4,8 @@ import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
-import io.coilgun.planner.model.WindowSpec;
 import io.coilgun.planner.window.MetricOperator;
-import io.coilgun.planner.window.SlidingWindowMetric;
+import io.coilgun.planner.window.WindowMetric;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.ReservoirConfig;
@@ -130,10 +129,7 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     public void addMetric(MetricDef metric) {
-        if (metric.window().kind() != WindowSpec.Kind.SLIDING || metric.window().delayMicros() != 0) {
-            throw new IllegalArgumentException("window " + metric.window() + " is not supported yet");
-        }
-        operators.add(new SlidingWindowMetric(metric, stream, store, reservoir, nextOffset()));
+        operators.add(new WindowMetric(metric, stream, store, reservoir, nextOffset()));
     }
 
     public List<MetricDef> metrics() {

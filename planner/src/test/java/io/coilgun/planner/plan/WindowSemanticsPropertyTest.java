@@ -1,0 +1,147 @@
+package io.coilgun.planner.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.lifecycle.AfterContainer;
+
+/**
+ * Every window kind (SLIDING, TUMBLING, INFINITE, each with and without DELAYED BY) and every invertible
+ * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP) against
+ * {@link SpecOracle}: random streams with many keys, out-of-order events within the lateness, late events, NULL
+ * arguments and restarts in the middle. Results must be equal (doubles within 1e-9 relative, integer sums exact).
+ */
+class WindowSemanticsPropertyTest {
+    static final ReservoirIO IO = ReservoirIO.defaults();
+    static final long LATENESS = TaskPlanOracleTest.STREAM.latenessMicros(); // 10 s
+    static final long T0 = 1_700_000_000_000_000L;
+
+    @AfterContainer
+    static void closeIo() {
+        IO.close();
+    }
+
+    static MetricDef metric(WindowSpec window) {
+        return new MetricDef("m", "payments", List.of(
+                new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.COUNT, 3, "n_amount", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.STDDEV, 3, "sd", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.STDDEV_POP, 3, "sd_pop", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.SUM, 4, "qty", ColumnType.BIGINT)),
+                List.of(2), "card_id", window, "");
+    }
+
+    @Property(tries = 60)
+    void everyWindowKindMatchesTheSpec(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
+            @ForAll @IntRange(min = 1, max = 120) int sizeSeconds, @ForAll @IntRange(min = 0, max = 3) int delayChoice,
+            @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
+            throws IOException {
+        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        long size = sizeSeconds * Durations.SECOND;
+        long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
+        WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
+                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+        run(kind, size, delay, window, groups, seed, 1500, 2 * Durations.SECOND);
+    }
+
+    /** Days-long windows over a long history, so that the tails read chunks back from disk. */
+    @Property(tries = 3)
+    void longWindowsReadHistoryFromDisk(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
+            @ForAll @LongRange(min = 1, max = 1_000_000) long seed) throws IOException {
+        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        long size = Durations.DAY;
+        WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
+                kind == SpecOracle.Kind.INFINITE ? 0 : size, 7 * Durations.SECOND);
+        run(kind, size, 7 * Durations.SECOND, window, 5, seed, 12_000, 40 * Durations.SECOND);
+    }
+
+    void run(SpecOracle.Kind kind, long size, long delay, WindowSpec window, int groups, long seed, int events,
+            long meanGap) throws IOException {
+        Path dir = Files.createTempDirectory("window-semantics");
+        String where = kind + " size " + Durations.format(size) + " delay " + Durations.format(delay) + " groups "
+                + groups + " seed " + seed;
+        Random rnd = new Random(seed);
+        SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+        EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
+        List<MetricDef> metrics = List.of(metric(window));
+        TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
+        Object[] decoded = new Object[5];
+        Object[] results = new Object[7];
+        long clock = T0;
+        try {
+            for (int i = 0; i < events; i++) {
+                clock += (long) (rnd.nextDouble() * 2 * meanGap);
+                // a quarter of the events out of order by up to 12 s: most within the 10 s lateness, some late
+                long t = clock - (rnd.nextInt(4) == 0 ? (long) (rnd.nextDouble() * 12 * Durations.SECOND) : 0);
+                String card = "c" + (int) (groups * Math.pow(rnd.nextDouble(), 2));
+                Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
+                long qty = rnd.nextInt(7) - 2;
+                SpecOracle.Event e = new SpecOracle.Event(i, t, card, amount, qty);
+                byte[] payload = codec.encode(new Object[] {(long) i, t, card, amount, qty}, 0);
+                boolean late = oracle.late(t);
+                TaskPlan.Outcome outcome = plan.process(payload, i, decoded, results);
+                assertEquals(late ? TaskPlan.Outcome.LATE : TaskPlan.Outcome.APPLIED, outcome, where + " event " + i);
+                if (!late) {
+                    Object[] expected = oracle.accept(e);
+                    compare(expected, results, where + " event " + i + " card " + card + " t " + t);
+                }
+                if (rnd.nextInt(200) == 0) {
+                    plan.checkpoint();
+                }
+                if (rnd.nextInt(700) == 0) {
+                    plan.checkpoint();
+                    plan.close();
+                    plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
+                }
+            }
+            if (kind == SpecOracle.Kind.SLIDING && meanGap >= 10 * Durations.SECOND) {
+                var st = plan.reservoir().stats();
+                org.junit.jupiter.api.Assertions.assertTrue(st.readAheadHits + st.stalls + st.syncLoads > 0,
+                        where + ": the tail read chunks back from disk: " + st);
+            }
+        } finally {
+            plan.close();
+            try (var s = Files.walk(dir)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    static void compare(Object[] expected, Object[] actual, String where) {
+        String[] names = {"count(*)", "count(amount)", "sum(amount)", "avg", "stddev", "stddev_pop", "sum(qty)"};
+        for (int i = 0; i < expected.length; i++) {
+            Object e = expected[i];
+            Object a = actual[i];
+            String what = where + " " + names[i];
+            if (e == null) {
+                assertNull(a, what);
+            } else if (e instanceof Double d) {
+                double got = ((Number) a).doubleValue();
+                assertEquals(d, got, 1e-9 * Math.max(1.0, Math.abs(d)), what);
+            } else {
+                assertEquals(((Number) e).longValue(), ((Number) a).longValue(), what);
+            }
+        }
+    }
+}
