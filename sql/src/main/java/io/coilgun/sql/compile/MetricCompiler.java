@@ -29,9 +29,9 @@ import org.apache.calcite.sql.SqlSelect;
  * {@link MetricDef}. The metric runs on the partitioner topic of its first GROUP BY field that is a partition_by
  * field of the stream, so every group lives on one task.
  *
- * <p>What runs today: COUNT(*), COUNT(column), SUM(column) and AVG(column) over SLIDING windows. The other
- * aggregations and windows of SPEC.md, filters and expression arguments parse, and are refused with
- * FEATURE_NOT_SUPPORTED (0A000) until the task-plan issue makes them exact.
+ * <p>What runs today: COUNT(*), COUNT(column), SUM, AVG, STDDEV (sample) and STDDEV_POP of a column, over
+ * SLIDING, TUMBLING and INFINITE windows, each optionally DELAYED BY. MIN, MAX, LAST, PREV, COUNT(DISTINCT),
+ * filters and expression arguments parse, and are refused with FEATURE_NOT_SUPPORTED (0A000) until they are exact.
  */
 final class MetricCompiler {
     private MetricCompiler() {
@@ -175,7 +175,7 @@ final class MetricCompiler {
         ColumnType type = stream.column(column).type();
         return switch (kind) {
             case COUNT -> new AggregationDef(kind, column, name, ColumnType.BIGINT);
-            case SUM, AVG -> {
+            case SUM, AVG, STDDEV, STDDEV_POP -> {
                 if (!type.isNumeric()) {
                     throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + fn.toLowerCase(Locale.ROOT) + "("
                             + PgTypeNames.of(type) + ") does not exist", call);
@@ -184,7 +184,7 @@ final class MetricCompiler {
                         kind == AggregationKind.SUM && type.isIntegral() ? ColumnType.BIGINT : ColumnType.DOUBLE);
             }
             default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, (kind == AggregationKind.COUNT_DISTINCT
-                    ? "COUNT(DISTINCT ...)" : fn) + " is not supported yet (COUNT, SUM and AVG are)", call);
+                    ? "COUNT(DISTINCT ...)" : fn) + " is not supported yet (COUNT, SUM, AVG, STDDEV and STDDEV_POP are)", call);
         };
     }
 
@@ -198,12 +198,12 @@ final class MetricCompiler {
     }
 
     private static WindowSpec window(SqlText sql, SqlWindowSpec w) {
-        if (w.kind() != SqlWindowSpec.Kind.SLIDING) {
-            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, w.kind() + " windows are not supported yet (SLIDING is)", w);
-        }
-        if (w.delay() != null) {
-            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "DELAYED BY is not supported yet", w.delay());
-        }
-        return WindowSpec.sliding(Intervals.toMicros(sql.query(), w.size()));
+        long delay = w.delay() == null ? 0 : Intervals.toMicros(sql.query(), w.delay());
+        return switch (w.kind()) {
+            case SLIDING -> new WindowSpec(WindowSpec.Kind.SLIDING, Intervals.toMicros(sql.query(), w.size()), delay);
+            case TUMBLING -> new WindowSpec(WindowSpec.Kind.TUMBLING, Intervals.toMicros(sql.query(), w.size()), delay);
+            case INFINITE -> new WindowSpec(WindowSpec.Kind.INFINITE, 0, delay);
+        };
     }
+
 }

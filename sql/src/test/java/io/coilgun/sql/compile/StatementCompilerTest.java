@@ -119,6 +119,7 @@ class StatementCompilerTest {
         error("CREATE METRIC m AS SELECT SUM(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT MEDIAN(amount)" + tail, "42883");
         error("CREATE METRIC m AS SELECT MAX(amount)" + tail, "0A000");
+        error("CREATE METRIC m AS SELECT STDDEV(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT SUM(amount * 2)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT card_id, SUM(amount)" + tail, "42803");
@@ -127,10 +128,20 @@ class StatementCompilerTest {
                 + "OVER SLIDING 5 MINUTES", "0A000");
         error("CREATE METRIC m AS SELECT SUM(amount) FROM payments OVER SLIDING 5 MINUTES", "42803");
         error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY id OVER SLIDING 5 MINUTES", "42803");
-        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER TUMBLING 1 HOUR", "0A000");
-        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER INFINITE", "0A000");
-        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY card_id OVER SLIDING 1 HOUR "
-                + "DELAYED BY 5 MINUTES", "0A000");
+    }
+
+    @Test
+    void everyWindowKind() {
+        String head = "CREATE METRIC m AS SELECT STDDEV(amount), STDDEV_POP(amount) FROM payments GROUP BY card_id OVER ";
+        assertEquals(new WindowSpec(WindowSpec.Kind.TUMBLING, 3_600_000_000L, 0),
+                ((CreateMetricStatement) compile(head + "TUMBLING 1 HOUR")).metric().window());
+        assertEquals(new WindowSpec(WindowSpec.Kind.INFINITE, 0, 600_000_000L),
+                ((CreateMetricStatement) compile(head + "INFINITE DELAYED BY 10 MINUTES")).metric().window());
+        MetricDef m = ((CreateMetricStatement) compile(head + "SLIDING INTERVAL '1' HOUR DELAYED BY 10 MINUTES"))
+                .metric();
+        assertEquals(new WindowSpec(WindowSpec.Kind.SLIDING, 3_600_000_000L, 600_000_000L), m.window());
+        assertEquals(AggregationKind.STDDEV, m.aggregations().get(0).kind());
+        assertEquals("stddev_pop", m.aggregations().get(1).name());
     }
 
     @Test

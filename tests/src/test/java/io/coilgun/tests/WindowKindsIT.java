@@ -1,0 +1,123 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every window kind through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
+ * DELAYED BY, INFINITE and INFINITE DELAYED BY; events for 40 cards, a tenth of them out of order within the
+ * lateness; every RETURNING row checked against {@link WindowOracle}, across a restart.
+ */
+@Tag("integration")
+@Timeout(600)
+class WindowKindsIT {
+    static final long SECOND = 1_000_000L;
+    static final long MINUTE = 60 * SECOND;
+
+    record Metric(String name, String window, WindowOracle.Kind kind, long size, long delay) {
+    }
+
+    static final List<Metric> METRICS = List.of(
+            new Metric("s5m", "SLIDING 5 MINUTES", WindowOracle.Kind.SLIDING, 5 * MINUTE, 0),
+            new Metric("s10m_d1m", "SLIDING 10 MINUTES DELAYED BY 1 MINUTE", WindowOracle.Kind.SLIDING, 10 * MINUTE,
+                    MINUTE),
+            new Metric("t1h", "TUMBLING 1 HOUR", WindowOracle.Kind.TUMBLING, 60 * MINUTE, 0),
+            new Metric("t15m_d5s", "TUMBLING 15 MINUTES DELAYED BY 5 SECONDS", WindowOracle.Kind.TUMBLING,
+                    15 * MINUTE, 5 * SECOND),
+            new Metric("inf", "INFINITE", WindowOracle.Kind.INFINITE, 0, 0),
+            new Metric("inf_d30s", "INFINITE DELAYED BY 30 SECONDS", WindowOracle.Kind.INFINITE, 0, 30 * SECOND));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyWindowKindIsExactThroughSql() throws Exception {
+        long seed = Long.getLong("coilgun.seed", System.nanoTime());
+        System.out.println("WindowKindsIT seed=" + seed);
+        Random rnd = new Random(seed);
+        List<WindowOracle> oracles = new ArrayList<>();
+        for (Metric m : METRICS) {
+            oracles.add(new WindowOracle(m.kind(), m.size(), m.delay()));
+        }
+        long[] clock = {LocalDateTime.of(2026, 3, 1, 0, 0).toEpochSecond(ZoneOffset.UTC) * SECOND};
+        long[] nextId = {1};
+        try (TestNode node = new TestNode(dir)) {
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                s.execute(WalkingSkeletonIT.CREATE_STREAM);
+                for (Metric m : METRICS) {
+                    s.execute("CREATE METRIC " + m.name() + " AS SELECT COUNT(*) AS n, SUM(amount) AS total, "
+                            + "STDDEV(amount) AS sd FROM payments GROUP BY card_id OVER " + m.window());
+                }
+                send(s, rnd, oracles, clock, nextId, 2_500);
+            }
+            node.restart();
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                send(s, rnd, oracles, clock, nextId, 500);
+            }
+        }
+    }
+
+    static void send(Statement s, Random rnd, List<WindowOracle> oracles, long[] clock, long[] nextId, int n)
+            throws Exception {
+        int sent = 0;
+        while (sent < n) {
+            int batch = Math.min(n - sent, 25);
+            StringBuilder sql = new StringBuilder("INSERT INTO payments VALUES ");
+            List<Object[]> events = new ArrayList<>();
+            for (int i = 0; i < batch; i++) {
+                clock[0] += 1 + (long) (rnd.nextDouble() * 4 * SECOND);
+                long t = rnd.nextInt(10) == 0 ? clock[0] - (long) (rnd.nextDouble() * 8 * SECOND) : clock[0];
+                String card = "card-" + (int) (40 * Math.pow(rnd.nextDouble(), 2));
+                double amount = Math.round(rnd.nextDouble() * 50_000) / 100.0;
+                long id = nextId[0]++;
+                events.add(new Object[] {id, t, card, amount});
+                LocalDateTime ts = LocalDateTime.ofEpochSecond(Math.floorDiv(t, SECOND),
+                        (int) Math.floorMod(t, SECOND) * 1000, ZoneOffset.UTC);
+                sql.append(i == 0 ? "" : ", ").append("(").append(id).append(", TIMESTAMP '")
+                        .append(ts.toString().replace('T', ' ')).append("', '").append(card).append("', 'm', ")
+                        .append(amount).append(")");
+            }
+            sql.append(" RETURNING *");
+            try (ResultSet rs = s.executeQuery(sql.toString())) {
+                for (Object[] e : events) {
+                    assertTrue(rs.next());
+                    long id = (Long) e[0];
+                    assertEquals(id, rs.getLong("id"));
+                    for (int m = 0; m < METRICS.size(); m++) {
+                        double[] expected = oracles.get(m).accept((String) e[2], (Long) e[1], (Double) e[3]);
+                        String name = METRICS.get(m).name();
+                        String where = "event " + id + " " + name;
+                        assertEquals((long) expected[0], rs.getLong(name + "_n"), where + " count");
+                        double total = rs.getDouble(name + "_total");
+                        boolean totalNull = rs.wasNull();
+                        assertEquals(expected[0] == 0, totalNull, where + " sum null");
+                        if (!totalNull) {
+                            assertEquals(expected[1], total, 1e-9 * Math.max(1, Math.abs(expected[1])), where + " sum");
+                        }
+                        double sd = rs.getDouble(name + "_sd");
+                        boolean sdNull = rs.wasNull();
+                        assertEquals(Double.isNaN(expected[2]), sdNull, where + " stddev null");
+                        if (!sdNull) {
+                            assertEquals(expected[2], sd, 1e-9 * Math.max(1, expected[2]), where + " stddev");
+                        }
+                    }
+                }
+            }
+            sent += batch;
+        }
+    }
+}
