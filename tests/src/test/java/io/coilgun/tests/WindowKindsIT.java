@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every window kind through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
- * DELAYED BY, INFINITE and INFINITE DELAYED BY; events for 40 cards, a tenth of them out of order within the
+ * DELAYED BY, INFINITE and INFINITE DELAYED BY, and one with a WHERE filter and an expression argument; events for
+ * 40 cards, a tenth of them out of order within the
  * lateness; every RETURNING row checked against {@link WindowOracle}, across a restart.
  */
 @Tag("integration")
@@ -28,7 +29,11 @@ class WindowKindsIT {
     static final long SECOND = 1_000_000L;
     static final long MINUTE = 60 * SECOND;
 
-    record Metric(String name, String window, WindowOracle.Kind kind, long size, long delay) {
+    record Metric(String name, String window, WindowOracle.Kind kind, long size, long delay, String sumOf,
+            String where) {
+        Metric(String name, String window, WindowOracle.Kind kind, long size, long delay) {
+            this(name, window, kind, size, delay, "amount", null);
+        }
     }
 
     static final List<Metric> METRICS = List.of(
@@ -39,7 +44,9 @@ class WindowKindsIT {
             new Metric("t15m_d5s", "TUMBLING 15 MINUTES DELAYED BY 5 SECONDS", WindowOracle.Kind.TUMBLING,
                     15 * MINUTE, 5 * SECOND),
             new Metric("inf", "INFINITE", WindowOracle.Kind.INFINITE, 0, 0),
-            new Metric("inf_d30s", "INFINITE DELAYED BY 30 SECONDS", WindowOracle.Kind.INFINITE, 0, 30 * SECOND));
+            new Metric("inf_d30s", "INFINITE DELAYED BY 30 SECONDS", WindowOracle.Kind.INFINITE, 0, 30 * SECOND),
+            new Metric("big_s5m", "SLIDING 5 MINUTES", WindowOracle.Kind.SLIDING, 5 * MINUTE, 0, "amount * 2",
+                    "amount > 250 AND card_id LIKE 'card-%'"));
 
     @TempDir
     Path dir;
@@ -51,7 +58,8 @@ class WindowKindsIT {
         Random rnd = new Random(seed);
         List<WindowOracle> oracles = new ArrayList<>();
         for (Metric m : METRICS) {
-            oracles.add(new WindowOracle(m.kind(), m.size(), m.delay()));
+            oracles.add(m.where() == null ? new WindowOracle(m.kind(), m.size(), m.delay())
+                    : new WindowOracle(m.kind(), m.size(), m.delay(), a -> a > 250, a -> a * 2));
         }
         long[] clock = {LocalDateTime.of(2026, 3, 1, 0, 0).toEpochSecond(ZoneOffset.UTC) * SECOND};
         long[] nextId = {1};
@@ -59,8 +67,9 @@ class WindowKindsIT {
             try (Connection c = node.connect(); Statement s = c.createStatement()) {
                 s.execute(WalkingSkeletonIT.CREATE_STREAM);
                 for (Metric m : METRICS) {
-                    s.execute("CREATE METRIC " + m.name() + " AS SELECT COUNT(*) AS n, SUM(amount) AS total, "
-                            + "STDDEV(amount) AS sd FROM payments GROUP BY card_id OVER " + m.window());
+                    s.execute("CREATE METRIC " + m.name() + " AS SELECT COUNT(*) AS n, SUM(" + m.sumOf() + ") AS total, "
+                            + "STDDEV(amount) AS sd FROM payments" + (m.where() == null ? "" : " WHERE " + m.where())
+                            + " GROUP BY card_id OVER " + m.window());
                 }
                 send(s, rnd, oracles, clock, nextId, 2_500);
             }

@@ -15,12 +15,25 @@ final class WindowOracle {
     private final Kind kind;
     private final long size;
     private final long delay;
+    private final java.util.function.DoublePredicate filter;
+    private final java.util.function.DoubleUnaryOperator sumArgument;
     private final Map<String, List<double[]>> byGroup = new HashMap<>();
 
     WindowOracle(Kind kind, long size, long delay) {
+        this(kind, size, delay, a -> true, a -> a);
+    }
+
+    /**
+     * A metric with {@code WHERE filter(amount)} and {@code SUM(sumArgument(amount))}; the filter does not touch the
+     * clock (SPEC.md), and COUNT and STDDEV stay over {@code amount}.
+     */
+    WindowOracle(Kind kind, long size, long delay, java.util.function.DoublePredicate filter,
+            java.util.function.DoubleUnaryOperator sumArgument) {
         this.kind = kind;
         this.size = size;
         this.delay = delay;
+        this.filter = filter;
+        this.sumArgument = sumArgument;
     }
 
     /** Accepts the event and returns {count, sum, stddev (NaN when NULL)} of its group's window. */
@@ -40,15 +53,17 @@ final class WindowOracle {
                 case TUMBLING -> Math.floorDiv(clock - delay, size) * size <= t && t <= upper;
                 case INFINITE -> t <= upper;
             };
-            if (inside) {
+            if (inside && filter.test(e[1])) {
                 in.add(e[1]);
             }
         }
         double sum = 0;
+        double plain = 0;
         for (double v : in) {
-            sum += v;
+            sum += sumArgument.applyAsDouble(v);
+            plain += v;
         }
-        double mean = in.isEmpty() ? 0 : sum / in.size();
+        double mean = in.isEmpty() ? 0 : plain / in.size();
         double m2 = 0;
         for (double v : in) {
             m2 += (v - mean) * (v - mean);

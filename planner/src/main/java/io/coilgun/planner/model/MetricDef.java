@@ -8,6 +8,7 @@ import java.util.List;
  *
  * @param groupBy stream column indexes of the GROUP BY fields, in order
  * @param ddl the CREATE METRIC text it was made from (what the durable catalog stores)
+ * @param filter the WHERE clause as a JEXL expression (see {@link io.coilgun.planner.expr.Expressions}), or null
  */
 public record MetricDef(
         String name,
@@ -16,11 +17,18 @@ public record MetricDef(
         List<Integer> groupBy,
         String partitioner,
         WindowSpec window,
-        String ddl) {
+        String ddl,
+        String filter) {
 
     public MetricDef {
         aggregations = List.copyOf(aggregations);
         groupBy = List.copyOf(groupBy);
+    }
+
+    /** A metric without a filter. */
+    public MetricDef(String name, String stream, List<AggregationDef> aggregations, List<Integer> groupBy,
+            String partitioner, WindowSpec window, String ddl) {
+        this(name, stream, aggregations, groupBy, partitioner, window, ddl, null);
     }
 
     /** The name of an output column in INSERT … RETURNING rows: {@code <metric>_<aggregation>}. */

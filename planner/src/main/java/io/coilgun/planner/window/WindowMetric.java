@@ -3,6 +3,8 @@ package io.coilgun.planner.window;
 import io.coilgun.planner.agg.Aggregator;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.expr.CompiledExpression;
+import io.coilgun.planner.expr.Expressions;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -13,6 +15,7 @@ import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A metric over any window of SPEC.md: {@code SLIDING w}, {@code TUMBLING w} or {@code INFINITE}, each optionally
@@ -59,6 +62,10 @@ public final class WindowMetric implements MetricOperator {
     private final long lateness;
     private final int[] groupColumns;
     private final int[] argumentColumns;
+    /** Per aggregation, its argument expression, or null when it reads a column (or is COUNT(*)). */
+    private CompiledExpression[] argumentExpressions;
+    /** The metric's WHERE clause, or null. */
+    private CompiledExpression filter;
     private final Aggregator[] aggregators;
     private final int[] slots;
     private final int aggBytes;
@@ -94,12 +101,13 @@ public final class WindowMetric implements MetricOperator {
         for (int i = 0; i < aggregators.length; i++) {
             var agg = def.aggregations().get(i);
             argumentColumns[i] = agg.argument();
-            aggregators[i] = Aggregator.of(agg,
-                    agg.argument() < 0 ? ColumnType.BIGINT : stream.column(agg.argument()).type());
+            aggregators[i] = Aggregator.of(agg, agg.argument() >= 0 ? stream.column(agg.argument()).type()
+                    : agg.resultType() == ColumnType.BIGINT ? ColumnType.BIGINT : ColumnType.DOUBLE);
             slots[i] = at;
             at += aggregators[i].stateBytes();
         }
         this.aggBytes = at;
+        compileExpressions(stream);
         this.statePrefix = prefix('g', def.name());
         this.headZonePrefix = prefix('h', def.name());
         this.tailZonePrefix = prefix('z', def.name());
@@ -142,6 +150,23 @@ public final class WindowMetric implements MetricOperator {
     public void streamChanged(StreamDef stream) {
         codec = new EventCodec(stream);
         scratch = new Object[codec.columnCount()];
+        compileExpressions(stream);
+    }
+
+    /** Compiles the filter and the expression arguments once, over the stream's columns. */
+    private void compileExpressions(StreamDef stream) {
+        List<String> columns = stream.columns().stream().map(c -> c.name()).toList();
+        filter = def.filter() == null ? null : Expressions.compile(def.filter(), columns);
+        argumentExpressions = new CompiledExpression[aggregators.length];
+        for (int i = 0; i < aggregators.length; i++) {
+            String e = def.aggregations().get(i).expression();
+            argumentExpressions[i] = e == null ? null : Expressions.compile(e, columns);
+        }
+    }
+
+    /** Whether an event enters this metric's aggregates (its clock counts every event of the group). */
+    private boolean passes(Object[] values) {
+        return filter == null || filter.test(values);
     }
 
     /** The bucket an event at {@code t} is aggregated in: its tumbling bucket, or the one bucket of other windows. */
@@ -155,7 +180,7 @@ public final class WindowMetric implements MetricOperator {
         GroupState state = GroupState.load(store, concat(statePrefix, lastGroup), aggBytes);
         state.clock = Math.max(state.clock, eventTime);
         lastClock = state.clock;
-        if (delay == 0) {
+        if (delay == 0 && passes(values)) {
             apply(state.bucket(bucketOf(eventTime)), values, true);
         }
         save(state);
@@ -189,6 +214,9 @@ public final class WindowMetric implements MetricOperator {
     /** The head (lag d) passed an event: it enters its group's aggregate and the head zone. */
     private void headPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
         codec.decode(data, off, len, scratch);
+        if (!passes(scratch)) {
+            return;
+        }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
         GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
         apply(state.bucket(bucketOf(eventTime)), scratch, true);
@@ -198,12 +226,18 @@ public final class WindowMetric implements MetricOperator {
 
     private void headZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
         codec.decode(data, off, len, scratch);
+        if (!passes(scratch)) {
+            return;
+        }
         store.delete(zoneKey(headZonePrefix, GroupKeys.encode(scratch, groupColumns), eventTime, seq));
     }
 
     /** The sliding tail (lag d + w) passed an event: it leaves its group's aggregate and enters the tail zone. */
     private void tailPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
         codec.decode(data, off, len, scratch);
+        if (!passes(scratch)) {
+            return;
+        }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
         GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
         apply(state.bucket(0), scratch, false);
@@ -213,6 +247,9 @@ public final class WindowMetric implements MetricOperator {
 
     private void tailZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
         codec.decode(data, off, len, scratch);
+        if (!passes(scratch)) {
+            return;
+        }
         store.delete(zoneKey(tailZonePrefix, GroupKeys.encode(scratch, groupColumns), eventTime, seq));
     }
 
@@ -265,6 +302,9 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private Object argument(Object[] values, int i) {
+        if (argumentExpressions[i] != null) {
+            return argumentExpressions[i].evaluate(values);
+        }
         int column = argumentColumns[i];
         return column < 0 ? Boolean.TRUE : values[column];
     }

@@ -36,7 +36,8 @@ final class SpecOracle {
 
     /**
      * Accepts the event and returns, for its group's window: COUNT(*), COUNT(amount), SUM(amount), AVG(amount),
-     * STDDEV(amount), STDDEV_POP(amount), SUM(qty) (NULL where SQL says so).
+     * STDDEV(amount), STDDEV_POP(amount), SUM(qty), then for the filtered metric ({@code WHERE amount > 500}):
+     * COUNT(*) and SUM(qty * 2) (NULL where SQL says so). Filters do not matter for the clock.
      */
     Object[] accept(Event e) {
         streamTime = Math.max(streamTime, e.time());
@@ -79,6 +80,15 @@ final class SpecOracle {
         }
         Double stddev = n < 2 ? null : Math.sqrt(m2 / (n - 1));
         Double stddevPop = n == 0 ? null : Math.sqrt(m2 / n);
-        return new Object[] {count, n, n == 0 ? null : sum, avg, stddev, stddevPop, count == 0 ? null : qty};
+        long filtered = 0;
+        long doubledQty = 0;
+        for (Event x : window) {
+            if (x.amount() != null && x.amount() > 500) {
+                filtered++;
+                doubledQty += x.qty() * 2;
+            }
+        }
+        return new Object[] {count, n, n == 0 ? null : sum, avg, stddev, stddevPop, count == 0 ? null : qty,
+            filtered, filtered == 0 ? null : doubledQty};
     }
 }

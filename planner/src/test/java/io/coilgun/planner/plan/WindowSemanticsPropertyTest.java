@@ -26,7 +26,8 @@ import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * Every window kind (SLIDING, TUMBLING, INFINITE, each with and without DELAYED BY) and every invertible
- * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP) against
+ * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP), and a second metric
+ * with a WHERE filter and an expression argument, against
  * {@link SpecOracle}: random streams with many keys, out-of-order events within the lateness, late events, NULL
  * arguments and restarts in the middle. Results must be equal (doubles within 1e-9 relative, integer sums exact).
  */
@@ -50,6 +51,14 @@ class WindowSemanticsPropertyTest {
                 new AggregationDef(AggregationKind.STDDEV_POP, 3, "sd_pop", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.SUM, 4, "qty", ColumnType.BIGINT)),
                 List.of(2), "card_id", window, "");
+    }
+
+    /** The same window with a filter and an expression argument (their JEXL as the SQL compiler writes it). */
+    static MetricDef filtered(WindowSpec window) {
+        return new MetricDef("f", "payments", List.of(
+                new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.SUM, -1, "qty2", ColumnType.BIGINT, "sql:mul(c_qty, 2L)")),
+                List.of(2), "card_id", window, "", "sql:greater(c_amount, 500.0d)");
     }
 
     @Property(tries = 60)
@@ -84,10 +93,10 @@ class WindowSemanticsPropertyTest {
         Random rnd = new Random(seed);
         SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
         EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
-        List<MetricDef> metrics = List.of(metric(window));
+        List<MetricDef> metrics = List.of(metric(window), filtered(window));
         TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
         Object[] decoded = new Object[5];
-        Object[] results = new Object[7];
+        Object[] results = new Object[9];
         long clock = T0;
         try {
             for (int i = 0; i < events; i++) {
@@ -129,7 +138,8 @@ class WindowSemanticsPropertyTest {
     }
 
     static void compare(Object[] expected, Object[] actual, String where) {
-        String[] names = {"count(*)", "count(amount)", "sum(amount)", "avg", "stddev", "stddev_pop", "sum(qty)"};
+        String[] names = {"count(*)", "count(amount)", "sum(amount)", "avg", "stddev", "stddev_pop", "sum(qty)",
+            "filtered count(*)", "filtered sum(qty * 2)"};
         for (int i = 0; i < expected.length; i++) {
             Object e = expected[i];
             Object a = actual[i];

@@ -29,9 +29,10 @@ import org.apache.calcite.sql.SqlSelect;
  * {@link MetricDef}. The metric runs on the partitioner topic of its first GROUP BY field that is a partition_by
  * field of the stream, so every group lives on one task.
  *
- * <p>What runs today: COUNT(*), COUNT(column), SUM, AVG, STDDEV (sample) and STDDEV_POP of a column, over
- * SLIDING, TUMBLING and INFINITE windows, each optionally DELAYED BY. MIN, MAX, LAST, PREV, COUNT(DISTINCT),
- * filters and expression arguments parse, and are refused with FEATURE_NOT_SUPPORTED (0A000) until they are exact.
+ * <p>What runs today: COUNT(*), COUNT(x), SUM, AVG, STDDEV (sample) and STDDEV_POP of a column or an expression,
+ * with a WHERE filter (both validated by Calcite, see {@link ExpressionCompiler}), over SLIDING, TUMBLING and
+ * INFINITE windows, each optionally DELAYED BY. MIN, MAX, LAST, PREV and COUNT(DISTINCT) parse, and are refused
+ * with FEATURE_NOT_SUPPORTED (0A000) until they are exact.
  */
 final class MetricCompiler {
     private MetricCompiler() {
@@ -45,7 +46,7 @@ final class MetricCompiler {
         SqlSelect q = node.query();
         StreamDef stream = fromStream(sql, q, catalog);
         refuseUnsupportedClauses(sql, q);
-        List<AggregationDef> aggregations = aggregations(sql, q, stream);
+        Aggregations aggregations = aggregations(sql, q, stream);
         List<Integer> groupBy = new ArrayList<>();
         String partitioner = null;
         if (q.getGroup() == null || q.getGroup().isEmpty()) {
@@ -74,8 +75,8 @@ final class MetricCompiler {
             throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized metric option \""
                     + node.options().get(0).keyName() + "\"", node.options().get(0).key());
         }
-        return new CreateMetricStatement(new MetricDef(name, stream.name(), aggregations, groupBy, partitioner, window,
-                ddl), node.ifNotExists());
+        return new CreateMetricStatement(new MetricDef(name, stream.name(), aggregations.list(), groupBy, partitioner,
+                window, ddl, aggregations.filter()), node.ifNotExists());
     }
 
     private static StreamDef fromStream(SqlText sql, SqlSelect q, Catalog catalog) {
@@ -89,9 +90,6 @@ final class MetricCompiler {
     }
 
     private static void refuseUnsupportedClauses(SqlText sql, SqlSelect q) {
-        if (q.getWhere() != null) {
-            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "metric filters (WHERE) are not supported yet", q.getWhere());
-        }
         if (q.getHaving() != null) {
             throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "HAVING is not supported in a metric", q.getHaving());
         }
@@ -109,8 +107,16 @@ final class MetricCompiler {
         }
     }
 
-    private static List<AggregationDef> aggregations(SqlText sql, SqlSelect q, StreamDef stream) {
-        List<AggregationDef> out = new ArrayList<>();
+    /** An aggregation as written, before its expression argument (if any) is validated. */
+    private record Written(AggregationKind kind, int column, SqlNode expression, String name, SqlCall call) {
+    }
+
+    /** The aggregations and the filter, validated and translated. */
+    private record Aggregations(List<AggregationDef> list, String filter) {
+    }
+
+    private static Aggregations aggregations(SqlText sql, SqlSelect q, StreamDef stream) {
+        List<Written> written = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (SqlNode item : q.getSelectList()) {
             SqlNode expr = item;
@@ -120,17 +126,62 @@ final class MetricCompiler {
                 expr = as.operand(0);
                 alias = ((SqlIdentifier) as.operand(1)).getSimple();
             }
-            AggregationDef agg = aggregation(sql, expr, alias, stream);
-            if (!names.add(agg.name())) {
-                throw sql.error(SqlState.DUPLICATE_COLUMN, "metric output \"" + agg.name()
+            Written w = aggregation(sql, expr, alias, stream);
+            if (!names.add(w.name())) {
+                throw sql.error(SqlState.DUPLICATE_COLUMN, "metric output \"" + w.name()
                         + "\" specified more than once; name it with AS", item);
             }
-            out.add(agg);
+            written.add(w);
         }
-        return out;
+        List<SqlNode> expressions = new ArrayList<>();
+        for (Written w : written) {
+            if (w.expression() != null) {
+                expressions.add(w.expression());
+            }
+        }
+        ExpressionCompiler.Compiled compiled = expressions.isEmpty() && q.getWhere() == null ? null
+                : ExpressionCompiler.compile(sql, stream, expressions, q.getWhere());
+        List<AggregationDef> out = new ArrayList<>();
+        int e = 0;
+        for (Written w : written) {
+            if (w.kind() == AggregationKind.COUNT_STAR) {
+                out.add(new AggregationDef(AggregationKind.COUNT_STAR, -1, w.name(), ColumnType.BIGINT));
+                continue;
+            }
+            ColumnType type;
+            String expression = null;
+            if (w.expression() != null) {
+                type = compiled.argumentTypes().get(e);
+                expression = compiled.arguments().get(e);
+                e++;
+            } else {
+                type = stream.column(w.column()).type();
+            }
+            out.add(finish(sql, w, type, expression));
+        }
+        return new Aggregations(out, compiled == null ? null : compiled.filter());
     }
 
-    private static AggregationDef aggregation(SqlText sql, SqlNode expr, String alias, StreamDef stream) {
+    private static AggregationDef finish(SqlText sql, Written w, ColumnType type, String expression) {
+        String fn = w.call().getOperator().getName().toLowerCase(Locale.ROOT);
+        return switch (w.kind()) {
+            case COUNT -> new AggregationDef(w.kind(), w.column(), w.name(), ColumnType.BIGINT, expression);
+            case SUM, AVG, STDDEV, STDDEV_POP -> {
+                if (!type.isNumeric()) {
+                    throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + fn + "(" + PgTypeNames.of(type)
+                            + ") does not exist", w.call());
+                }
+                yield new AggregationDef(w.kind(), w.column(), w.name(),
+                        w.kind() == AggregationKind.SUM && type.isIntegral() ? ColumnType.BIGINT : ColumnType.DOUBLE,
+                        expression);
+            }
+            default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, (w.kind() == AggregationKind.COUNT_DISTINCT
+                    ? "COUNT(DISTINCT ...)" : fn.toUpperCase(Locale.ROOT))
+                    + " is not supported yet (COUNT, SUM, AVG, STDDEV and STDDEV_POP are)", w.call());
+        };
+    }
+
+    private static Written aggregation(SqlText sql, SqlNode expr, String alias, StreamDef stream) {
         if (!(expr instanceof SqlCall call) || !(expr instanceof SqlBasicCall)
                 || call.getOperator().getSyntax() == org.apache.calcite.sql.SqlSyntax.BINARY
                 || call.getOperator().getSyntax() == org.apache.calcite.sql.SqlSyntax.PREFIX) {
@@ -162,30 +213,15 @@ final class MetricCompiler {
             if (distinct) {
                 throw sql.error(SqlState.SYNTAX_ERROR, "COUNT(DISTINCT *) is not valid", call);
             }
-            return new AggregationDef(AggregationKind.COUNT_STAR, -1, name, ColumnType.BIGINT);
+            return new Written(AggregationKind.COUNT_STAR, -1, null, name, call);
         }
         if (distinct) {
             kind = AggregationKind.COUNT_DISTINCT;
         }
-        if (!(arg instanceof SqlIdentifier id) || !id.isSimple()) {
-            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "aggregation arguments must be a column for now "
-                    + "(expressions come with the task-plan issue)", arg);
+        if (arg instanceof SqlIdentifier id && id.isSimple()) {
+            return new Written(kind, column(sql, stream, id), null, name, call);
         }
-        int column = column(sql, stream, id);
-        ColumnType type = stream.column(column).type();
-        return switch (kind) {
-            case COUNT -> new AggregationDef(kind, column, name, ColumnType.BIGINT);
-            case SUM, AVG, STDDEV, STDDEV_POP -> {
-                if (!type.isNumeric()) {
-                    throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + fn.toLowerCase(Locale.ROOT) + "("
-                            + PgTypeNames.of(type) + ") does not exist", call);
-                }
-                yield new AggregationDef(kind, column, name,
-                        kind == AggregationKind.SUM && type.isIntegral() ? ColumnType.BIGINT : ColumnType.DOUBLE);
-            }
-            default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, (kind == AggregationKind.COUNT_DISTINCT
-                    ? "COUNT(DISTINCT ...)" : fn) + " is not supported yet (COUNT, SUM, AVG, STDDEV and STDDEV_POP are)", call);
-        };
+        return new Written(kind, -1, arg, name, call);
     }
 
     private static int column(SqlText sql, StreamDef stream, SqlIdentifier id) {

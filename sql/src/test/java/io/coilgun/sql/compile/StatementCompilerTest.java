@@ -121,13 +121,55 @@ class StatementCompilerTest {
         error("CREATE METRIC m AS SELECT MAX(amount)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT STDDEV(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
-        error("CREATE METRIC m AS SELECT SUM(amount * 2)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT card_id, SUM(amount)" + tail, "42803");
         error("CREATE METRIC m AS SELECT SUM(amount), SUM(n)" + tail, "42701");
-        error("CREATE METRIC m AS SELECT SUM(amount) FROM payments WHERE amount > 1 GROUP BY card_id "
-                + "OVER SLIDING 5 MINUTES", "0A000");
         error("CREATE METRIC m AS SELECT SUM(amount) FROM payments OVER SLIDING 5 MINUTES", "42803");
         error("CREATE METRIC m AS SELECT SUM(amount) FROM payments GROUP BY id OVER SLIDING 5 MINUTES", "42803");
+    }
+
+    @Test
+    void filtersAndExpressionArguments() {
+        MetricDef m = ((CreateMetricStatement) compile("CREATE METRIC big AS SELECT SUM(amount * 2) AS double_total, "
+                + "SUM(n + 1) AS n1, COUNT(*) FROM payments WHERE amount > 100 AND card_id LIKE 'c%' "
+                + "AND merchant_id IN ('m1', 'm2') AND n IS NOT NULL GROUP BY card_id OVER SLIDING 1 HOUR")).metric();
+        assertEquals("sql:mul(c_amount, 2L)", m.aggregations().get(0).expression());
+        assertEquals(ColumnType.DOUBLE, m.aggregations().get(0).resultType());
+        assertEquals("sql:add(c_n, 1L)", m.aggregations().get(1).expression());
+        assertEquals(ColumnType.BIGINT, m.aggregations().get(1).resultType(), "integer expression: exact sum");
+        assertEquals("sql:all(sql:all(sql:all(sql:greater(c_amount, sql:toDouble(100L)), "
+                + "sql:like(c_card_id, '\\\\Qc\\\\E.*')), sql:oneOf(c_merchant_id, 'm1', 'm2')), !sql:isNull(c_n))",
+                m.filter());
+        String tail = " GROUP BY card_id OVER SLIDING 5 MINUTES";
+        assertEquals(56, error("CREATE METRIC m AS SELECT COUNT(*) FROM payments WHERE amt > 1" + tail, "42703")
+                .position());
+        error("CREATE METRIC m AS SELECT SUM(card_id || 'x') FROM payments" + tail, "42883");
+        error("CREATE METRIC m AS SELECT COUNT(*) FROM payments WHERE nosuchfn(amount) > 1" + tail, "42883");
+        error("CREATE METRIC m AS SELECT COUNT(*) FROM payments WHERE amount" + tail, "42804");
+    }
+
+    /** Compiles a WHERE clause and evaluates its translation on one row of payments. */
+    boolean keeps(String where, Object... row) {
+        MetricDef m = ((CreateMetricStatement) compile("CREATE METRIC m AS SELECT COUNT(*) FROM payments WHERE "
+                + where + " GROUP BY card_id OVER SLIDING 1 HOUR")).metric();
+        return io.coilgun.planner.expr.Expressions.compile(m.filter(),
+                catalog.stream("payments").orElseThrow().columns().stream().map(c -> c.name()).toList()).test(row);
+    }
+
+    @Test
+    void filtersFollowSqlNullSemantics() {
+        Object[] big = {1L, 0L, "c1", "m1", 150.0, 3};
+        Object[] noAmount = {2L, 0L, "c1", "m2", null, null};
+        assertTrue(keeps("amount > 100", big));
+        assertFalse(keeps("amount > 100", noAmount), "NULL > 100 is unknown: not kept");
+        assertFalse(keeps("NOT (amount > 100)", noAmount), "NOT unknown is unknown");
+        assertTrue(keeps("amount IS NULL", noAmount));
+        assertTrue(keeps("amount > 100 OR merchant_id = 'm2'", noAmount), "unknown OR true is true");
+        assertFalse(keeps("amount > 100 AND merchant_id = 'm2'", noAmount));
+        assertTrue(keeps("n BETWEEN 1 AND 3 AND n / 2 = 1", big), "integer division");
+        assertTrue(keeps("card_id LIKE 'c_' AND merchant_id NOT IN ('m2', 'm3')", big));
+        assertTrue(keeps("CASE WHEN amount > 100 THEN 'big' ELSE 'small' END = 'big'", big));
+        assertTrue(keeps("UPPER(card_id) = 'C1' AND ABS(-amount) = 150", big));
+        assertFalse(keeps("card_id LIKE '%x%'", big));
     }
 
     @Test
