@@ -4,10 +4,9 @@ import io.coilgun.planner.model.AggregationDef;
 import java.nio.ByteBuffer;
 
 /**
- * SUM of a floating-point column, and AVG of any numeric column. State: count of non-null values, sum and
- * its compensation term. Adding and removing are Neumaier (compensated) steps, so the pair (sum, compensation)
- * carries the running sum to about twice double precision: values that leave a long window do not leave
- * rounding error behind.
+ * SUM of a floating-point argument, and AVG of any numeric argument. State: the count of non-null values and an
+ * {@link ExactSum}: adding and removing are exact, and the reported sum is the correctly rounded true sum of the
+ * window, whatever the order in which values came and went.
  */
 final class DoubleSumAggregator extends Aggregator {
     private final boolean average;
@@ -19,41 +18,23 @@ final class DoubleSumAggregator extends Aggregator {
 
     @Override
     public int stateBytes() {
-        return 24;
+        return 8 + ExactSum.BYTES;
     }
 
     @Override
     public void add(ByteBuffer state, int at, Object value) {
         if (value != null) {
             state.putLong(at, state.getLong(at) + 1);
-            accumulate(state, at + 8, ((Number) value).doubleValue());
+            ExactSum.add(state, at + 8, ((Number) value).doubleValue());
         }
     }
 
     @Override
     public void remove(ByteBuffer state, int at, Object value) {
         if (value != null) {
-            long n = state.getLong(at) - 1;
-            state.putLong(at, n);
-            if (n == 0) {
-                // An empty window is exactly zero; do not carry the rounding residue of everything that left.
-                state.putDouble(at + 8, 0.0).putDouble(at + 16, 0.0);
-            } else {
-                accumulate(state, at + 8, -((Number) value).doubleValue());
-            }
+            state.putLong(at, state.getLong(at) - 1);
+            ExactSum.remove(state, at + 8, ((Number) value).doubleValue());
         }
-    }
-
-    private static void accumulate(ByteBuffer state, int at, double x) {
-        double sum = state.getDouble(at);
-        double comp = state.getDouble(at + 8);
-        double t = sum + x;
-        if (Math.abs(sum) >= Math.abs(x)) {
-            comp += (sum - t) + x;
-        } else {
-            comp += (x - t) + sum;
-        }
-        state.putDouble(at, t).putDouble(at + 8, comp);
     }
 
     @Override
@@ -62,7 +43,13 @@ final class DoubleSumAggregator extends Aggregator {
         if (n == 0) {
             return null;
         }
-        double sum = state.getDouble(at + 8) + state.getDouble(at + 16);
-        return average ? sum / n : sum;
+        if (!average) {
+            return ExactSum.value(state, at + 8);
+        }
+        double[] sum = ExactSum.doubleDouble(state, at + 8);
+        // (hi + lo) / n, rounded once
+        double q = sum[0] / n;
+        double r = (Math.fma(-q, n, sum[0]) + sum[1]) / n;
+        return q + r;
     }
 }

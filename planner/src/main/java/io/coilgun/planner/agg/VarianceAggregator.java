@@ -6,14 +6,17 @@ import java.nio.ByteBuffer;
 /**
  * STDDEV (sample) and STDDEV_POP over a window with removals.
  *
- * <p>State: the count n and the moments {@code S1 = sum(x)} and {@code S2 = sum(x^2)}, each kept as a compensated
- * pair (hi, lo): squares are exact ({@code fma}), additions and removals are Neumaier steps. The variance
- * {@code (S2 - S1^2 / n) / (n - 1)} is then evaluated in double-double arithmetic, so the cancellation between S2
- * and S1^2/n (large when the spread is small next to the mean) costs nothing visible. This is used instead of
- * Welford's update because Welford's removal step carries the rounding error of every departed value in its running
- * mean for as long as the window lives; here an emptied window is exactly zero again.
+ * <p>State: the count n and the moments {@code S1 = sum(x)} and {@code S2 = sum(x^2)} as {@link ExactSum}s (each
+ * square enters exactly, as the two halves of {@code fma}). The variance {@code (S2 - S1^2 / n) / (n - 1)} is
+ * evaluated in double-double from the canonical forms of the exact moments, so the result depends only on the
+ * window's values: the same in any order of arrivals and departures (replay, restart, any number of partitions),
+ * and accurate even when the spread is tiny next to the mean. (Welford's update is not used: its removal step
+ * carries the rounding of departed values in its running mean.)
  */
 final class VarianceAggregator extends Aggregator {
+    /** Below this fraction of S2 the difference S2 - S1^2/n is beyond double-double resolution: zero. */
+    private static final double RESOLUTION = 1e-28;
+
     private final boolean sample;
 
     VarianceAggregator(AggregationDef def, boolean sample) {
@@ -23,53 +26,31 @@ final class VarianceAggregator extends Aggregator {
 
     @Override
     public int stateBytes() {
-        return 8 + 4 * 8;
+        return 8 + 2 * ExactSum.BYTES;
     }
 
     @Override
     public void add(ByteBuffer state, int at, Object value) {
         if (value != null) {
             state.putLong(at, state.getLong(at) + 1);
-            accumulate(state, at + 8, ((Number) value).doubleValue());
+            double x = ((Number) value).doubleValue();
+            ExactSum.add(state, at + 8, x);
+            double p = x * x;
+            ExactSum.add(state, at + 8 + ExactSum.BYTES, p);
+            ExactSum.add(state, at + 8 + ExactSum.BYTES, Math.fma(x, x, -p));
         }
     }
 
     @Override
     public void remove(ByteBuffer state, int at, Object value) {
         if (value != null) {
-            long n = state.getLong(at) - 1;
-            state.putLong(at, n);
-            if (n == 0) {
-                for (int i = 0; i < 4; i++) {
-                    state.putDouble(at + 8 + 8 * i, 0.0);
-                }
-            } else {
-                accumulate(state, at + 8, -((Number) value).doubleValue());
-            }
+            state.putLong(at, state.getLong(at) - 1);
+            double x = ((Number) value).doubleValue();
+            ExactSum.remove(state, at + 8, x);
+            double p = x * x;
+            ExactSum.remove(state, at + 8 + ExactSum.BYTES, p);
+            ExactSum.remove(state, at + 8 + ExactSum.BYTES, Math.fma(x, x, -p));
         }
-    }
-
-    /** Adds {@code x} (or removes it, when negated) to S1 and {@code x^2} to S2 (with x's sign). */
-    private static void accumulate(ByteBuffer state, int at, double x) {
-        neumaier(state, at, x);
-        double ax = Math.abs(x);
-        double p = ax * ax;
-        double e = Math.fma(ax, ax, -p);
-        double sign = Math.signum(x);
-        neumaier(state, at + 16, sign * p);
-        state.putDouble(at + 24, state.getDouble(at + 24) + sign * e);
-    }
-
-    private static void neumaier(ByteBuffer state, int at, double x) {
-        double sum = state.getDouble(at);
-        double comp = state.getDouble(at + 8);
-        double t = sum + x;
-        if (Math.abs(sum) >= Math.abs(x)) {
-            comp += (sum - t) + x;
-        } else {
-            comp += (x - t) + sum;
-        }
-        state.putDouble(at, t).putDouble(at + 8, comp);
     }
 
     @Override
@@ -78,25 +59,24 @@ final class VarianceAggregator extends Aggregator {
         if (n == 0 || (sample && n == 1)) {
             return null;
         }
-        // S1 and S2 as normalized double-double numbers
-        double[] s1 = twoSum(state.getDouble(at + 8), state.getDouble(at + 16));
-        double[] s2 = twoSum(state.getDouble(at + 24), state.getDouble(at + 32));
+        double[] s1 = ExactSum.doubleDouble(state, at + 8);
+        double[] s2 = ExactSum.doubleDouble(state, at + 8 + ExactSum.BYTES);
+        if (!Double.isFinite(s1[0]) || !Double.isFinite(s2[0])) {
+            return Double.NaN;
+        }
         // S1^2 / n in double-double
         double p = s1[0] * s1[0];
         double e = Math.fma(s1[0], s1[0], -p) + 2 * s1[0] * s1[1];
         double q = p / n;
         double r = (Math.fma(-q, n, p) + e) / n;
         // S2 - S1^2 / n
-        double[] d = twoSum(s2[0], -q);
-        double num = d[0] + (d[1] + s2[1] - r);
-        double variance = Math.max(0.0, num / (sample ? n - 1 : n));
-        return Math.sqrt(variance);
-    }
-
-    private static double[] twoSum(double a, double b) {
-        double s = a + b;
-        double bb = s - a;
-        double err = (a - (s - bb)) + (b - bb);
-        return new double[] {s, err};
+        double hi = s2[0] - q;
+        double bb = hi - s2[0];
+        double lo = (s2[0] - (hi - bb)) + (-q - bb);
+        double num = hi + (lo + s2[1] - r);
+        if (num <= RESOLUTION * Math.abs(s2[0])) {
+            return 0.0;
+        }
+        return Math.sqrt(num / (sample ? n - 1 : n));
     }
 }

@@ -1,0 +1,148 @@
+package io.coilgun.planner.agg;
+
+import java.nio.ByteBuffer;
+
+/**
+ * An exact running sum of doubles in a fixed slot of a state buffer: Shewchuk's non-overlapping expansion (the
+ * algorithm of Python's {@code math.fsum}). Adding and removing (adding {@code -x}) lose nothing, and
+ * {@link #value} is the correctly rounded sum, so the result is one number whatever the order in which values
+ * came and went: the same on replay, after a restart and with any number of partitions.
+ *
+ * <pre>
+ * int  partial count, int NaN count, int +Infinity count, int -Infinity count, MAX doubles (partials)
+ * </pre>
+ * Non-finite values are counted apart so that they can leave again. With more than {@link #MAX} partials (which
+ * needs values spread over more than ~500 binary orders of magnitude) the two smallest are merged, rounding.
+ */
+final class ExactSum {
+    static final int MAX = 10;
+    static final int BYTES = 16 + 8 * MAX;
+
+    private ExactSum() {
+    }
+
+    static void add(ByteBuffer s, int at, double x) {
+        if (!Double.isFinite(x)) {
+            int slot = Double.isNaN(x) ? 4 : x > 0 ? 8 : 12;
+            s.putInt(at + slot, s.getInt(at + slot) + 1);
+            return;
+        }
+        grow(s, at, x);
+    }
+
+    static void remove(ByteBuffer s, int at, double x) {
+        if (!Double.isFinite(x)) {
+            int slot = Double.isNaN(x) ? 4 : x > 0 ? 8 : 12;
+            s.putInt(at + slot, s.getInt(at + slot) - 1);
+            return;
+        }
+        grow(s, at, -x);
+    }
+
+    /** Adds {@code x} to the expansion, keeping its partials non-overlapping and in increasing magnitude. */
+    private static void grow(ByteBuffer s, int at, double x) {
+        int n = s.getInt(at);
+        int base = at + 16;
+        int i = 0;
+        for (int j = 0; j < n; j++) {
+            double y = s.getDouble(base + 8 * j);
+            if (Math.abs(x) < Math.abs(y)) {
+                double t = x;
+                x = y;
+                y = t;
+            }
+            double hi = x + y;
+            double lo = y - (hi - x);
+            if (lo != 0.0) {
+                s.putDouble(base + 8 * i, lo);
+                i++;
+            }
+            x = hi;
+        }
+        if (x != 0.0 || i == 0) {
+            if (i == MAX) {
+                // merge the two smallest partials (rounding): only for values spread beyond any realistic range
+                double merged = s.getDouble(base) + s.getDouble(base + 8);
+                for (int k = 1; k < i - 1; k++) {
+                    s.putDouble(base + 8 * k, s.getDouble(base + 8 * (k + 1)));
+                }
+                s.putDouble(base, merged);
+                i--;
+            }
+            s.putDouble(base + 8 * i, x);
+            i++;
+        }
+        s.putInt(at, i);
+    }
+
+    /** The correctly rounded sum. */
+    static double value(ByteBuffer s, int at) {
+        int nan = s.getInt(at + 4);
+        int pos = s.getInt(at + 8);
+        int neg = s.getInt(at + 12);
+        if (nan > 0 || (pos > 0 && neg > 0)) {
+            return Double.NaN;
+        }
+        if (pos > 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (neg > 0) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        int n = s.getInt(at);
+        int base = at + 16;
+        if (n == 0) {
+            return 0.0;
+        }
+        // fsum's final step: sum from the largest partial down, rounding half-way cases correctly
+        double hi = s.getDouble(base + 8 * (n - 1));
+        double lo = 0.0;
+        int k = n - 1;
+        while (k > 0) {
+            double x = hi;
+            double y = s.getDouble(base + 8 * (--k));
+            hi = x + y;
+            double yr = hi - x;
+            lo = y - yr;
+            if (lo != 0.0) {
+                break;
+            }
+        }
+        if (k > 0) {
+            double next = s.getDouble(base + 8 * (k - 1));
+            if ((lo < 0 && next < 0) || (lo > 0 && next > 0)) {
+                double y = lo * 2;
+                double x = hi + y;
+                double yr = x - hi;
+                if (y == yr) {
+                    hi = x;
+                }
+            }
+        }
+        return hi;
+    }
+
+    /**
+     * The sum as a canonical double-double {@code (hi, lo)}: hi the correctly rounded sum, lo the correctly rounded
+     * rest. A function of the exact sum only.
+     */
+    static double[] doubleDouble(ByteBuffer s, int at) {
+        double hi = value(s, at);
+        if (!Double.isFinite(hi)) {
+            return new double[] {hi, 0.0};
+        }
+        ByteBuffer copy = ByteBuffer.allocate(BYTES);
+        for (int i = 0; i < BYTES; i++) {
+            copy.put(i, s.get(at + i));
+        }
+        grow(copy, 0, -hi);
+        return new double[] {hi, value(copy, 0)};
+    }
+
+    /** Sets the slot to an empty sum. */
+    static void clear(ByteBuffer s, int at) {
+        for (int i = 0; i < BYTES; i += 4) {
+            s.putInt(at + i, 0);
+        }
+    }
+}
