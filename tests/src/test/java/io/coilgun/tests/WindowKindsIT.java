@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Every window kind through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
  * DELAYED BY, INFINITE and INFINITE DELAYED BY, and one with a WHERE filter and an expression argument; events for
  * 40 cards, a tenth of them out of order within the
- * lateness; every RETURNING row checked against {@link WindowOracle}, across a restart.
+ * lateness; COUNT, SUM, STDDEV, MIN, MAX, LAST and PREV of every metric in every RETURNING row checked against
+ * {@link WindowOracle}, across a restart.
  */
 @Tag("integration")
 @Timeout(600)
@@ -68,7 +69,8 @@ class WindowKindsIT {
                 s.execute(WalkingSkeletonIT.CREATE_STREAM);
                 for (Metric m : METRICS) {
                     s.execute("CREATE METRIC " + m.name() + " AS SELECT COUNT(*) AS n, SUM(" + m.sumOf() + ") AS total, "
-                            + "STDDEV(amount) AS sd FROM payments" + (m.where() == null ? "" : " WHERE " + m.where())
+                            + "STDDEV(amount) AS sd, MIN(amount) AS lo, MAX(amount) AS hi, LAST(amount), "
+                            + "PREV(amount) FROM payments" + (m.where() == null ? "" : " WHERE " + m.where())
                             + " GROUP BY card_id OVER " + m.window());
                 }
                 send(s, rnd, oracles, clock, nextId, 2_500);
@@ -117,11 +119,15 @@ class WindowKindsIT {
                         if (!totalNull) {
                             assertEquals(expected[1], total, 1e-9 * Math.max(1, Math.abs(expected[1])), where + " sum");
                         }
-                        double sd = rs.getDouble(name + "_sd");
-                        boolean sdNull = rs.wasNull();
-                        assertEquals(Double.isNaN(expected[2]), sdNull, where + " stddev null");
-                        if (!sdNull) {
-                            assertEquals(expected[2], sd, 1e-9 * Math.max(1, expected[2]), where + " stddev");
+                        String[] columns = {"sd", "lo", "hi", "last", "prev"};
+                        for (int k = 0; k < columns.length; k++) {
+                            double got = rs.getDouble(name + "_" + columns[k]);
+                            boolean isNull = rs.wasNull();
+                            double want = expected[2 + k];
+                            assertEquals(Double.isNaN(want), isNull, where + " " + columns[k] + " null");
+                            if (!isNull) {
+                                assertEquals(want, got, 1e-9 * Math.max(1, Math.abs(want)), where + " " + columns[k]);
+                            }
                         }
                     }
                 }

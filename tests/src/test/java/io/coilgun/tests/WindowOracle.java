@@ -36,7 +36,10 @@ final class WindowOracle {
         this.sumArgument = sumArgument;
     }
 
-    /** Accepts the event and returns {count, sum, stddev (NaN when NULL)} of its group's window. */
+    /**
+     * Accepts the event and returns {count, sum, stddev, min, max, last, prev} of its group's window (NaN for NULL);
+     * LAST and PREV order by event time, then arrival.
+     */
     double[] accept(String group, long time, double amount) {
         List<double[]> events = byGroup.computeIfAbsent(group, g -> new ArrayList<>());
         events.add(new double[] {time, amount});
@@ -46,7 +49,9 @@ final class WindowOracle {
         }
         long upper = clock - delay;
         List<Double> in = new ArrayList<>();
-        for (double[] e : events) {
+        List<double[]> ordered = new ArrayList<>();
+        for (int idx = 0; idx < events.size(); idx++) {
+            double[] e = events.get(idx);
             long t = (long) e[0];
             boolean inside = switch (kind) {
                 case SLIDING -> clock - delay - size < t && t <= upper;
@@ -55,6 +60,7 @@ final class WindowOracle {
             };
             if (inside && filter.test(e[1])) {
                 in.add(e[1]);
+                ordered.add(new double[] {e[0], idx, e[1]});
             }
         }
         double sum = 0;
@@ -68,6 +74,12 @@ final class WindowOracle {
         for (double v : in) {
             m2 += (v - mean) * (v - mean);
         }
-        return new double[] {in.size(), sum, in.size() < 2 ? Double.NaN : Math.sqrt(m2 / (in.size() - 1))};
+        ordered.sort((a, b) -> a[0] != b[0] ? Double.compare(a[0], b[0]) : Double.compare(a[1], b[1]));
+        double min = in.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        double max = in.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        double last = ordered.isEmpty() ? Double.NaN : ordered.get(ordered.size() - 1)[2];
+        double prev = ordered.size() < 2 ? Double.NaN : ordered.get(ordered.size() - 2)[2];
+        return new double[] {in.size(), sum, in.size() < 2 ? Double.NaN : Math.sqrt(m2 / (in.size() - 1)), min, max,
+            last, prev};
     }
 }

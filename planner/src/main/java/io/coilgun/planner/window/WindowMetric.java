@@ -5,6 +5,7 @@ import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.expr.CompiledExpression;
 import io.coilgun.planner.expr.Expressions;
+import io.coilgun.planner.model.AggregationKind;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -47,11 +48,6 @@ import java.util.List;
  * Iterators are shared reservoir subscriptions: metrics with aligned window ends read the reservoir once.
  */
 public final class WindowMetric implements MetricOperator {
-    private static final byte TAG_NULL = 0;
-    private static final byte TAG_LONG = 1;
-    private static final byte TAG_DOUBLE = 2;
-    private static final byte TAG_PRESENT = 3;
-
     private final MetricDef def;
     private final StateStore store;
     private final Reservoir reservoir;
@@ -66,7 +62,11 @@ public final class WindowMetric implements MetricOperator {
     private CompiledExpression[] argumentExpressions;
     /** The metric's WHERE clause, or null. */
     private CompiledExpression filter;
+    /** Per aggregation, its invertible aggregator, or null for MIN, MAX, LAST and PREV (see {@link Candidates}). */
     private final Aggregator[] aggregators;
+    private final AggregationKind[] kinds;
+    private final boolean anyCandidates;
+    private final byte[] candidatesPrefix;
     private final int[] slots;
     private final int aggBytes;
     private final byte[] statePrefix;
@@ -95,18 +95,27 @@ public final class WindowMetric implements MetricOperator {
         this.lateness = stream.latenessMicros();
         this.groupColumns = def.groupBy().stream().mapToInt(Integer::intValue).toArray();
         this.aggregators = new Aggregator[def.aggregations().size()];
+        this.kinds = new AggregationKind[aggregators.length];
+        boolean candidates = false;
         this.argumentColumns = new int[aggregators.length];
         this.slots = new int[aggregators.length];
         int at = 0;
         for (int i = 0; i < aggregators.length; i++) {
             var agg = def.aggregations().get(i);
             argumentColumns[i] = agg.argument();
+            kinds[i] = agg.kind();
+            slots[i] = at;
+            if (usesCandidates(agg.kind())) {
+                candidates = true;
+                continue;
+            }
             aggregators[i] = Aggregator.of(agg, agg.argument() >= 0 ? stream.column(agg.argument()).type()
                     : agg.resultType() == ColumnType.BIGINT ? ColumnType.BIGINT : ColumnType.DOUBLE);
-            slots[i] = at;
             at += aggregators[i].stateBytes();
         }
         this.aggBytes = at;
+        this.anyCandidates = candidates;
+        this.candidatesPrefix = prefix('x', def.name());
         compileExpressions(stream);
         this.statePrefix = prefix('g', def.name());
         this.headZonePrefix = prefix('h', def.name());
@@ -182,6 +191,11 @@ public final class WindowMetric implements MetricOperator {
         lastClock = state.clock;
         if (delay == 0 && passes(values)) {
             apply(state.bucket(bucketOf(eventTime)), values, true);
+            if (anyCandidates) {
+                CandidateState cs = loadCandidates(lastGroup);
+                cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(values));
+                saveCandidates(lastGroup, cs);
+            }
         }
         save(state);
     }
@@ -192,23 +206,80 @@ public final class WindowMetric implements MetricOperator {
         long clock = lastClock;
         long bucket = bucketOf(clock - delay);
         ByteBuffer window = state.copyOf(bucket);
+        List<ZoneEvent> tailZone = List.of();
+        List<ZoneEvent> headZone = List.of();
         if (clock < streamTime) {
-            // Add before subtracting, so that every intermediate state is a real multiset of events (aggregators
-            // reset an emptied window to exact zeros): when w < L the two zones overlap on events the base no
-            // longer holds, and they cancel.
             if (kind == WindowSpec.Kind.SLIDING) {
                 // the tail already removed the group's events in (T - d - w, S - d - w]: still in its window
-                scanZone(tailZonePrefix, clock - delay - size, streamTime - delay - size, Long.MIN_VALUE, window,
-                        true);
+                tailZone = zone(tailZonePrefix, clock - delay - size, streamTime - delay - size);
             }
             if (delay > 0) {
                 // the head already added the group's events in (T - d, S - d]: not in this group's window
-                scanZone(headZonePrefix, clock - delay, streamTime - delay, bucket, window, false);
+                headZone = zone(headZonePrefix, clock - delay, streamTime - delay);
+            }
+            // Add before subtracting, so that every intermediate state is a real multiset of events (aggregators
+            // reset an emptied window to exact zeros): when w < L the two zones overlap and cancel.
+            for (ZoneEvent e : tailZone) {
+                applyArgs(window, e.args(), true);
+            }
+            for (ZoneEvent e : headZone) {
+                if (bucketOf(e.time()) == bucket) {
+                    applyArgs(window, e.args(), false);
+                }
+            }
+        }
+        CandidateState candidates = null;
+        List<ZoneEvent> headUpToClock = List.of();
+        if (anyCandidates) {
+            candidates = loadCandidates(lastGroup);
+            if (delay > 0 && clock < streamTime) {
+                // the head's events a clock behind S still sees: (S - d - L, T - d]
+                headUpToClock = zone(headZonePrefix, streamTime - delay - lateness, clock - delay);
             }
         }
         for (int i = 0; i < aggregators.length; i++) {
-            out[at + i] = aggregators[i].result(window, slots[i]);
+            out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
+                    : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailZone);
         }
+    }
+
+    /**
+     * MIN, MAX, LAST or PREV for a group with clock {@code clock}: the settled candidates, the head's candidates when
+     * the clock is the stream time (else the head zone's events up to {@code clock - d}, in {@code headUpToClock}),
+     * and the tail zone's events, keeping only those inside the group's window.
+     */
+    private Object candidateResult(int i, CandidateState cs, long bucket, long clock, long streamTime,
+            List<ZoneEvent> headUpToClock, List<ZoneEvent> tailZone) {
+        List<Candidates.Entry> pool = new java.util.ArrayList<>();
+        pool.addAll(cs.settled(i, bucket).entries);
+        if (delay > 0) {
+            if (clock == streamTime) {
+                pool.addAll(cs.head(i, bucket).entries);
+            } else {
+                for (ZoneEvent e : headUpToClock) {
+                    if (e.args()[i] != null) {
+                        pool.add(new Candidates.Entry(e.time(), e.seq(), e.args()[i]));
+                    }
+                }
+            }
+        }
+        for (ZoneEvent e : tailZone) {
+            if (e.args()[i] != null) {
+                pool.add(new Candidates.Entry(e.time(), e.seq(), e.args()[i]));
+            }
+        }
+        pool.removeIf(e -> !inWindow(e.time(), clock));
+        return Candidates.result(kinds[i], pool);
+    }
+
+    /** SPEC.md's window of a group with clock {@code clock}. */
+    private boolean inWindow(long t, long clock) {
+        long upper = clock - delay;
+        return switch (kind) {
+            case SLIDING -> upper - size < t && t <= upper;
+            case TUMBLING -> Math.floorDiv(upper, size) * size <= t && t <= upper;
+            case INFINITE -> t <= upper;
+        };
     }
 
     /** The head (lag d) passed an event: it enters its group's aggregate and the head zone. */
@@ -222,6 +293,11 @@ public final class WindowMetric implements MetricOperator {
         apply(state.bucket(bucketOf(eventTime)), scratch, true);
         save(state);
         store.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        if (anyCandidates) {
+            CandidateState cs = loadCandidates(group);
+            cs.insert(bucketOf(eventTime), true, eventTime, seq, argumentsOf(scratch));
+            saveCandidates(group, cs);
+        }
     }
 
     private void headZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
@@ -229,7 +305,18 @@ public final class WindowMetric implements MetricOperator {
         if (!passes(scratch)) {
             return;
         }
-        store.delete(zoneKey(headZonePrefix, GroupKeys.encode(scratch, groupColumns), eventTime, seq));
+        byte[] group = GroupKeys.encode(scratch, groupColumns);
+        store.delete(zoneKey(headZonePrefix, group, eventTime, seq));
+        if (anyCandidates) {
+            // settled: from the head's candidates to the settled ones, unless a short sliding window expired it
+            CandidateState cs = loadCandidates(group);
+            cs.removeHead(bucketOf(eventTime), eventTime, seq);
+            boolean expired = kind == WindowSpec.Kind.SLIDING && eventTime <= reservoir.streamTime() - delay - size;
+            if (!expired) {
+                cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(scratch));
+            }
+            saveCandidates(group, cs);
+        }
     }
 
     /** The sliding tail (lag d + w) passed an event: it leaves its group's aggregate and enters the tail zone. */
@@ -243,6 +330,11 @@ public final class WindowMetric implements MetricOperator {
         apply(state.bucket(0), scratch, false);
         save(state);
         store.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        if (anyCandidates) {
+            CandidateState cs = loadCandidates(group);
+            cs.removeBoth(0, eventTime, seq);
+            saveCandidates(group, cs);
+        }
     }
 
     private void tailZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
@@ -255,6 +347,9 @@ public final class WindowMetric implements MetricOperator {
 
     private void apply(ByteBuffer aggs, Object[] values, boolean add) {
         for (int i = 0; i < aggregators.length; i++) {
+            if (aggregators[i] == null) {
+                continue;
+            }
             Object v = argument(values, i);
             if (add) {
                 aggregators[i].add(aggs, slots[i], v);
@@ -272,33 +367,61 @@ public final class WindowMetric implements MetricOperator {
         store.put(state.key, state.encode());
     }
 
-    /**
-     * Applies to {@code window} the group's zone rows with {@code after < t <= upTo} (only those in {@code bucket},
-     * unless it is Long.MIN_VALUE): added back, or subtracted.
-     */
-    private void scanZone(byte[] zonePrefix, long after, long upTo, long bucket, ByteBuffer window, boolean add) {
+    /** One event of a zone: its key and its aggregations' arguments. */
+    private record ZoneEvent(long time, long seq, Object[] args) {
+    }
+
+    /** The group's zone rows with {@code after < t <= upTo}, in key order. */
+    private List<ZoneEvent> zone(byte[] zonePrefix, long after, long upTo) {
         if (upTo <= after) {
-            return;
+            return List.of();
         }
+        List<ZoneEvent> out = new java.util.ArrayList<>();
         byte[] from = zoneKey(zonePrefix, lastGroup, after + 1, Long.MIN_VALUE);
         byte[] to = zoneKey(zonePrefix, lastGroup, upTo + 1, Long.MIN_VALUE);
         int timeAt = zonePrefix.length + lastGroup.length;
         store.scan(from, to, (key, value) -> {
-            long t = ByteBuffer.wrap(key, timeAt, 8).getLong() ^ Long.MIN_VALUE;
-            if (bucket != Long.MIN_VALUE && bucketOf(t) != bucket) {
-                return true;
-            }
+            ByteBuffer k = ByteBuffer.wrap(key, timeAt, 16);
+            long t = k.getLong() ^ Long.MIN_VALUE;
+            long seq = k.getLong() ^ Long.MIN_VALUE;
             ByteBuffer args = ByteBuffer.wrap(value);
-            for (int i = 0; i < aggregators.length; i++) {
-                Object v = decodeArgument(args);
-                if (add) {
-                    aggregators[i].add(window, slots[i], v);
-                } else {
-                    aggregators[i].remove(window, slots[i], v);
-                }
+            Object[] decoded = new Object[aggregators.length];
+            for (int i = 0; i < decoded.length; i++) {
+                decoded[i] = Candidates.Values.read(args);
             }
+            out.add(new ZoneEvent(t, seq, decoded));
             return true;
         });
+        return out;
+    }
+
+    private void applyArgs(ByteBuffer window, Object[] args, boolean add) {
+        for (int i = 0; i < aggregators.length; i++) {
+            if (aggregators[i] == null) {
+                continue;
+            }
+            if (add) {
+                aggregators[i].add(window, slots[i], args[i]);
+            } else {
+                aggregators[i].remove(window, slots[i], args[i]);
+            }
+        }
+    }
+
+    private static boolean usesCandidates(AggregationKind k) {
+        return k == AggregationKind.MIN || k == AggregationKind.MAX || k == AggregationKind.LAST
+                || k == AggregationKind.PREV;
+    }
+
+    private CandidateState loadCandidates(byte[] group) {
+        return CandidateState.read(kinds, store.get(concat(candidatesPrefix, group)));
+    }
+
+    private void saveCandidates(byte[] group, CandidateState cs) {
+        if (kind == WindowSpec.Kind.TUMBLING) {
+            cs.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
+        }
+        store.put(concat(candidatesPrefix, group), cs.encode());
     }
 
     private Object argument(Object[] values, int i) {
@@ -309,32 +432,29 @@ public final class WindowMetric implements MetricOperator {
         return column < 0 ? Boolean.TRUE : values[column];
     }
 
-    private byte[] encodeArguments(Object[] values) {
-        ByteBuffer b = ByteBuffer.allocate(aggregators.length * 9);
-        for (int i = 0; i < aggregators.length; i++) {
-            Object v = argument(values, i);
-            if (v == null) {
-                b.put(TAG_NULL).putLong(0);
-            } else if (v instanceof Double d) {
-                b.put(TAG_DOUBLE).putDouble(d);
-            } else if (v instanceof Number n) {
-                b.put(TAG_LONG).putLong(n.longValue());
-            } else {
-                b.put(TAG_PRESENT).putLong(0);
+    /** The argument of each aggregation for an event (null for the invertible ones: not needed here). */
+    private Object[] argumentsOf(Object[] values) {
+        Object[] args = new Object[aggregators.length];
+        for (int i = 0; i < args.length; i++) {
+            if (aggregators[i] == null) {
+                args[i] = argument(values, i);
             }
         }
-        return b.array();
+        return args;
     }
 
-    private static Object decodeArgument(ByteBuffer b) {
-        byte tag = b.get();
-        long bits = b.getLong();
-        return switch (tag) {
-            case TAG_NULL -> null;
-            case TAG_LONG -> bits;
-            case TAG_DOUBLE -> Double.longBitsToDouble(bits);
-            default -> Boolean.TRUE;
-        };
+    private byte[] encodeArguments(Object[] values) {
+        Object[] args = new Object[aggregators.length];
+        int size = 0;
+        for (int i = 0; i < args.length; i++) {
+            args[i] = argument(values, i);
+            size += Candidates.Values.size(args[i]);
+        }
+        ByteBuffer b = ByteBuffer.allocate(size);
+        for (Object a : args) {
+            Candidates.Values.write(b, a);
+        }
+        return b.array();
     }
 
     private static byte[] zoneKey(byte[] prefix, byte[] group, long eventTime, long seq) {

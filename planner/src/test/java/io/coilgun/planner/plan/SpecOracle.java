@@ -36,7 +36,8 @@ final class SpecOracle {
 
     /**
      * Accepts the event and returns, for its group's window: COUNT(*), COUNT(amount), SUM(amount), AVG(amount),
-     * STDDEV(amount), STDDEV_POP(amount), SUM(qty), then for the filtered metric ({@code WHERE amount > 500}):
+     * STDDEV(amount), STDDEV_POP(amount), SUM(qty), MIN(amount), MAX(amount), LAST(amount), PREV(amount) (NULLs
+     * ignored; LAST and PREV order by event time, then arrival), then for the filtered metric ({@code WHERE amount > 500}):
      * COUNT(*) and SUM(qty * 2) (NULL where SQL says so). Filters do not matter for the clock.
      */
     Object[] accept(Event e) {
@@ -88,7 +89,18 @@ final class SpecOracle {
                 doubledQty += x.qty() * 2;
             }
         }
+        List<Event> valued = new ArrayList<>();
+        for (Event x : window) {
+            if (x.amount() != null) {
+                valued.add(x);
+            }
+        }
+        valued.sort((a, b) -> a.time() != b.time() ? Long.compare(a.time(), b.time()) : Long.compare(a.id(), b.id()));
+        Double min = valued.stream().map(Event::amount).min(Double::compare).orElse(null);
+        Double max = valued.stream().map(Event::amount).max(Double::compare).orElse(null);
+        Double last = valued.isEmpty() ? null : valued.get(valued.size() - 1).amount();
+        Double prev = valued.size() < 2 ? null : valued.get(valued.size() - 2).amount();
         return new Object[] {count, n, n == 0 ? null : sum, avg, stddev, stddevPop, count == 0 ? null : qty,
-            filtered, filtered == 0 ? null : doubledQty};
+            min, max, last, prev, filtered, filtered == 0 ? null : doubledQty};
     }
 }

@@ -26,7 +26,8 @@ import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
  * Every window kind (SLIDING, TUMBLING, INFINITE, each with and without DELAYED BY) and every invertible
- * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP), and a second metric
+ * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP, MIN, MAX, LAST,
+ * PREV), and a second metric
  * with a WHERE filter and an expression argument, against
  * {@link SpecOracle}: random streams with many keys, out-of-order events within the lateness, late events, NULL
  * arguments and restarts in the middle. Results must be equal (doubles within 1e-9 relative, integer sums exact).
@@ -49,7 +50,11 @@ class WindowSemanticsPropertyTest {
                 new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.STDDEV, 3, "sd", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.STDDEV_POP, 3, "sd_pop", ColumnType.DOUBLE),
-                new AggregationDef(AggregationKind.SUM, 4, "qty", ColumnType.BIGINT)),
+                new AggregationDef(AggregationKind.SUM, 4, "qty", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.MIN, 3, "min", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.MAX, 3, "max", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.LAST, 3, "last", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.PREV, 3, "prev", ColumnType.DOUBLE)),
                 List.of(2), "card_id", window, "");
     }
 
@@ -96,7 +101,7 @@ class WindowSemanticsPropertyTest {
         List<MetricDef> metrics = List.of(metric(window), filtered(window));
         TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
         Object[] decoded = new Object[5];
-        Object[] results = new Object[9];
+        Object[] results = new Object[13];
         long clock = T0;
         try {
             for (int i = 0; i < events; i++) {
@@ -139,7 +144,7 @@ class WindowSemanticsPropertyTest {
 
     static void compare(Object[] expected, Object[] actual, String where) {
         String[] names = {"count(*)", "count(amount)", "sum(amount)", "avg", "stddev", "stddev_pop", "sum(qty)",
-            "filtered count(*)", "filtered sum(qty * 2)"};
+            "min", "max", "last", "prev", "filtered count(*)", "filtered sum(qty * 2)"};
         for (int i = 0; i < expected.length; i++) {
             Object e = expected[i];
             Object a = actual[i];

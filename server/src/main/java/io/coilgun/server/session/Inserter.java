@@ -101,8 +101,14 @@ public final class Inserter {
             }
             for (int a = 0; a < m.aggregations().size(); a++) {
                 Object v = values == null || a >= values.length ? null : values[a];
-                row[at++] = m.aggregations().get(a).resultType() == ColumnType.DOUBLE && v instanceof Long l
-                        ? (Object) l.doubleValue() : v;
+                ColumnType type = m.aggregations().get(a).resultType();
+                if (type == ColumnType.DOUBLE && v instanceof Long l) {
+                    v = l.doubleValue();
+                } else if (type == ColumnType.TIMESTAMP && v instanceof Long micros) {
+                    v = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                            (int) Math.floorMod(micros, 1_000_000L) * 1000, java.time.ZoneOffset.UTC);
+                }
+                row[at++] = v;
             }
         }
         return row;

@@ -31,8 +31,8 @@ import org.apache.calcite.sql.SqlSelect;
  *
  * <p>What runs today: COUNT(*), COUNT(x), SUM, AVG, STDDEV (sample) and STDDEV_POP of a column or an expression,
  * with a WHERE filter (both validated by Calcite, see {@link ExpressionCompiler}), over SLIDING, TUMBLING and
- * INFINITE windows, each optionally DELAYED BY. MIN, MAX, LAST, PREV and COUNT(DISTINCT) parse, and are refused
- * with FEATURE_NOT_SUPPORTED (0A000) until they are exact.
+ * INFINITE windows, each optionally DELAYED BY; MIN, MAX, LAST and PREV of any type. COUNT(DISTINCT) parses, and
+ * is refused with FEATURE_NOT_SUPPORTED (0A000) until it is exact.
  */
 final class MetricCompiler {
     private MetricCompiler() {
@@ -175,9 +175,11 @@ final class MetricCompiler {
                         w.kind() == AggregationKind.SUM && type.isIntegral() ? ColumnType.BIGINT : ColumnType.DOUBLE,
                         expression);
             }
-            default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, (w.kind() == AggregationKind.COUNT_DISTINCT
-                    ? "COUNT(DISTINCT ...)" : fn.toUpperCase(Locale.ROOT))
-                    + " is not supported yet (COUNT, SUM, AVG, STDDEV and STDDEV_POP are)", w.call());
+            // the value of one event of the window: the argument's own type (integers as BIGINT)
+            case MIN, MAX, LAST, PREV -> new AggregationDef(w.kind(), w.column(), w.name(),
+                    type.isIntegral() ? ColumnType.BIGINT : type, expression);
+            default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "COUNT(DISTINCT ...) is not supported yet",
+                    w.call());
         };
     }
 
@@ -205,7 +207,11 @@ final class MetricCompiler {
         String name = alias != null ? alias : fn.toLowerCase(Locale.ROOT);
         boolean distinct = call.getFunctionQuantifier() != null
                 && "DISTINCT".equalsIgnoreCase(call.getFunctionQuantifier().toValue());
-        if (call.operandCount() != 1) {
+        // Calcite reads LAST(x) and PREV(x) as MATCH_RECOGNIZE navigation with a default offset: LAST(x, 0), PREV(x, 1)
+        boolean navigation = (kind == AggregationKind.LAST || kind == AggregationKind.PREV) && call.operandCount() == 2
+                && call.operand(1) instanceof org.apache.calcite.sql.SqlNumericLiteral offset
+                && offset.intValue(true) == (kind == AggregationKind.LAST ? 0 : 1);
+        if (call.operandCount() != 1 && !navigation) {
             throw sql.error(SqlState.UNDEFINED_FUNCTION, fn.toLowerCase(Locale.ROOT) + " takes one argument", call);
         }
         SqlNode arg = call.operand(0);

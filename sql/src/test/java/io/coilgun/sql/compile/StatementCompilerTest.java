@@ -118,7 +118,7 @@ class StatementCompilerTest {
         assertEquals(31, error("CREATE METRIC m AS SELECT SUM(amt) AS t" + tail, "42703").position());
         error("CREATE METRIC m AS SELECT SUM(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT MEDIAN(amount)" + tail, "42883");
-        error("CREATE METRIC m AS SELECT MAX(amount)" + tail, "0A000");
+        error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT STDDEV(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT card_id, SUM(amount)" + tail, "42803");
@@ -170,6 +170,21 @@ class StatementCompilerTest {
         assertTrue(keeps("CASE WHEN amount > 100 THEN 'big' ELSE 'small' END = 'big'", big));
         assertTrue(keeps("UPPER(card_id) = 'C1' AND ABS(-amount) = 150", big));
         assertFalse(keeps("card_id LIKE '%x%'", big));
+    }
+
+    @Test
+    void minMaxLastPrev() {
+        MetricDef m = ((CreateMetricStatement) compile("CREATE METRIC m AS SELECT MIN(amount) AS lo, MAX(n) AS hi, "
+                + "LAST(merchant_id) AS last_merchant, PREV(ts) AS prev_ts, MIN(amount * n) AS x FROM payments "
+                + "GROUP BY card_id OVER SLIDING 5 MINUTES")).metric();
+        assertEquals(AggregationKind.MIN, m.aggregations().get(0).kind());
+        assertEquals(ColumnType.DOUBLE, m.aggregations().get(0).resultType());
+        assertEquals(ColumnType.BIGINT, m.aggregations().get(1).resultType());
+        assertEquals(AggregationKind.LAST, m.aggregations().get(2).kind());
+        assertEquals(ColumnType.VARCHAR, m.aggregations().get(2).resultType());
+        assertEquals(AggregationKind.PREV, m.aggregations().get(3).kind());
+        assertEquals(ColumnType.TIMESTAMP, m.aggregations().get(3).resultType());
+        assertEquals("sql:mul(c_amount, c_n)", m.aggregations().get(4).expression());
     }
 
     @Test

@@ -1,0 +1,215 @@
+package io.coilgun.planner.window;
+
+import io.coilgun.planner.model.AggregationKind;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The candidate events of a non-invertible aggregation (MIN, MAX, LAST, PREV) for one group and bucket, in key
+ * order {@code (time, seq)}, pruned so that it stays small:
+ * <ul>
+ *   <li>MIN (MAX): a monotonic deque. An event is dropped once a newer one (which leaves a sliding window later)
+ *       has a value at most (at least) as large: it can never be the answer again. Values rise (fall) with the key,
+ *       and the oldest element is the extreme.</li>
+ *   <li>LAST, PREV: the two newest events. Windows only lose their oldest events, so the newest two events of a
+ *       group with time at or below the window's end are always among those kept.</li>
+ * </ul>
+ * Events with a NULL argument are never candidates (SQL aggregates ignore NULLs).
+ */
+final class Candidates {
+    record Entry(long time, long seq, Object value) {
+    }
+
+    private final AggregationKind kind;
+    final List<Entry> entries = new ArrayList<>(4);
+
+    Candidates(AggregationKind kind) {
+        this.kind = kind;
+    }
+
+    void insert(long time, long seq, Object value) {
+        if (value == null) {
+            return;
+        }
+        int at = entries.size();
+        while (at > 0 && compareKeys(entries.get(at - 1), time, seq) > 0) {
+            at--;
+        }
+        switch (kind) {
+            case MIN, MAX -> {
+                // dominated by a newer entry?
+                if (at < entries.size() && !better(value, entries.get(at).value())) {
+                    return;
+                }
+                entries.add(at, new Entry(time, seq, value));
+                // drop the older entries it dominates
+                while (at > 0 && !better(entries.get(at - 1).value(), value)) {
+                    entries.remove(at - 1);
+                    at--;
+                }
+            }
+            default -> {
+                entries.add(at, new Entry(time, seq, value));
+                while (entries.size() > 2) {
+                    entries.remove(0);
+                }
+            }
+        }
+    }
+
+    /** Removes the entry with this key, if it is a candidate. */
+    void remove(long time, long seq) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            if (e.time() == time && e.seq() == seq) {
+                entries.remove(i);
+                return;
+            }
+        }
+    }
+
+    /** Strictly better for this aggregation (smaller for MIN, larger for MAX). */
+    private boolean better(Object a, Object b) {
+        int c = compareValues(a, b);
+        return kind == AggregationKind.MIN ? c < 0 : c > 0;
+    }
+
+    private static int compareKeys(Entry e, long time, long seq) {
+        int c = Long.compare(e.time(), time);
+        return c != 0 ? c : Long.compare(e.seq(), seq);
+    }
+
+    @SuppressWarnings("unchecked")
+    static int compareValues(Object a, Object b) {
+        if (a instanceof Number x && b instanceof Number y) {
+            if ((x instanceof Long || x instanceof Integer) && (y instanceof Long || y instanceof Integer)) {
+                return Long.compare(x.longValue(), y.longValue());
+            }
+            return Double.compare(x.doubleValue(), y.doubleValue());
+        }
+        return ((Comparable<Object>) a).compareTo(b);
+    }
+
+    /**
+     * The aggregation's value over {@code pool} (candidates from several sources, all inside the window): the
+     * extreme value for MIN and MAX, the newest (LAST) or second newest (PREV) event's value.
+     */
+    static Object result(AggregationKind kind, List<Entry> pool) {
+        if (pool.isEmpty()) {
+            return null;
+        }
+        switch (kind) {
+            case MIN, MAX -> {
+                Object best = null;
+                for (Entry e : pool) {
+                    if (best == null || (kind == AggregationKind.MIN ? compareValues(e.value(), best) < 0
+                            : compareValues(e.value(), best) > 0)) {
+                        best = e.value();
+                    }
+                }
+                return best;
+            }
+            default -> {
+                Entry newest = null;
+                Entry second = null;
+                for (Entry e : pool) {
+                    if (newest == null || compareKeys(newest, e.time(), e.seq()) < 0) {
+                        second = newest;
+                        newest = e;
+                    } else if ((second == null || compareKeys(second, e.time(), e.seq()) < 0)
+                            && compareKeys(newest, e.time(), e.seq()) != 0) {
+                        second = e;
+                    }
+                }
+                Entry pick = kind == AggregationKind.LAST ? newest : second;
+                return pick == null ? null : pick.value();
+            }
+        }
+    }
+
+    // ---- serialization: int n, then per entry long time, long seq, tagged value ----
+
+    void write(ByteBuffer b) {
+        b.putInt(entries.size());
+        for (Entry e : entries) {
+            b.putLong(e.time()).putLong(e.seq());
+            Values.write(b, e.value());
+        }
+    }
+
+    int size() {
+        int n = 4;
+        for (Entry e : entries) {
+            n += 16 + Values.size(e.value());
+        }
+        return n;
+    }
+
+    static Candidates read(AggregationKind kind, ByteBuffer b) {
+        Candidates c = new Candidates(kind);
+        int n = b.getInt();
+        for (int i = 0; i < n; i++) {
+            long t = b.getLong();
+            long s = b.getLong();
+            c.entries.add(new Entry(t, s, Values.read(b)));
+        }
+        return c;
+    }
+
+    /** Tagged values in state rows: null, long, double, string, boolean. */
+    static final class Values {
+        private static final byte NULL = 0;
+        private static final byte LONG = 1;
+        private static final byte DOUBLE = 2;
+        private static final byte STRING = 3;
+        private static final byte BOOLEAN = 4;
+
+        private Values() {
+        }
+
+        static int size(Object v) {
+            if (v == null) {
+                return 1;
+            }
+            if (v instanceof String s) {
+                return 1 + 4 + s.getBytes(StandardCharsets.UTF_8).length;
+            }
+            return v instanceof Boolean ? 2 : 9;
+        }
+
+        static void write(ByteBuffer b, Object v) {
+            if (v == null) {
+                b.put(NULL);
+            } else if (v instanceof Double d) {
+                b.put(DOUBLE).putDouble(d);
+            } else if (v instanceof Number n) {
+                b.put(LONG).putLong(n.longValue());
+            } else if (v instanceof String s) {
+                byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+                b.put(STRING).putInt(bytes.length).put(bytes);
+            } else if (v instanceof Boolean x) {
+                b.put(BOOLEAN).put((byte) (x ? 1 : 0));
+            } else {
+                throw new IllegalArgumentException("cannot keep " + v.getClass().getSimpleName() + " in state");
+            }
+        }
+
+        static Object read(ByteBuffer b) {
+            byte tag = b.get();
+            return switch (tag) {
+                case NULL -> null;
+                case LONG -> b.getLong();
+                case DOUBLE -> b.getDouble();
+                case STRING -> {
+                    byte[] bytes = new byte[b.getInt()];
+                    b.get(bytes);
+                    yield new String(bytes, StandardCharsets.UTF_8);
+                }
+                case BOOLEAN -> b.get() != 0;
+                default -> throw new IllegalStateException("unknown value tag " + tag);
+            };
+        }
+    }
+}
