@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every window kind through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
  * DELAYED BY, INFINITE and INFINITE DELAYED BY, and one with a WHERE filter and an expression argument; events for
  * 40 cards, a tenth of them out of order within the
- * lateness; COUNT, SUM, STDDEV, MIN, MAX, LAST and PREV of every metric in every RETURNING row checked against
+ * lateness; COUNT, SUM, STDDEV, MIN, MAX, LAST, PREV and COUNT(DISTINCT expression) of every metric in every RETURNING row checked against
  * {@link WindowOracle}, across a restart.
  */
 @Tag("integration")
@@ -70,7 +70,7 @@ class WindowKindsIT {
                 for (Metric m : METRICS) {
                     s.execute("CREATE METRIC " + m.name() + " AS SELECT COUNT(*) AS n, SUM(" + m.sumOf() + ") AS total, "
                             + "STDDEV(amount) AS sd, MIN(amount) AS lo, MAX(amount) AS hi, LAST(amount), "
-                            + "PREV(amount) FROM payments" + (m.where() == null ? "" : " WHERE " + m.where())
+                            + "PREV(amount), COUNT(DISTINCT CAST(amount AS INTEGER) / 100) AS hundreds FROM payments" + (m.where() == null ? "" : " WHERE " + m.where())
                             + " GROUP BY card_id OVER " + m.window());
                 }
                 send(s, rnd, oracles, clock, nextId, 2_500);
@@ -119,6 +119,7 @@ class WindowKindsIT {
                         if (!totalNull) {
                             assertEquals(expected[1], total, 1e-9 * Math.max(1, Math.abs(expected[1])), where + " sum");
                         }
+                        assertEquals((long) expected[7], rs.getLong(name + "_hundreds"), where + " count distinct");
                         String[] columns = {"sd", "lo", "hi", "last", "prev"};
                         for (int k = 0; k < columns.length; k++) {
                             double got = rs.getDouble(name + "_" + columns[k]);

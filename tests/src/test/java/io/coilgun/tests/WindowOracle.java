@@ -37,7 +37,8 @@ final class WindowOracle {
     }
 
     /**
-     * Accepts the event and returns {count, sum, stddev, min, max, last, prev} of its group's window (NaN for NULL);
+     * Accepts the event and returns {count, sum, stddev, min, max, last, prev, distinct hundreds} of its group's
+     * window (NaN for NULL);
      * LAST and PREV order by event time, then arrival.
      */
     double[] accept(String group, long time, double amount) {
@@ -79,7 +80,9 @@ final class WindowOracle {
         double max = in.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
         double last = ordered.isEmpty() ? Double.NaN : ordered.get(ordered.size() - 1)[2];
         double prev = ordered.size() < 2 ? Double.NaN : ordered.get(ordered.size() - 2)[2];
+        // COUNT(DISTINCT CAST(amount AS INTEGER) / 100): CAST rounds half away from zero, / is integer division
+        double hundreds = in.stream().mapToLong(a -> Math.round(a) / 100).distinct().count();
         return new double[] {in.size(), sum, in.size() < 2 ? Double.NaN : Math.sqrt(m2 / (in.size() - 1)), min, max,
-            last, prev};
+            last, prev, hundreds};
     }
 }

@@ -60,13 +60,16 @@ final class GroupState {
         return i < 0 ? ByteBuffer.allocate(aggBytes) : ByteBuffer.wrap(aggregates.get(i).array().clone());
     }
 
-    void dropBucketsBefore(long oldest) {
+    /** Drops the buckets before {@code oldest}; returns them. */
+    List<Long> dropBucketsBefore(long oldest) {
+        List<Long> dropped = new ArrayList<>(0);
         for (int i = buckets.size() - 1; i >= 0; i--) {
             if (buckets.get(i) < oldest) {
-                buckets.remove(i);
+                dropped.add(buckets.remove(i));
                 aggregates.remove(i);
             }
         }
+        return dropped;
     }
 
     byte[] encode() {

@@ -67,6 +67,7 @@ public final class WindowMetric implements MetricOperator {
     private final AggregationKind[] kinds;
     private final boolean anyCandidates;
     private final byte[] candidatesPrefix;
+    private final byte[] distinctPrefix;
     private final int[] slots;
     private final int aggBytes;
     private final byte[] statePrefix;
@@ -109,6 +110,10 @@ public final class WindowMetric implements MetricOperator {
                 candidates = true;
                 continue;
             }
+            if (agg.kind() == AggregationKind.COUNT_DISTINCT) {
+                at += 8; // the distinct count; the count of each value is a row of its own (see distinctKey)
+                continue;
+            }
             aggregators[i] = Aggregator.of(agg, agg.argument() >= 0 ? stream.column(agg.argument()).type()
                     : agg.resultType() == ColumnType.BIGINT ? ColumnType.BIGINT : ColumnType.DOUBLE);
             at += aggregators[i].stateBytes();
@@ -116,6 +121,7 @@ public final class WindowMetric implements MetricOperator {
         this.aggBytes = at;
         this.anyCandidates = candidates;
         this.candidatesPrefix = prefix('x', def.name());
+        this.distinctPrefix = prefix('d', def.name());
         compileExpressions(stream);
         this.statePrefix = prefix('g', def.name());
         this.headZonePrefix = prefix('h', def.name());
@@ -190,7 +196,7 @@ public final class WindowMetric implements MetricOperator {
         state.clock = Math.max(state.clock, eventTime);
         lastClock = state.clock;
         if (delay == 0 && passes(values)) {
-            apply(state.bucket(bucketOf(eventTime)), values, true);
+            apply(state.bucket(bucketOf(eventTime)), values, true, lastGroup, bucketOf(eventTime));
             if (anyCandidates) {
                 CandidateState cs = loadCandidates(lastGroup);
                 cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(values));
@@ -238,8 +244,12 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         for (int i = 0; i < aggregators.length; i++) {
-            out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
-                    : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailZone);
+            if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
+                out[at + i] = distinctResult(i, window, bucket, headZone, tailZone);
+            } else {
+                out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
+                        : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailZone);
+            }
         }
     }
 
@@ -272,6 +282,66 @@ public final class WindowMetric implements MetricOperator {
         return Candidates.result(kinds[i], pool);
     }
 
+    /**
+     * COUNT(DISTINCT x) of the reported group: the base distinct count, corrected value by value for the tail
+     * zone's events (added back) and the head zone's events of this bucket (taken out).
+     */
+    private long distinctResult(int i, ByteBuffer window, long bucket, List<ZoneEvent> headZone,
+            List<ZoneEvent> tailZone) {
+        long distinct = window.getLong(slots[i]);
+        if (headZone.isEmpty() && tailZone.isEmpty()) {
+            return distinct;
+        }
+        java.util.Map<java.nio.ByteBuffer, long[]> delta = new java.util.HashMap<>();
+        for (ZoneEvent e : tailZone) {
+            if (e.args()[i] != null) {
+                delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]++;
+            }
+        }
+        for (ZoneEvent e : headZone) {
+            if (e.args()[i] != null && bucketOf(e.time()) == bucket) {
+                delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]--;
+            }
+        }
+        for (java.util.Map.Entry<java.nio.ByteBuffer, long[]> d : delta.entrySet()) {
+            long base = readCount(distinctKey(i, lastGroup, bucket, d.getKey().array()));
+            distinct += (base + d.getValue()[0] > 0 ? 1 : 0) - (base > 0 ? 1 : 0);
+        }
+        return distinct;
+    }
+
+    /** Counts one more (or one fewer) event with value {@code v}, moving the distinct count on 0 -> 1 and 1 -> 0. */
+    private void countValue(ByteBuffer aggs, int i, byte[] group, long bucket, Object v, boolean add) {
+        if (v == null) {
+            return;
+        }
+        byte[] key = distinctKey(i, group, bucket, GroupKeys.encodeOne(v));
+        long count = readCount(key);
+        long now = count + (add ? 1 : -1);
+        if (now <= 0) {
+            store.delete(key);
+        } else {
+            store.put(key, ByteBuffer.allocate(8).putLong(now).array());
+        }
+        if (count == 0 && now > 0) {
+            aggs.putLong(slots[i], aggs.getLong(slots[i]) + 1);
+        } else if (count > 0 && now <= 0) {
+            aggs.putLong(slots[i], aggs.getLong(slots[i]) - 1);
+        }
+    }
+
+    private long readCount(byte[] key) {
+        byte[] v = store.get(key);
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** {@code d<metric>\0 <aggregation> <group> <bucket> <value>}: the count of one value in one bucket. */
+    private byte[] distinctKey(int i, byte[] group, long bucket, byte[] value) {
+        ByteBuffer k = ByteBuffer.allocate(distinctPrefix.length + 1 + group.length + 8 + value.length);
+        k.put(distinctPrefix).put((byte) i).put(group).putLong(bucket ^ Long.MIN_VALUE).put(value);
+        return k.array();
+    }
+
     /** SPEC.md's window of a group with clock {@code clock}. */
     private boolean inWindow(long t, long clock) {
         long upper = clock - delay;
@@ -290,7 +360,7 @@ public final class WindowMetric implements MetricOperator {
         }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
         GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
-        apply(state.bucket(bucketOf(eventTime)), scratch, true);
+        apply(state.bucket(bucketOf(eventTime)), scratch, true, group, bucketOf(eventTime));
         save(state);
         store.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
@@ -327,7 +397,7 @@ public final class WindowMetric implements MetricOperator {
         }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
         GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
-        apply(state.bucket(0), scratch, false);
+        apply(state.bucket(0), scratch, false, group, 0);
         save(state);
         store.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
@@ -345,8 +415,12 @@ public final class WindowMetric implements MetricOperator {
         store.delete(zoneKey(tailZonePrefix, GroupKeys.encode(scratch, groupColumns), eventTime, seq));
     }
 
-    private void apply(ByteBuffer aggs, Object[] values, boolean add) {
+    private void apply(ByteBuffer aggs, Object[] values, boolean add, byte[] group, long bucket) {
         for (int i = 0; i < aggregators.length; i++) {
+            if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
+                countValue(aggs, i, group, bucket, argument(values, i), add);
+                continue;
+            }
             if (aggregators[i] == null) {
                 continue;
             }
@@ -362,9 +436,28 @@ public final class WindowMetric implements MetricOperator {
     /** Saves the group state, dropping tumbling buckets no clock in [S - L, S] can reach any more. */
     private void save(GroupState state) {
         if (kind == WindowSpec.Kind.TUMBLING) {
-            state.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
+            List<Long> dropped = state.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
+            if (!dropped.isEmpty()) {
+                dropDistinctRows(Arrays.copyOfRange(state.key, statePrefix.length, state.key.length), dropped);
+            }
         }
         store.put(state.key, state.encode());
+    }
+
+    /** Deletes the value counts of tumbling buckets no clock can reach any more. */
+    private void dropDistinctRows(byte[] group, List<Long> buckets) {
+        for (int i = 0; i < kinds.length; i++) {
+            if (kinds[i] != AggregationKind.COUNT_DISTINCT) {
+                continue;
+            }
+            for (long bucket : buckets) {
+                byte[] from = distinctKey(i, group, bucket, new byte[0]);
+                byte[] to = distinctKey(i, group, bucket + 1, new byte[0]);
+                List<byte[]> keys = new java.util.ArrayList<>();
+                store.scan(from, to, (key, value) -> keys.add(key));
+                keys.forEach(store::delete);
+            }
+        }
     }
 
     /** One event of a zone: its key and its aggregations' arguments. */

@@ -37,7 +37,7 @@ final class SpecOracle {
     /**
      * Accepts the event and returns, for its group's window: COUNT(*), COUNT(amount), SUM(amount), AVG(amount),
      * STDDEV(amount), STDDEV_POP(amount), SUM(qty), MIN(amount), MAX(amount), LAST(amount), PREV(amount) (NULLs
-     * ignored; LAST and PREV order by event time, then arrival), then for the filtered metric ({@code WHERE amount > 500}):
+     * ignored; LAST and PREV order by event time, then arrival), COUNT(DISTINCT qty), then for the filtered metric ({@code WHERE amount > 500}):
      * COUNT(*) and SUM(qty * 2) (NULL where SQL says so). Filters do not matter for the clock.
      */
     Object[] accept(Event e) {
@@ -100,7 +100,8 @@ final class SpecOracle {
         Double max = valued.stream().map(Event::amount).max(Double::compare).orElse(null);
         Double last = valued.isEmpty() ? null : valued.get(valued.size() - 1).amount();
         Double prev = valued.size() < 2 ? null : valued.get(valued.size() - 2).amount();
+        long distinctQty = window.stream().map(Event::qty).distinct().count();
         return new Object[] {count, n, n == 0 ? null : sum, avg, stddev, stddevPop, count == 0 ? null : qty,
-            min, max, last, prev, filtered, filtered == 0 ? null : doubledQty};
+            min, max, last, prev, distinctQty, filtered, filtered == 0 ? null : doubledQty};
     }
 }

@@ -27,7 +27,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 /**
  * Every window kind (SLIDING, TUMBLING, INFINITE, each with and without DELAYED BY) and every invertible
  * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP, MIN, MAX, LAST,
- * PREV), and a second metric
+ * PREV, COUNT(DISTINCT)), and a second metric
  * with a WHERE filter and an expression argument, against
  * {@link SpecOracle}: random streams with many keys, out-of-order events within the lateness, late events, NULL
  * arguments and restarts in the middle. Results must be equal (doubles within 1e-9 relative, integer sums exact).
@@ -54,7 +54,8 @@ class WindowSemanticsPropertyTest {
                 new AggregationDef(AggregationKind.MIN, 3, "min", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.MAX, 3, "max", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.LAST, 3, "last", ColumnType.DOUBLE),
-                new AggregationDef(AggregationKind.PREV, 3, "prev", ColumnType.DOUBLE)),
+                new AggregationDef(AggregationKind.PREV, 3, "prev", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.COUNT_DISTINCT, 4, "qtys", ColumnType.BIGINT)),
                 List.of(2), "card_id", window, "");
     }
 
@@ -101,7 +102,7 @@ class WindowSemanticsPropertyTest {
         List<MetricDef> metrics = List.of(metric(window), filtered(window));
         TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
         Object[] decoded = new Object[5];
-        Object[] results = new Object[13];
+        Object[] results = new Object[14];
         long clock = T0;
         try {
             for (int i = 0; i < events; i++) {
@@ -144,7 +145,7 @@ class WindowSemanticsPropertyTest {
 
     static void compare(Object[] expected, Object[] actual, String where) {
         String[] names = {"count(*)", "count(amount)", "sum(amount)", "avg", "stddev", "stddev_pop", "sum(qty)",
-            "min", "max", "last", "prev", "filtered count(*)", "filtered sum(qty * 2)"};
+            "min", "max", "last", "prev", "count(distinct qty)", "filtered count(*)", "filtered sum(qty * 2)"};
         for (int i = 0; i < expected.length; i++) {
             Object e = expected[i];
             Object a = actual[i];

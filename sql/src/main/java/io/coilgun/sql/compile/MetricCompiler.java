@@ -31,8 +31,7 @@ import org.apache.calcite.sql.SqlSelect;
  *
  * <p>What runs today: COUNT(*), COUNT(x), SUM, AVG, STDDEV (sample) and STDDEV_POP of a column or an expression,
  * with a WHERE filter (both validated by Calcite, see {@link ExpressionCompiler}), over SLIDING, TUMBLING and
- * INFINITE windows, each optionally DELAYED BY; MIN, MAX, LAST and PREV of any type. COUNT(DISTINCT) parses, and
- * is refused with FEATURE_NOT_SUPPORTED (0A000) until it is exact.
+ * INFINITE windows, each optionally DELAYED BY; MIN, MAX, LAST and PREV of any type; COUNT(DISTINCT x).
  */
 final class MetricCompiler {
     private MetricCompiler() {
@@ -178,8 +177,8 @@ final class MetricCompiler {
             // the value of one event of the window: the argument's own type (integers as BIGINT)
             case MIN, MAX, LAST, PREV -> new AggregationDef(w.kind(), w.column(), w.name(),
                     type.isIntegral() ? ColumnType.BIGINT : type, expression);
-            default -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "COUNT(DISTINCT ...) is not supported yet",
-                    w.call());
+            case COUNT_DISTINCT -> new AggregationDef(w.kind(), w.column(), w.name(), ColumnType.BIGINT, expression);
+            default -> throw new IllegalStateException("unexpected aggregation " + w.kind());
         };
     }
 

@@ -118,9 +118,7 @@ class StatementCompilerTest {
         assertEquals(31, error("CREATE METRIC m AS SELECT SUM(amt) AS t" + tail, "42703").position());
         error("CREATE METRIC m AS SELECT SUM(card_id)" + tail, "42883");
         error("CREATE METRIC m AS SELECT MEDIAN(amount)" + tail, "42883");
-        error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT STDDEV(card_id)" + tail, "42883");
-        error("CREATE METRIC m AS SELECT COUNT(DISTINCT merchant_id)" + tail, "0A000");
         error("CREATE METRIC m AS SELECT card_id, SUM(amount)" + tail, "42803");
         error("CREATE METRIC m AS SELECT SUM(amount), SUM(n)" + tail, "42701");
         error("CREATE METRIC m AS SELECT SUM(amount) FROM payments OVER SLIDING 5 MINUTES", "42803");
@@ -185,6 +183,10 @@ class StatementCompilerTest {
         assertEquals(AggregationKind.PREV, m.aggregations().get(3).kind());
         assertEquals(ColumnType.TIMESTAMP, m.aggregations().get(3).resultType());
         assertEquals("sql:mul(c_amount, c_n)", m.aggregations().get(4).expression());
+        MetricDef d = ((CreateMetricStatement) compile("CREATE METRIC d AS SELECT COUNT(DISTINCT merchant_id) AS "
+                + "merchants FROM payments GROUP BY card_id OVER INFINITE")).metric();
+        assertEquals(AggregationKind.COUNT_DISTINCT, d.aggregations().get(0).kind());
+        assertEquals(ColumnType.BIGINT, d.aggregations().get(0).resultType());
     }
 
     @Test
