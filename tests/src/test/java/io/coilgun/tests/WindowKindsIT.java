@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every window kind through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
+ * Twelve metrics on one stream, every window kind and every aggregation, through SQL: one stream with metrics over SLIDING, SLIDING DELAYED BY, TUMBLING, TUMBLING
  * DELAYED BY, INFINITE and INFINITE DELAYED BY, and one with a WHERE filter and an expression argument; events for
  * 40 cards, a tenth of them out of order within the
  * lateness; COUNT, SUM, STDDEV, MIN, MAX, LAST, PREV and COUNT(DISTINCT expression) of every metric in every RETURNING row checked against
@@ -47,6 +47,13 @@ class WindowKindsIT {
             new Metric("inf", "INFINITE", WindowOracle.Kind.INFINITE, 0, 0),
             new Metric("inf_d30s", "INFINITE DELAYED BY 30 SECONDS", WindowOracle.Kind.INFINITE, 0, 30 * SECOND),
             new Metric("big_s5m", "SLIDING 5 MINUTES", WindowOracle.Kind.SLIDING, 5 * MINUTE, 0, "amount * 2",
+                    "amount > 250 AND card_id LIKE 'card-%'"),
+            new Metric("s3s", "SLIDING 3 SECONDS", WindowOracle.Kind.SLIDING, 3 * SECOND, 0),
+            new Metric("s1d", "SLIDING INTERVAL '1' DAY", WindowOracle.Kind.SLIDING, 24 * 60 * MINUTE, 0),
+            new Metric("s2m_d20s", "SLIDING 2 MINUTES DELAYED BY 20 SECONDS", WindowOracle.Kind.SLIDING, 2 * MINUTE,
+                    20 * SECOND),
+            new Metric("t10s", "TUMBLING 10 SECONDS", WindowOracle.Kind.TUMBLING, 10 * SECOND, 0),
+            new Metric("big_inf", "INFINITE", WindowOracle.Kind.INFINITE, 0, 0, "amount * 2",
                     "amount > 250 AND card_id LIKE 'card-%'"));
 
     @TempDir
