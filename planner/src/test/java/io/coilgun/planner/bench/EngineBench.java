@@ -1,0 +1,103 @@
+package io.coilgun.planner.bench;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.LatePolicy;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.planner.plan.TaskPlan;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * The task processor alone (issue 4's benchmark): one thread, no Kafka, SUM + COUNT + AVG by card over a sliding
+ * window, cards drawn with Zipf-like skew from {@code --cards} (default 1,000,000). Events are encoded before the
+ * timed loop. Prints progress and one RESULT line with events_per_s.
+ *
+ * <pre>scripts/bench engine [--window 5m|30d] [--events N] [--cards N] [--rate N (events/s of event time)]</pre>
+ */
+public final class EngineBench {
+    private EngineBench() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        String window = arg(args, "window", "5m");
+        long size = window.equals("30d") ? 30 * Durations.DAY : Durations.parse(window.replace("m", " minutes"));
+        int events = Integer.parseInt(arg(args, "events", "2000000"));
+        int cards = Integer.parseInt(arg(args, "cards", "1000000"));
+        long rate = Long.parseLong(arg(args, "rate", "20000"));
+        StreamDef stream = new StreamDef("payments", List.of(new StreamColumn("id", ColumnType.BIGINT, false),
+                new StreamColumn("ts", ColumnType.TIMESTAMP, false), new StreamColumn("card_id", ColumnType.VARCHAR,
+                        false), new StreamColumn("amount", ColumnType.DOUBLE, false)), 1, 0, List.of("card_id"), 1,
+                10 * Durations.SECOND, LatePolicy.REJECT, "");
+        MetricDef metric = new MetricDef("card", "payments", List.of(
+                new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE),
+                new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
+                new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE)),
+                List.of(2), "card_id", WindowSpec.sliding(size), "");
+        EventCodec codec = new EventCodec(stream);
+        SplittableRandom rnd = new SplittableRandom(42);
+        byte[][] payloads = new byte[events][];
+        long t = 1_700_000_000_000_000L;
+        long gap = 1_000_000 / rate;
+        for (int i = 0; i < events; i++) {
+            t += 1 + rnd.nextLong(2 * gap);
+            double u = rnd.nextDouble();
+            String card = "card-" + (long) (cards * u * u * u);
+            payloads[i] = codec.encode(new Object[] {(long) i, t, card, Math.round(rnd.nextDouble() * 50_000) / 100.0},
+                    0);
+        }
+        Path dir = Files.createTempDirectory("coilgun-engine");
+        try (ReservoirIO io = ReservoirIO.defaults()) {
+            TaskPlan plan = TaskPlan.open(dir, stream, List.of(metric), io, new ChunkCache(256, 64L << 20));
+            Object[] decoded = new Object[4];
+            Object[] results = new Object[3];
+            long t0 = System.nanoTime();
+            long last = t0;
+            for (int i = 0; i < events; i++) {
+                plan.process(payloads[i], i, decoded, results);
+                if (i % 5000 == 4999) {
+                    plan.checkpoint();
+                }
+                long now = System.nanoTime();
+                if (now - last > 2_000_000_000L) {
+                    last = now;
+                    System.out.printf(Locale.ROOT, "engine %s: %d / %d events, %.0f events/s%n", window, i, events,
+                            i / ((now - t0) / 1e9));
+                }
+            }
+            plan.checkpoint();
+            double secs = (System.nanoTime() - t0) / 1e9;
+            plan.close();
+            Runtime rt = Runtime.getRuntime();
+            System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
+                    + "heap_mb=%.1f%n", window, events, cards, events / secs,
+                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0);
+        } finally {
+            try (var s = Files.walk(dir)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static String arg(String[] args, String name, String dflt) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("--" + name)) {
+                return args[i + 1];
+            }
+        }
+        return dflt;
+    }
+}
