@@ -111,6 +111,29 @@ SqlNode SqlAlterStream() :
     }
 }
 
+/** Parses the rest of {@code DROP METRIC [IF EXISTS] name}. */
+SqlDrop SqlDropMetric(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+}
+{
+    <METRIC> ifExists = IfExistsOpt() name = SimpleIdentifier()
+    {
+        return new SqlDropMetric(s.end(this), ifExists, name);
+    }
+}
+
+/** Parses {@code IF EXISTS}, returning whether it was there. */
+boolean IfExistsOpt() :
+{
+}
+{
+    LOOKAHEAD(2) <IF> <EXISTS> { return true; }
+|
+    { return false; }
+}
+
 /** Parses {@code WITH (key = literal, ...)}. */
 SqlNodeList OptionList() :
 {

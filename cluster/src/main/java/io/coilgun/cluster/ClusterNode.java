@@ -143,6 +143,20 @@ public final class ClusterNode implements AutoCloseable {
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
     }
 
+    /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */
+    public void dropMetric(StreamDef stream, MetricDef metric) {
+        String topic = Topics.partitioner(stream.name(), metric.partitioner());
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (int p = 0; p < stream.partitions(); p++) {
+            TaskId id = new TaskId(topic, p);
+            ProcessorUnit unit = taskUnits.get(id);
+            if (unit != null) {
+                done.add(unit.submit(u -> u.task(id).dropMetric(metric.name())));
+            }
+        }
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+    }
+
     /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
     public void deployMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());

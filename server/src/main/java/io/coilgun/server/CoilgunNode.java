@@ -19,6 +19,7 @@ import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
+import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.parser.CoilgunParser;
@@ -168,6 +169,12 @@ public final class CoilgunNode implements AutoCloseable {
     /** Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints. */
     private void recoverCatalog() {
         for (CatalogLog.Entry entry : cluster.catalog().readAll()) {
+            if (entry.ddl() == null) {
+                if (entry.key().startsWith("metric:")) {
+                    catalog.removeMetric(entry.key().substring("metric:".length()));
+                }
+                continue;
+            }
             for (var parsed : CoilgunParser.parse(entry.ddl())) {
                 CompiledStatement st = compiler.compile(entry.ddl(), parsed.node(), parsed.text());
                 if (st instanceof CreateStreamStatement cs) {
@@ -256,6 +263,23 @@ public final class CoilgunNode implements AutoCloseable {
             cluster.catalog().append("stream:" + altered.name() + ":v" + altered.schemaVersion(), as.ddl());
             catalog.addStream(altered);
             cluster.alterStream(altered);
+        }, ddl);
+    }
+
+    /** DROP METRIC: the catalog tombstone, then every task of its partitioner drops it (and its state). */
+    public CompletableFuture<Void> dropMetric(DropMetricStatement dm) {
+        return CompletableFuture.runAsync(() -> {
+            MetricDef m = catalog.metric(dm.name()).orElse(null);
+            if (m == null) {
+                if (dm.ifExists()) {
+                    return;
+                }
+                throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric \"" + dm.name() + "\" does not exist");
+            }
+            StreamDef s = catalog.stream(m.stream()).orElseThrow();
+            cluster.catalog().remove("metric:" + m.name());
+            catalog.removeMetric(m.name());
+            cluster.dropMetric(s, m);
         }, ddl);
     }
 

@@ -49,7 +49,20 @@ public final class CatalogLog {
         }
     }
 
-    /** Reads every entry, oldest first. */
+    /** Appends a tombstone: the entry is gone (and compaction removes it). */
+    public void remove(String key) {
+        try {
+            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.getBytes(StandardCharsets.UTF_8), null))
+                    .get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted writing the catalog", e);
+        }
+    }
+
+    /** Reads every entry, oldest first; a removed entry comes as a tombstone (null DDL) after it. */
     public List<Entry> readAll() {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrapServers);
@@ -63,10 +76,8 @@ public final class CatalogLog {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             while (consumer.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value() != null) {
-                        entries.add(new Entry(new String(r.key(), StandardCharsets.UTF_8),
-                                new String(r.value(), StandardCharsets.UTF_8)));
-                    }
+                    entries.add(new Entry(new String(r.key(), StandardCharsets.UTF_8),
+                            r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8)));
                 }
             }
         }
@@ -83,7 +94,7 @@ public final class CatalogLog {
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    /** One catalog record. */
+    /** One catalog record; {@code ddl} is null for a tombstone. */
     public record Entry(String key, String ddl) {
     }
 }

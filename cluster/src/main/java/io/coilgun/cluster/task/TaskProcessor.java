@@ -57,9 +57,16 @@ public final class TaskProcessor implements AutoCloseable {
         decoded = new Object[stream.columns().size()];
     }
 
+    /** Removes a metric and its state between two events. */
+    public void dropMetric(String name) {
+        plan.dropMetric(name);
+        planChanged();
+        plan.checkpoint();
+    }
+
     /** Adds a metric between two events; it starts empty at the current stream time. */
     public void addMetric(MetricDef metric) {
-        plan.addMetric(metric);
+        plan.addNewMetric(metric);
         planChanged();
         plan.checkpoint();
     }

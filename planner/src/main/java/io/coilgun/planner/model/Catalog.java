@@ -46,6 +46,10 @@ public final class Catalog {
         streams.put(stream.name(), stream);
     }
 
+    public synchronized void removeMetric(String name) {
+        metrics.remove(name);
+    }
+
     public synchronized void addMetric(MetricDef metric) {
         metrics.put(metric.name(), metric);
     }

@@ -128,8 +128,29 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
+    /** Adds a metric whose state may already be in the store (opening the task). */
     public void addMetric(MetricDef metric) {
         operators.add(new WindowMetric(metric, stream, store, reservoir, nextOffset()));
+    }
+
+    /**
+     * Adds a metric just created on a live stream: it starts empty at the current stream time, after clearing any
+     * rows an earlier metric of the same name left behind (a drop whose clean-up a crash undid).
+     */
+    public void addNewMetric(MetricDef metric) {
+        WindowMetric.clearState(store, metric.name());
+        addMetric(metric);
+    }
+
+    /** Removes a metric between two events, and its state. */
+    public void dropMetric(String name) {
+        for (int i = 0; i < operators.size(); i++) {
+            if (operators.get(i).def().name().equals(name)) {
+                operators.remove(i).close();
+                WindowMetric.clearState(store, name);
+                return;
+            }
+        }
     }
 
     public List<MetricDef> metrics() {

@@ -142,6 +142,19 @@ public final class WindowMetric implements MetricOperator {
         this.subscriptions = subs.toArray(Subscription[]::new);
     }
 
+    /** Deletes every row of metric {@code name}: group states, zones, candidates, value counts, position. */
+    public static void clearState(StateStore store, String name) {
+        for (char kind : new char[] {'g', 'h', 'z', 'x', 'd'}) {
+            byte[] from = prefix(kind, name);
+            byte[] to = from.clone();
+            to[to.length - 1] = 1; // the prefix ends with a 0 byte: every row of this metric sorts before this
+            java.util.List<byte[]> keys = new java.util.ArrayList<>();
+            store.scan(from, to, (key, value) -> keys.add(key));
+            keys.forEach(store::delete);
+        }
+        store.delete(prefix('t', name + "\0minSeq"));
+    }
+
     private static byte[] prefix(char kind, String name) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         byte[] p = new byte[n.length + 2];

@@ -10,6 +10,7 @@ import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
+import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.parser.CoilgunParser;
@@ -54,6 +55,8 @@ public final class CoilgunSession implements Session {
             result = node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {
             result = node.alterStream(as).thenApply(v -> QueryResult.command("ALTER STREAM"));
+        } else if (compiled instanceof DropMetricStatement dm) {
+            result = node.dropMetric(dm).thenApply(v -> QueryResult.command("DROP METRIC"));
         } else if (compiled instanceof CreateMetricStatement cm) {
             result = node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
         } else if (compiled instanceof InsertStatement ins) {

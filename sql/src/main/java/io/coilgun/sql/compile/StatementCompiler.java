@@ -5,6 +5,7 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCreateMetric;
 import io.coilgun.sql.parser.SqlCreateStream;
+import io.coilgun.sql.parser.SqlDropMetric;
 import io.coilgun.sql.parser.SqlInsertReturning;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlNode;
@@ -37,6 +38,13 @@ public final class StatementCompiler {
         if (node instanceof SqlAlterStream as) {
             return StreamCompiler.alter(sql, as, catalog, text);
         }
+        if (node instanceof SqlDropMetric dm) {
+            String name = dm.name().getSimple();
+            if (catalog.metric(name).isEmpty() && !dm.ifExists()) {
+                throw sql.error(SqlState.UNDEFINED_TABLE, "metric \"" + name + "\" does not exist", dm.name());
+            }
+            return new DropMetricStatement(name, dm.ifExists());
+        }
         if (node instanceof SqlCreateMetric cm) {
             return MetricCompiler.compile(sql, cm, catalog, text);
         }
@@ -50,6 +58,6 @@ public final class StatementCompiler {
             return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, INSERT and SET)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, INSERT and SET)", node);
     }
 }

@@ -1,0 +1,70 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Metrics come and go on a live stream: a metric created after events starts empty, DROP METRIC takes it out of
+ * the plan (and of RETURNING) without touching the others, the drop survives a restart, and a metric created
+ * again under the same name starts empty, not with the old state.
+ */
+@Tag("integration")
+@Timeout(300)
+class MetricLifecycleIT {
+    @TempDir
+    Path dir;
+
+    static String insert(long id, String time, double amount) {
+        return "INSERT INTO payments VALUES (" + id + ", TIMESTAMP '2026-01-01 " + time + "', 'c1', 'm1', " + amount
+                + ") RETURNING *";
+    }
+
+    @Test
+    void createDropRecreate() throws Exception {
+        try (TestNode node = new TestNode(dir)) {
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                s.execute(WalkingSkeletonIT.CREATE_STREAM);
+                s.execute(WalkingSkeletonIT.CREATE_METRIC);
+                s.executeQuery(insert(1, "10:00:00", 10.0)).close();
+                s.execute("CREATE METRIC card_max AS SELECT MAX(amount) AS hi FROM payments GROUP BY card_id "
+                        + "OVER INFINITE");
+                try (ResultSet rs = s.executeQuery(insert(2, "10:00:01", 5.0))) {
+                    assertTrue(rs.next());
+                    assertEquals(15.0, rs.getDouble("card_5m_total"), 0.0);
+                    assertEquals(5.0, rs.getDouble("card_max_hi"), 0.0, "a new metric starts empty");
+                }
+                s.execute("DROP METRIC card_max");
+                try (ResultSet rs = s.executeQuery(insert(3, "10:00:02", 1.0))) {
+                    assertTrue(rs.next());
+                    assertEquals(3, rs.getMetaData().getColumnCount(), "id and card_5m's two columns");
+                    assertEquals(16.0, rs.getDouble("card_5m_total"), 0.0, "the other metric is untouched");
+                }
+                BadInputIT.expect(s, "DROP METRIC card_max", "42P01", 13);
+                s.execute("DROP METRIC IF EXISTS card_max");
+            }
+            node.restart();
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery(insert(4, "10:00:03", 2.0))) {
+                    assertTrue(rs.next());
+                    assertEquals(3, rs.getMetaData().getColumnCount(), "still dropped after a restart");
+                }
+                s.execute("CREATE METRIC card_max AS SELECT MAX(amount) AS hi FROM payments GROUP BY card_id "
+                        + "OVER INFINITE");
+                try (ResultSet rs = s.executeQuery(insert(5, "10:00:04", 3.0))) {
+                    assertTrue(rs.next());
+                    assertEquals(3.0, rs.getDouble("card_max_hi"), 0.0, "created again: empty, not the old state");
+                    assertEquals(21.0, rs.getDouble("card_5m_total"), 0.0);
+                }
+            }
+        }
+    }
+}
