@@ -124,6 +124,26 @@ SqlDrop SqlDropMetric(Span s, boolean replace) :
     }
 }
 
+/** Parses {@code EXPLAIN STREAM name} or {@code EXPLAIN METRIC name}: the task plan. */
+SqlNode SqlExplainPlan() :
+{
+    final Span s;
+    final boolean metric;
+    final SqlIdentifier name;
+}
+{
+    <EXPLAIN> { s = span(); }
+    (
+        <STREAM> { metric = false; }
+    |
+        <METRIC> { metric = true; }
+    )
+    name = SimpleIdentifier()
+    {
+        return new SqlExplainPlan(s.end(this), metric, name);
+    }
+}
+
 /** Parses {@code IF EXISTS}, returning whether it was there. */
 boolean IfExistsOpt() :
 {

@@ -11,6 +11,7 @@ import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.ExplainStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.parser.CoilgunParser;
@@ -55,6 +56,10 @@ public final class CoilgunSession implements Session {
             result = node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {
             result = node.alterStream(as).thenApply(v -> QueryResult.command("ALTER STREAM"));
+        } else if (compiled instanceof ExplainStatement ex) {
+            result = CompletableFuture.completedFuture(new QueryResult(
+                    List.of(new io.coilgun.pgwire.spi.Column("QUERY PLAN", io.coilgun.pgwire.spi.PgType.TEXT)),
+                    ex.lines().stream().map(l -> new Object[] {l}).toList(), "EXPLAIN"));
         } else if (compiled instanceof DropMetricStatement dm) {
             result = node.dropMetric(dm).thenApply(v -> QueryResult.command("DROP METRIC"));
         } else if (compiled instanceof CreateMetricStatement cm) {

@@ -5,6 +5,6 @@ package io.coilgun.sql.compile;
  * Compiling changes nothing: every error a user can cause is found here, before anything is published.
  */
 public sealed interface CompiledStatement
-        permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement, InsertStatement,
-        SetStatement {
+        permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement, ExplainStatement,
+        InsertStatement, SetStatement {
 }

@@ -2,11 +2,17 @@ package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.plan.PlanExplainer;
+import io.coilgun.sql.parser.CoilgunParser;
 import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCreateMetric;
 import io.coilgun.sql.parser.SqlCreateStream;
 import io.coilgun.sql.parser.SqlDropMetric;
+import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
+import java.util.List;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSetOption;
@@ -24,6 +30,38 @@ public final class StatementCompiler {
         this.values = values;
     }
 
+    private ExplainStatement explain(SqlText sql, SqlExplainPlan ep) {
+        String name = ep.name().getSimple();
+        StreamDef stream;
+        String highlight = null;
+        if (ep.metric()) {
+            MetricDef m = catalog.metric(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
+                    "metric \"" + name + "\" does not exist", ep.name()));
+            stream = catalog.stream(m.stream()).orElseThrow();
+            highlight = m.name();
+        } else {
+            stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
+                    "stream \"" + name + "\" does not exist", ep.name()));
+        }
+        return new ExplainStatement(PlanExplainer.explain(stream, catalog.metricsOf(stream.name()),
+                StatementCompiler::metricSql, highlight));
+    }
+
+    /** A metric's WHERE clause and select items as SQL, read back from its DDL. */
+    static PlanExplainer.MetricSql metricSql(MetricDef m) {
+        try {
+            SqlCreateMetric cm = (SqlCreateMetric) CoilgunParser.parse(m.ddl()).get(0).node();
+            List<String> items = new java.util.ArrayList<>();
+            for (SqlNode item : cm.query().getSelectList()) {
+                items.add(CoilgunParser.toSql(item));
+            }
+            SqlNode where = cm.query().getWhere();
+            return new PlanExplainer.MetricSql(where == null ? null : CoilgunParser.toSql(where), items);
+        } catch (RuntimeException e) {
+            return null; // a definition without DDL (tests): described from the definition
+        }
+    }
+
     /**
      * @param query the whole query string {@code node} was parsed from (error positions point into it)
      * @param node the statement
@@ -37,6 +75,9 @@ public final class StatementCompiler {
         }
         if (node instanceof SqlAlterStream as) {
             return StreamCompiler.alter(sql, as, catalog, text);
+        }
+        if (node instanceof SqlExplainPlan ep) {
+            return explain(sql, ep);
         }
         if (node instanceof SqlDropMetric dm) {
             String name = dm.name().getSimple();
@@ -58,6 +99,6 @@ public final class StatementCompiler {
             return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, INSERT and SET)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, INSERT and SET)", node);
     }
 }

@@ -19,6 +19,7 @@ import io.coilgun.sql.parser.ParsedStatement;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -187,6 +188,31 @@ class StatementCompilerTest {
                 + "merchants FROM payments GROUP BY card_id OVER INFINITE")).metric();
         assertEquals(AggregationKind.COUNT_DISTINCT, d.aggregations().get(0).kind());
         assertEquals(ColumnType.BIGINT, d.aggregations().get(0).resultType());
+    }
+
+    @Test
+    void explainShowsTheTaskPlan() {
+        for (String ddl : new String[] {
+            "CREATE METRIC card_5m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
+                    + "OVER SLIDING 5 MINUTES",
+            "CREATE METRIC big_5m AS SELECT COUNT(*) AS n FROM payments WHERE amount > 100 GROUP BY card_id "
+                    + "OVER SLIDING 5 MINUTES",
+            "CREATE METRIC merchant_1h AS SELECT MAX(amount * 2) AS hi FROM payments GROUP BY merchant_id "
+                    + "OVER TUMBLING 1 HOUR DELAYED BY 1 MINUTE"}) {
+            catalog.addMetric(((CreateMetricStatement) compile(ddl)).metric());
+        }
+        List<String> plan = ((ExplainStatement) compile("EXPLAIN STREAM payments")).lines();
+        String text = String.join("\n", plan);
+        System.out.println(text);
+        assertTrue(text.contains("  Window SLIDING 5 MINUTES\n    Filter (none)\n      Group by card_id\n"
+                + "        Aggregate card_5m: SUM(\"amount\") AS \"total\", COUNT(*) AS \"n\"\n"
+                + "    Filter \"amount\" > 100\n      Group by card_id\n        Aggregate big_5m"), text);
+        assertTrue(text.contains("lag 5 MINUTES: card_5m tail, big_5m tail  (shared)"), text);
+        assertTrue(text.contains("Task plan of topic coilgun.stream.payments.merchant_id"), text);
+        assertTrue(text.contains("lag 1 MINUTE: merchant_1h head"), text);
+        List<String> one = ((ExplainStatement) compile("EXPLAIN METRIC big_5m")).lines();
+        assertTrue(String.join("\n", one).contains("Aggregate big_5m: COUNT(*) AS \"n\"  <--"), one.toString());
+        error("EXPLAIN METRIC nope", "42P01");
     }
 
     @Test

@@ -1,0 +1,114 @@
+package io.coilgun.planner.plan;
+
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.WindowSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The text of {@code EXPLAIN STREAM} and {@code EXPLAIN METRIC}: per partitioner topic, the task plan as the DAG
+ * {@code Window -> Filter -> Group by -> Aggregations} with equal prefixes merged, and the reservoir iterators the
+ * windows read through, each shared by every window end at the same lag.
+ */
+public final class PlanExplainer {
+    private PlanExplainer() {
+    }
+
+    /** A metric as its SQL reads: the WHERE clause (null when none) and each select item. */
+    public record MetricSql(String filter, List<String> aggregations) {
+    }
+
+    /**
+     * @param sql the SQL text of a metric's filter and aggregations, or null to describe them from the definition
+     * @param highlight a metric to mark with {@code <--}, or null
+     */
+    public static List<String> explain(StreamDef stream, List<MetricDef> metrics, Function<MetricDef, MetricSql> sql,
+            String highlight) {
+        List<String> out = new ArrayList<>();
+        out.add("Stream " + stream.name() + ": partition_by " + String.join(", ", stream.partitionBy()) + ", "
+                + stream.partitions() + " partitions per topic, lateness " + Durations.format(stream.latenessMicros())
+                + ", late events " + stream.latePolicy().name().toLowerCase(Locale.ROOT) + ", schema version "
+                + stream.schemaVersion());
+        for (String field : stream.partitionBy()) {
+            List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
+            out.add("Task plan of topic coilgun.stream." + stream.name() + "." + field + " (each of its "
+                    + stream.partitions() + " tasks):");
+            if (routed.isEmpty()) {
+                out.add("  (no metrics: events are kept in the reservoir)");
+                continue;
+            }
+            // Window -> Filter -> Group by -> metrics, equal prefixes merged
+            Map<String, Map<String, Map<String, List<MetricDef>>>> dag = new LinkedHashMap<>();
+            for (MetricDef m : routed) {
+                MetricSql text = sql.apply(m);
+                String f = text == null ? (m.filter() == null ? null : m.filter()) : text.filter();
+                String g = String.join(", ", m.groupBy().stream().map(i -> stream.column(i).name()).toList());
+                dag.computeIfAbsent(m.window().toString(), k -> new LinkedHashMap<>())
+                        .computeIfAbsent(f == null ? "(none)" : f, k -> new LinkedHashMap<>())
+                        .computeIfAbsent(g, k -> new ArrayList<>()).add(m);
+            }
+            dag.forEach((window, filters) -> {
+                out.add("  Window " + window);
+                filters.forEach((filter, groups) -> {
+                    out.add("    Filter " + filter);
+                    groups.forEach((group, ms) -> {
+                        out.add("      Group by " + group);
+                        for (MetricDef m : ms) {
+                            MetricSql text = sql.apply(m);
+                            out.add("        Aggregate " + m.name() + ": " + (text == null ? aggregations(stream, m)
+                                    : String.join(", ", text.aggregations()))
+                                    + (m.name().equals(highlight) ? "  <--" : ""));
+                        }
+                    });
+                });
+            });
+            out.add("  Reservoir iterators (one read per lag, shared by every window end there):");
+            TreeMap<Long, List<String>> iterators = new TreeMap<>();
+            for (MetricDef m : routed) {
+                WindowSpec w = m.window();
+                long l = stream.latenessMicros();
+                if (w.delayMicros() > 0) {
+                    iterators.computeIfAbsent(w.delayMicros(), k -> new ArrayList<>()).add(m.name() + " head");
+                    iterators.computeIfAbsent(w.delayMicros() + l, k -> new ArrayList<>()).add(m.name() + " head zone");
+                }
+                if (w.kind() == WindowSpec.Kind.SLIDING) {
+                    long tail = w.delayMicros() + w.sizeMicros();
+                    iterators.computeIfAbsent(tail, k -> new ArrayList<>()).add(m.name() + " tail");
+                    iterators.computeIfAbsent(tail + l, k -> new ArrayList<>()).add(m.name() + " tail zone");
+                }
+            }
+            if (iterators.isEmpty()) {
+                out.add("    (none: every window ends at the arriving event and never expires events one by one)");
+            }
+            iterators.forEach((lag, users) -> out.add("    lag " + Durations.format(lag) + ": " + String.join(", ",
+                    users) + (users.size() > 1 ? "  (shared)" : "")));
+            out.add("  Filters, group keys and aggregations are evaluated per metric; the group clock is per metric.");
+        }
+        return out;
+    }
+
+    private static String aggregations(StreamDef stream, MetricDef m) {
+        List<String> parts = new ArrayList<>();
+        for (AggregationDef a : m.aggregations()) {
+            String fn = switch (a.kind()) {
+                case COUNT_STAR -> "COUNT(*)";
+                case COUNT_DISTINCT -> "COUNT(DISTINCT " + argument(stream, a) + ")";
+                default -> a.kind().name() + "(" + argument(stream, a) + ")";
+            };
+            parts.add(fn + " AS " + a.name());
+        }
+        return String.join(", ", parts);
+    }
+
+    private static String argument(StreamDef stream, AggregationDef a) {
+        return a.argument() >= 0 ? stream.column(a.argument()).name() : "<expression>";
+    }
+}
