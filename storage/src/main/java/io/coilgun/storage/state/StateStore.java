@@ -34,7 +34,7 @@ public final class StateStore implements AutoCloseable {
     }
 
     /** Committed entries kept in memory per store by default. */
-    public static final int DEFAULT_CACHED_ENTRIES = 200_000;
+    public static final int DEFAULT_CACHED_ENTRIES = Integer.getInteger("coilgun.stateCacheEntries", 200_000);
     private static final byte[] ABSENT = new byte[0];
     /** One RocksDB block cache for every store of the process (per task stores would each pin their own). */
     private static final LRUCache BLOCK_CACHE = new LRUCache(64L << 20);
@@ -89,7 +89,7 @@ public final class StateStore implements AutoCloseable {
                 .setBlockCache(BLOCK_CACHE);
         Options options = new Options().setCreateIfMissing(true).setWriteBufferSize(8L << 20)
                 .setMaxWriteBufferNumber(2).setMaxBackgroundJobs(1).setKeepLogFileNum(2)
-                .setTableFormatConfig(table);
+                .setTableFormatConfig(table).setMemtablePrefixBloomSizeRatio(0.1).setMemtableWholeKeyFiltering(true);
         try {
             Files.createDirectories(dir);
             return new StateStore(dir, options, RocksDB.open(options, dir.toString()), cachedEntries);
