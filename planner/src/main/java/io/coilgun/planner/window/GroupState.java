@@ -25,6 +25,11 @@ final class GroupState {
         this.aggBytes = aggBytes;
     }
 
+    /** The state of a group with no row yet. */
+    static GroupState empty(byte[] key, int aggBytes) {
+        return new GroupState(key, aggBytes);
+    }
+
     static GroupState load(StateStore store, byte[] key, int aggBytes) {
         GroupState s = new GroupState(key, aggBytes);
         byte[] bytes = store.get(key);

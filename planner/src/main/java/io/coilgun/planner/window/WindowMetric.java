@@ -77,6 +77,7 @@ public final class WindowMetric implements MetricOperator {
     private final long minSeq;
     private final Subscription[] subscriptions;
     private Object[] scratch;
+    private final KnownGroups knownGroups = new KnownGroups();
     /** The group and clock of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
     private long lastClock;
@@ -128,6 +129,7 @@ public final class WindowMetric implements MetricOperator {
         this.tailZonePrefix = prefix('z', def.name());
         this.minSeqKey = prefix('t', def.name() + "\0minSeq");
         this.scratch = new Object[codec.columnCount()];
+        refillKnownGroups();
         byte[] saved = store.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
         java.util.List<Subscription> subs = new java.util.ArrayList<>();
@@ -153,6 +155,22 @@ public final class WindowMetric implements MetricOperator {
             keys.forEach(store::delete);
         }
         store.delete(prefix('t', name + "\0minSeq"));
+    }
+
+    /** Reads the keys of the metric's group rows back into {@link #knownGroups} (a task reopening). */
+    private void refillKnownGroups() {
+        byte[] to = statePrefix.clone();
+        to[to.length - 1] = 1;
+        store.scan(statePrefix, to, (key, value) -> {
+            knownGroups.add(key);
+            return true;
+        });
+    }
+
+    /** The state of a group: no store read at all for a group this metric has never stored. */
+    private GroupState loadGroup(byte[] group) {
+        byte[] key = concat(statePrefix, group);
+        return knownGroups.mayContain(key) ? GroupState.load(store, key, aggBytes) : GroupState.empty(key, aggBytes);
     }
 
     private static byte[] prefix(char kind, String name) {
@@ -205,7 +223,7 @@ public final class WindowMetric implements MetricOperator {
     @Override
     public void accept(Object[] values, long eventTime, long seq) {
         lastGroup = GroupKeys.encode(values, groupColumns);
-        GroupState state = GroupState.load(store, concat(statePrefix, lastGroup), aggBytes);
+        GroupState state = loadGroup(lastGroup);
         state.clock = Math.max(state.clock, eventTime);
         lastClock = state.clock;
         if (delay == 0 && passes(values)) {
@@ -221,7 +239,7 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void report(long streamTime, Object[] out, int at) {
-        GroupState state = GroupState.load(store, concat(statePrefix, lastGroup), aggBytes);
+        GroupState state = loadGroup(lastGroup);
         long clock = lastClock;
         long bucket = bucketOf(clock - delay);
         ByteBuffer window = state.copyOf(bucket);
@@ -372,7 +390,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
-        GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
+        GroupState state = loadGroup(group);
         apply(state.bucket(bucketOf(eventTime)), scratch, true, group, bucketOf(eventTime));
         save(state);
         store.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
@@ -409,7 +427,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = GroupKeys.encode(scratch, groupColumns);
-        GroupState state = GroupState.load(store, concat(statePrefix, group), aggBytes);
+        GroupState state = loadGroup(group);
         apply(state.bucket(0), scratch, false, group, 0);
         save(state);
         store.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
@@ -455,6 +473,7 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         store.put(state.key, state.encode());
+        knownGroups.add(state.key);
     }
 
     /** Deletes the value counts of tumbling buckets no clock can reach any more. */
