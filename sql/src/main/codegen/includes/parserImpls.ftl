@@ -144,6 +144,19 @@ SqlNode SqlExplainPlan() :
     }
 }
 
+/** Parses {@code SHOW STREAMS} or {@code SHOW METRICS}. */
+SqlNode SqlShowObjects() :
+{
+    final Span s;
+    final SqlIdentifier what;
+}
+{
+    <SHOW> { s = span(); } what = SimpleIdentifier()
+    {
+        return ParserSupport.show(s.end(this), what);
+    }
+}
+
 /** Parses {@code IF EXISTS}, returning whether it was there. */
 boolean IfExistsOpt() :
 {

@@ -42,7 +42,25 @@ class MetricLifecycleIT {
                     assertEquals(15.0, rs.getDouble("card_5m_total"), 0.0);
                     assertEquals(5.0, rs.getDouble("card_max_hi"), 0.0, "a new metric starts empty");
                 }
+                try (ResultSet rs = s.executeQuery("SHOW METRICS")) {
+                    assertTrue(rs.next());
+                    assertEquals("card_5m", rs.getString("name"));
+                    assertTrue(rs.next());
+                    assertEquals("card_max", rs.getString("name"));
+                    assertEquals("INFINITE", rs.getString("window"));
+                    assertTrue(rs.getString("history").startsWith("started empty when created"));
+                    assertTrue(!rs.next());
+                }
+                try (ResultSet rs = s.executeQuery("SHOW STREAMS")) {
+                    assertTrue(rs.next());
+                    assertEquals("payments", rs.getString("name"));
+                    assertEquals("card_id", rs.getString("partition_by"));
+                }
                 s.execute("DROP METRIC card_max");
+                try (ResultSet rs = s.executeQuery("SHOW METRICS")) {
+                    assertTrue(rs.next());
+                    assertTrue(!rs.next(), "card_max is gone");
+                }
                 try (ResultSet rs = s.executeQuery(insert(3, "10:00:02", 1.0))) {
                     assertTrue(rs.next());
                     assertEquals(3, rs.getMetaData().getColumnCount(), "id and card_5m's two columns");

@@ -12,6 +12,7 @@ import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.ExplainStatement;
+import io.coilgun.sql.compile.RowsStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.parser.CoilgunParser;
@@ -56,6 +57,10 @@ public final class CoilgunSession implements Session {
             result = node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {
             result = node.alterStream(as).thenApply(v -> QueryResult.command("ALTER STREAM"));
+        } else if (compiled instanceof RowsStatement rs) {
+            result = CompletableFuture.completedFuture(new QueryResult(rs.columns().stream()
+                    .map(c -> new io.coilgun.pgwire.spi.Column(c, io.coilgun.pgwire.spi.PgType.TEXT)).toList(),
+                    rs.rows().stream().map(r -> (Object[]) r).toList(), rs.tag() + " " + rs.rows().size()));
         } else if (compiled instanceof ExplainStatement ex) {
             result = CompletableFuture.completedFuture(new QueryResult(
                     List.of(new io.coilgun.pgwire.spi.Column("QUERY PLAN", io.coilgun.pgwire.spi.PgType.TEXT)),

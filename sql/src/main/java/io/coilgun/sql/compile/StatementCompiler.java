@@ -2,6 +2,7 @@ package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.PlanExplainer;
@@ -12,7 +13,10 @@ import io.coilgun.sql.parser.SqlCreateStream;
 import io.coilgun.sql.parser.SqlDropMetric;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
+import io.coilgun.sql.parser.SqlShowObjects;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSetOption;
@@ -28,6 +32,34 @@ public final class StatementCompiler {
     public StatementCompiler(Catalog catalog, ValueConverter values) {
         this.catalog = catalog;
         this.values = values;
+    }
+
+    private RowsStatement showStreams() {
+        List<String[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            rows.add(new String[] {s.name(), String.join(", ", s.columns().stream()
+                    .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
+                s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
+                String.valueOf(s.partitions()), Durations.format(s.latenessMicros()),
+                s.latePolicy().name().toLowerCase(Locale.ROOT), String.valueOf(s.schemaVersion())});
+        }
+        return new RowsStatement(List.of("name", "columns", "event_time", "event_id", "partition_by", "partitions",
+                "lateness", "late_events", "schema_version"), rows, "SHOW");
+    }
+
+    private RowsStatement showMetrics() {
+        List<String[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            for (MetricDef m : catalog.metricsOf(s.name())) {
+                PlanExplainer.MetricSql text = metricSql(m);
+                rows.add(new String[] {m.name(), m.stream(), text == null ? null : String.join(", ",
+                        text.aggregations()), text == null ? null : text.filter(), String.join(", ", m.groupBy()
+                        .stream().map(i -> s.column(i).name()).toList()), m.window().toString(),
+                    "started empty when created: events before it are not counted (no backfill)"});
+            }
+        }
+        return new RowsStatement(List.of("name", "stream", "aggregations", "filter", "group_by", "window",
+                "history"), rows, "SHOW");
     }
 
     private ExplainStatement explain(SqlText sql, SqlExplainPlan ep) {
@@ -51,7 +83,7 @@ public final class StatementCompiler {
     static PlanExplainer.MetricSql metricSql(MetricDef m) {
         try {
             SqlCreateMetric cm = (SqlCreateMetric) CoilgunParser.parse(m.ddl()).get(0).node();
-            List<String> items = new java.util.ArrayList<>();
+            List<String> items = new ArrayList<>();
             for (SqlNode item : cm.query().getSelectList()) {
                 items.add(CoilgunParser.toSql(item));
             }
@@ -76,6 +108,9 @@ public final class StatementCompiler {
         if (node instanceof SqlAlterStream as) {
             return StreamCompiler.alter(sql, as, catalog, text);
         }
+        if (node instanceof SqlShowObjects show) {
+            return show.metrics() ? showMetrics() : showStreams();
+        }
         if (node instanceof SqlExplainPlan ep) {
             return explain(sql, ep);
         }
@@ -99,6 +134,6 @@ public final class StatementCompiler {
             return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, INSERT and SET)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, INSERT and SET)", node);
     }
 }

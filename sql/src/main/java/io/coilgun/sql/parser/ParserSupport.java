@@ -30,6 +30,16 @@ import org.apache.calcite.sql.parser.SqlParserUtil;
 public final class ParserSupport {
     private ParserSupport() {}
 
+    /** {@code SHOW STREAMS} or {@code SHOW METRICS}; anything else after SHOW is not supported (yet). */
+    public static SqlShowObjects show(SqlParserPos pos, SqlIdentifier what) {
+        String name = what.getSimple().toLowerCase(Locale.ROOT);
+        if (!name.equals("streams") && !name.equals("metrics")) {
+            throw new CoilgunParseError(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + what.getSimple()
+                + " is not supported (SHOW STREAMS and SHOW METRICS are)", what.getParserPosition());
+        }
+        return new SqlShowObjects(pos, name.equals("metrics"));
+    }
+
     /**
      * Turns the short window-size form {@code <number> <unit>} (for example {@code 5 MINUTES},
      * {@code 500 MILLISECONDS}) into the equivalent standard interval literal.
