@@ -90,7 +90,8 @@ public final class PlanExplainer {
             }
             iterators.forEach((lag, users) -> out.add("    lag " + Durations.format(lag) + ": " + String.join(", ",
                     users) + (users.size() > 1 ? "  (shared)" : "")));
-            out.add("  Filters, group keys and aggregations are evaluated per metric; the group clock is per metric.");
+            out.add("  Each Filter and Group by is evaluated once per event for all the metrics under it (and for other");
+            out.add("  windows' metrics with the same WHERE or GROUP BY); aggregations and group clocks are per metric.");
         }
         return out;
     }

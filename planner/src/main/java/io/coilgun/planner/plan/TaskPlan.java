@@ -5,6 +5,7 @@ import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.window.MetricOperator;
+import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.planner.window.WindowMetric;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.Reservoir;
@@ -42,6 +43,8 @@ public final class TaskPlan implements AutoCloseable {
     private final StateStore store;
     private final Reservoir reservoir;
     private final List<MetricOperator> operators = new ArrayList<>();
+    /** The filters, group-bys and event decoding the metrics share. */
+    private final SharedOperators shared;
     private Object[] values;
     private final DuplicateFilter duplicates;
     private long lastOffset;
@@ -53,6 +56,7 @@ public final class TaskPlan implements AutoCloseable {
         this.reservoir = reservoir;
         this.values = new Object[codec.columnCount()];
         this.lastOffset = lastOffset;
+        this.shared = new SharedOperators(stream);
         registerSchemas(stream);
         this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateFilter(stream.latenessMicros());
         if (duplicates != null && reservoir.streamTime() != NO_TIME) {
@@ -123,6 +127,7 @@ public final class TaskPlan implements AutoCloseable {
         codec = new EventCodec(altered);
         values = new Object[codec.columnCount()];
         registerSchemas(altered);
+        shared.streamChanged(altered);
         for (MetricOperator op : operators) {
             op.streamChanged(altered);
         }
@@ -130,7 +135,7 @@ public final class TaskPlan implements AutoCloseable {
 
     /** Adds a metric whose state may already be in the store (opening the task). */
     public void addMetric(MetricDef metric) {
-        operators.add(new WindowMetric(metric, stream, store, reservoir, nextOffset()));
+        operators.add(new WindowMetric(metric, stream, store, reservoir, nextOffset(), shared));
     }
 
     /**
@@ -212,6 +217,7 @@ public final class TaskPlan implements AutoCloseable {
         if (duplicates != null && values[stream.eventIdIndex()] != null) {
             duplicates.accepted(values[stream.eventIdIndex()], eventTime, reservoir.streamTime());
         }
+        shared.arrived(values);
         for (MetricOperator op : operators) {
             op.accept(values, eventTime, offset);
         }

@@ -1,7 +1,6 @@
 package io.coilgun.planner.window;
 
 import io.coilgun.planner.agg.Aggregator;
-import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.expr.CompiledExpression;
 import io.coilgun.planner.expr.Expressions;
@@ -51,7 +50,9 @@ public final class WindowMetric implements MetricOperator {
     private final MetricDef def;
     private final StateStore store;
     private final Reservoir reservoir;
-    private EventCodec codec;
+    private final SharedOperators shared;
+    private final SharedOperators.Filter filter;
+    private final SharedOperators.GroupBy groupBy;
     private final WindowSpec.Kind kind;
     private final long size;
     private final long delay;
@@ -60,8 +61,6 @@ public final class WindowMetric implements MetricOperator {
     private final int[] argumentColumns;
     /** Per aggregation, its argument expression, or null when it reads a column (or is COUNT(*)). */
     private CompiledExpression[] argumentExpressions;
-    /** The metric's WHERE clause, or null. */
-    private CompiledExpression filter;
     /** Per aggregation, its invertible aggregator, or null for MIN, MAX, LAST and PREV (see {@link Candidates}). */
     private final Aggregator[] aggregators;
     private final AggregationKind[] kinds;
@@ -76,7 +75,6 @@ public final class WindowMetric implements MetricOperator {
     private final byte[] minSeqKey;
     private final long minSeq;
     private final Subscription[] subscriptions;
-    private Object[] scratch;
     private final KnownGroups knownGroups = new KnownGroups();
     /** The group and clock of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
@@ -85,17 +83,21 @@ public final class WindowMetric implements MetricOperator {
     /**
      * @param nextSeq the seq (Kafka offset) of the task's next event: a metric created on a live stream starts
      *     empty there, and its iterators ignore the events before it
+     * @param shared the task's shared operators: this metric's filter and group-by come from there
      */
-    public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq) {
+    public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
+            SharedOperators shared) {
         this.def = def;
         this.store = store;
         this.reservoir = reservoir;
-        this.codec = new EventCodec(stream);
+        this.shared = shared;
         this.kind = def.window().kind();
         this.size = def.window().sizeMicros();
         this.delay = def.window().delayMicros();
         this.lateness = stream.latenessMicros();
         this.groupColumns = def.groupBy().stream().mapToInt(Integer::intValue).toArray();
+        this.filter = shared.filter(def.filter());
+        this.groupBy = shared.groupBy(groupColumns);
         this.aggregators = new Aggregator[def.aggregations().size()];
         this.kinds = new AggregationKind[aggregators.length];
         boolean candidates = false;
@@ -128,7 +130,6 @@ public final class WindowMetric implements MetricOperator {
         this.headZonePrefix = prefix('h', def.name());
         this.tailZonePrefix = prefix('z', def.name());
         this.minSeqKey = prefix('t', def.name() + "\0minSeq");
-        this.scratch = new Object[codec.columnCount()];
         refillKnownGroups();
         byte[] saved = store.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
@@ -194,15 +195,12 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void streamChanged(StreamDef stream) {
-        codec = new EventCodec(stream);
-        scratch = new Object[codec.columnCount()];
         compileExpressions(stream);
     }
 
-    /** Compiles the filter and the expression arguments once, over the stream's columns. */
+    /** Compiles the expression arguments once, over the stream's columns (the filter is a shared operator). */
     private void compileExpressions(StreamDef stream) {
         List<String> columns = stream.columns().stream().map(c -> c.name()).toList();
-        filter = def.filter() == null ? null : Expressions.compile(def.filter(), columns);
         argumentExpressions = new CompiledExpression[aggregators.length];
         for (int i = 0; i < aggregators.length; i++) {
             String e = def.aggregations().get(i).expression();
@@ -210,9 +208,9 @@ public final class WindowMetric implements MetricOperator {
         }
     }
 
-    /** Whether an event enters this metric's aggregates (its clock counts every event of the group). */
-    private boolean passes(Object[] values) {
-        return filter == null || filter.test(values);
+    /** Whether the current event enters this metric's aggregates (its clock counts every event of the group). */
+    private boolean passes() {
+        return filter.test();
     }
 
     /** The bucket an event at {@code t} is aggregated in: its tumbling bucket, or the one bucket of other windows. */
@@ -222,11 +220,11 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void accept(Object[] values, long eventTime, long seq) {
-        lastGroup = GroupKeys.encode(values, groupColumns);
+        lastGroup = groupBy.key();
         GroupState state = loadGroup(lastGroup);
         state.clock = Math.max(state.clock, eventTime);
         lastClock = state.clock;
-        if (delay == 0 && passes(values)) {
+        if (delay == 0 && passes()) {
             apply(state.bucket(bucketOf(eventTime)), values, true, lastGroup, bucketOf(eventTime));
             if (anyCandidates) {
                 CandidateState cs = loadCandidates(lastGroup);
@@ -385,11 +383,11 @@ public final class WindowMetric implements MetricOperator {
 
     /** The head (lag d) passed an event: it enters its group's aggregate and the head zone. */
     private void headPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        codec.decode(data, off, len, scratch);
-        if (!passes(scratch)) {
+        Object[] scratch = shared.passed(seq, data, off, len);
+        if (!passes()) {
             return;
         }
-        byte[] group = GroupKeys.encode(scratch, groupColumns);
+        byte[] group = groupBy.key();
         GroupState state = loadGroup(group);
         apply(state.bucket(bucketOf(eventTime)), scratch, true, group, bucketOf(eventTime));
         save(state);
@@ -402,11 +400,11 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private void headZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        codec.decode(data, off, len, scratch);
-        if (!passes(scratch)) {
+        Object[] scratch = shared.passed(seq, data, off, len);
+        if (!passes()) {
             return;
         }
-        byte[] group = GroupKeys.encode(scratch, groupColumns);
+        byte[] group = groupBy.key();
         store.delete(zoneKey(headZonePrefix, group, eventTime, seq));
         if (anyCandidates) {
             // settled: from the head's candidates to the settled ones, unless a short sliding window expired it
@@ -422,11 +420,11 @@ public final class WindowMetric implements MetricOperator {
 
     /** The sliding tail (lag d + w) passed an event: it leaves its group's aggregate and enters the tail zone. */
     private void tailPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        codec.decode(data, off, len, scratch);
-        if (!passes(scratch)) {
+        Object[] scratch = shared.passed(seq, data, off, len);
+        if (!passes()) {
             return;
         }
-        byte[] group = GroupKeys.encode(scratch, groupColumns);
+        byte[] group = groupBy.key();
         GroupState state = loadGroup(group);
         apply(state.bucket(0), scratch, false, group, 0);
         save(state);
@@ -439,11 +437,11 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private void tailZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        codec.decode(data, off, len, scratch);
-        if (!passes(scratch)) {
+        shared.passed(seq, data, off, len);
+        if (!passes()) {
             return;
         }
-        store.delete(zoneKey(tailZonePrefix, GroupKeys.encode(scratch, groupColumns), eventTime, seq));
+        store.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
     }
 
     private void apply(ByteBuffer aggs, Object[] values, boolean add, byte[] group, long bucket) {

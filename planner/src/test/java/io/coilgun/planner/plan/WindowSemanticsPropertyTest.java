@@ -61,7 +61,11 @@ class WindowSemanticsPropertyTest {
 
     /** The same window with a filter and an expression argument (their JEXL as the SQL compiler writes it). */
     static MetricDef filtered(WindowSpec window) {
-        return new MetricDef("f", "payments", List.of(
+        return filtered("f", window);
+    }
+
+    static MetricDef filtered(String name, WindowSpec window) {
+        return new MetricDef(name, "payments", List.of(
                 new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
                 new AggregationDef(AggregationKind.SUM, -1, "qty2", ColumnType.BIGINT, "sql:mul(c_qty, 2L)")),
                 List.of(2), "card_id", window, "", "sql:greater(c_amount, 500.0d)");
@@ -99,10 +103,12 @@ class WindowSemanticsPropertyTest {
         Random rnd = new Random(seed);
         SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
         EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
-        List<MetricDef> metrics = List.of(metric(window), filtered(window));
+        // "f2" repeats "f": the two share the filter and group-by operators (evaluated once per event) and must
+        // still each see every event that passes
+        List<MetricDef> metrics = List.of(metric(window), filtered(window), filtered("f2", window));
         TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
         Object[] decoded = new Object[5];
-        Object[] results = new Object[14];
+        Object[] results = new Object[16];
         long clock = T0;
         try {
             for (int i = 0; i < events; i++) {
@@ -120,6 +126,8 @@ class WindowSemanticsPropertyTest {
                 if (!late) {
                     Object[] expected = oracle.accept(e);
                     compare(expected, results, where + " event " + i + " card " + card + " t " + t);
+                    assertEquals(results[12], results[14], where + " event " + i + ": f2 count(*) as f's");
+                    assertEquals(results[13], results[15], where + " event " + i + ": f2 sum as f's");
                 }
                 if (rnd.nextInt(200) == 0) {
                     plan.checkpoint();

@@ -1,0 +1,134 @@
+package io.coilgun.planner.window;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.expr.CompiledExpression;
+import io.coilgun.planner.expr.Expressions;
+import io.coilgun.planner.model.StreamDef;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The operators of one task's plan that metrics share (paper 4.1.2, figure 6): the decoding of an event a reservoir
+ * iterator passes, each distinct {@link Filter} and each distinct {@link GroupBy}. Every metric with the same WHERE
+ * clause holds the same filter, every metric with the same group-by columns the same group-by, and each is evaluated
+ * at most once per event, however many metrics read it.
+ *
+ * <p>"Once per event": the task plan marks each arriving event ({@link #arrived}); an iterator passing an event to
+ * its subscribers decodes it through {@link #passed}, which decodes only when the event is not the one just decoded.
+ * Each marks a new generation, and a shared operator keeps its result for the generation it computed it in.
+ * Single-threaded, like the task plan.
+ */
+public final class SharedOperators {
+    private EventCodec codec;
+    private List<String> columns;
+    private final Map<String, Filter> filters = new HashMap<>();
+    private final Map<List<Integer>, GroupBy> groupBys = new HashMap<>();
+    private final Filter noFilter = new Filter(null);
+    /** Incremented for each event the metrics look at. */
+    private long generation;
+    private Object[] current;
+    private Object[] decoded;
+    private long decodedSeq = Long.MIN_VALUE;
+
+    public SharedOperators(StreamDef stream) {
+        streamChanged(stream);
+    }
+
+    /** The stream has a new schema version: decode and evaluate with its columns from now on. */
+    public void streamChanged(StreamDef stream) {
+        codec = new EventCodec(stream);
+        columns = stream.columns().stream().map(c -> c.name()).toList();
+        decoded = new Object[codec.columnCount()];
+        decodedSeq = Long.MIN_VALUE;
+        generation++;
+        for (Filter f : filters.values()) {
+            f.compile();
+        }
+    }
+
+    /** The filter of a WHERE clause ({@code null}: no WHERE, every event passes). */
+    public Filter filter(String condition) {
+        return condition == null ? noFilter : filters.computeIfAbsent(condition, Filter::new);
+    }
+
+    public GroupBy groupBy(int[] columns) {
+        List<Integer> key = new ArrayList<>(columns.length);
+        for (int c : columns) {
+            key.add(c);
+        }
+        return groupBys.computeIfAbsent(key, k -> new GroupBy(columns.clone()));
+    }
+
+    /** An event arrives at the task: the metrics look at {@code values} next. */
+    public void arrived(Object[] values) {
+        current = values;
+        generation++;
+    }
+
+    /**
+     * An iterator passes event {@code seq} (its bytes in {@code data}): its column values, decoded once for all the
+     * subscriptions it is passed to. Valid until the next call.
+     */
+    public Object[] passed(long seq, byte[] data, int off, int len) {
+        if (seq != decodedSeq || current != decoded) {
+            codec.decode(data, off, len, decoded);
+            decodedSeq = seq;
+            current = decoded;
+            generation++;
+        }
+        return decoded;
+    }
+
+    /** A WHERE clause, compiled once per task and evaluated once per event. */
+    public final class Filter {
+        private final String condition;
+        private CompiledExpression expression;
+        private long evaluatedAt = -1;
+        private boolean result;
+
+        private Filter(String condition) {
+            this.condition = condition;
+            compile();
+        }
+
+        private void compile() {
+            expression = condition == null ? null : Expressions.compile(condition, columns);
+            evaluatedAt = -1;
+        }
+
+        /** Whether the current event passes (its condition is TRUE, not FALSE or NULL). */
+        public boolean test() {
+            if (expression == null) {
+                return true;
+            }
+            if (evaluatedAt != generation) {
+                result = expression.test(current);
+                evaluatedAt = generation;
+            }
+            return result;
+        }
+    }
+
+    /** The group key of the current event over some columns, encoded once per event. */
+    public final class GroupBy {
+        private final int[] columns;
+        private long encodedAt = -1;
+        private byte[] key;
+
+        private GroupBy(int[] columns) {
+            this.columns = columns;
+        }
+
+        /** The current event's key ({@link GroupKeys}); callers must not modify it. */
+        public byte[] key() {
+            if (encodedAt != generation) {
+                key = GroupKeys.encode(current, columns);
+                encodedAt = generation;
+            }
+            return key;
+        }
+    }
+}
