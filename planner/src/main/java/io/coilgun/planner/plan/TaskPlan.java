@@ -88,6 +88,7 @@ public final class TaskPlan implements AutoCloseable {
             for (MetricDef m : metrics) {
                 plan.addMetric(m);
             }
+            plan.dropLeftoverFamilies();
             return plan;
         } catch (RuntimeException e) {
             store.close();
@@ -145,6 +146,23 @@ public final class TaskPlan implements AutoCloseable {
     public void addNewMetric(MetricDef metric) {
         WindowMetric.clearState(store, metric.name());
         addMetric(metric);
+    }
+
+    /**
+     * Drops the column families of metrics that are no longer defined: a metric dropped while the task was down, or
+     * whose drop a crash interrupted.
+     */
+    private void dropLeftoverFamilies() {
+        java.util.Set<String> live = new java.util.HashSet<>();
+        for (MetricOperator op : operators) {
+            live.add(WindowMetric.stateFamily(op.def().name()));
+            live.add(WindowMetric.auxFamily(op.def().name()));
+        }
+        for (String family : store.familyNames()) {
+            if (WindowMetric.isMetricFamily(family) && !live.contains(family)) {
+                store.dropFamily(family);
+            }
+        }
     }
 
     /** Removes a metric between two events, and its state. */

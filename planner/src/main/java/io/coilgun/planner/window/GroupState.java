@@ -30,7 +30,7 @@ final class GroupState {
         return new GroupState(key, aggBytes);
     }
 
-    static GroupState load(StateStore store, byte[] key, int aggBytes) {
+    static GroupState load(StateStore.Family store, byte[] key, int aggBytes) {
         GroupState s = new GroupState(key, aggBytes);
         byte[] bytes = store.get(key);
         if (bytes != null) {

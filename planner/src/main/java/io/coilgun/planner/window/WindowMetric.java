@@ -13,7 +13,6 @@ import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.Subscription;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
@@ -48,7 +47,10 @@ import java.util.List;
  */
 public final class WindowMetric implements MetricOperator {
     private final MetricDef def;
-    private final StateStore store;
+    /** The metric's group states and position: column family {@code metric.<name>}. */
+    private final StateStore.Family groupRows;
+    /** Its zone rows, candidates and value counts: column family {@code aux.<name>}. */
+    private final StateStore.Family aux;
     private final Reservoir reservoir;
     private final SharedOperators shared;
     private final SharedOperators.Filter filter;
@@ -88,7 +90,8 @@ public final class WindowMetric implements MetricOperator {
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             SharedOperators shared) {
         this.def = def;
-        this.store = store;
+        this.groupRows = store.family(stateFamily(def.name()));
+        this.aux = store.family(auxFamily(def.name()));
         this.reservoir = reservoir;
         this.shared = shared;
         this.kind = def.window().kind();
@@ -123,15 +126,15 @@ public final class WindowMetric implements MetricOperator {
         }
         this.aggBytes = at;
         this.anyCandidates = candidates;
-        this.candidatesPrefix = prefix('x', def.name());
-        this.distinctPrefix = prefix('d', def.name());
+        this.candidatesPrefix = new byte[] {'x'};
+        this.distinctPrefix = new byte[] {'d'};
         compileExpressions(stream);
-        this.statePrefix = prefix('g', def.name());
-        this.headZonePrefix = prefix('h', def.name());
-        this.tailZonePrefix = prefix('z', def.name());
-        this.minSeqKey = prefix('t', def.name() + "\0minSeq");
+        this.statePrefix = new byte[] {'g'};
+        this.headZonePrefix = new byte[] {'h'};
+        this.tailZonePrefix = new byte[] {'z'};
+        this.minSeqKey = new byte[] {'t'};
         refillKnownGroups();
-        byte[] saved = store.get(minSeqKey);
+        byte[] saved = groupRows.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
         java.util.List<Subscription> subs = new java.util.ArrayList<>();
         if (delay > 0) {
@@ -145,24 +148,30 @@ public final class WindowMetric implements MetricOperator {
         this.subscriptions = subs.toArray(Subscription[]::new);
     }
 
+    /** The column family of metric {@code name}'s group states. */
+    public static String stateFamily(String name) {
+        return "metric." + name;
+    }
+
+    /** The column family of metric {@code name}'s auxiliary rows (zones, candidates, value counts). */
+    public static String auxFamily(String name) {
+        return "aux." + name; // not "metric.<name>.aux": that could be the group states of a metric "<name>.aux"
+    }
+
+    /** Whether a column family holds some metric's rows. */
+    public static boolean isMetricFamily(String family) {
+        return family.startsWith("metric.") || family.startsWith("aux.");
+    }
+
     /** Deletes every row of metric {@code name}: group states, zones, candidates, value counts, position. */
     public static void clearState(StateStore store, String name) {
-        for (char kind : new char[] {'g', 'h', 'z', 'x', 'd'}) {
-            byte[] from = prefix(kind, name);
-            byte[] to = from.clone();
-            to[to.length - 1] = 1; // the prefix ends with a 0 byte: every row of this metric sorts before this
-            java.util.List<byte[]> keys = new java.util.ArrayList<>();
-            store.scan(from, to, (key, value) -> keys.add(key));
-            keys.forEach(store::delete);
-        }
-        store.delete(prefix('t', name + "\0minSeq"));
+        store.dropFamily(stateFamily(name));
+        store.dropFamily(auxFamily(name));
     }
 
     /** Reads the keys of the metric's group rows back into {@link #knownGroups} (a task reopening). */
     private void refillKnownGroups() {
-        byte[] to = statePrefix.clone();
-        to[to.length - 1] = 1;
-        store.scan(statePrefix, to, (key, value) -> {
+        groupRows.scan(statePrefix, new byte[] {'g' + 1}, (key, value) -> {
             knownGroups.add(key);
             return true;
         });
@@ -171,15 +180,7 @@ public final class WindowMetric implements MetricOperator {
     /** The state of a group: no store read at all for a group this metric has never stored. */
     private GroupState loadGroup(byte[] group) {
         byte[] key = concat(statePrefix, group);
-        return knownGroups.mayContain(key) ? GroupState.load(store, key, aggBytes) : GroupState.empty(key, aggBytes);
-    }
-
-    private static byte[] prefix(char kind, String name) {
-        byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        byte[] p = new byte[n.length + 2];
-        p[0] = (byte) kind;
-        System.arraycopy(n, 0, p, 1, n.length);
-        return p;
+        return knownGroups.mayContain(key) ? GroupState.load(groupRows, key, aggBytes) : GroupState.empty(key, aggBytes);
     }
 
     @Override
@@ -348,9 +349,9 @@ public final class WindowMetric implements MetricOperator {
         long count = readCount(key);
         long now = count + (add ? 1 : -1);
         if (now <= 0) {
-            store.delete(key);
+            aux.delete(key);
         } else {
-            store.put(key, ByteBuffer.allocate(8).putLong(now).array());
+            aux.put(key, ByteBuffer.allocate(8).putLong(now).array());
         }
         if (count == 0 && now > 0) {
             aggs.putLong(slots[i], aggs.getLong(slots[i]) + 1);
@@ -360,7 +361,7 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private long readCount(byte[] key) {
-        byte[] v = store.get(key);
+        byte[] v = aux.get(key);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 
@@ -391,7 +392,7 @@ public final class WindowMetric implements MetricOperator {
         GroupState state = loadGroup(group);
         apply(state.bucket(bucketOf(eventTime)), scratch, true, group, bucketOf(eventTime));
         save(state);
-        store.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        aux.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.insert(bucketOf(eventTime), true, eventTime, seq, argumentsOf(scratch));
@@ -405,7 +406,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        store.delete(zoneKey(headZonePrefix, group, eventTime, seq));
+        aux.delete(zoneKey(headZonePrefix, group, eventTime, seq));
         if (anyCandidates) {
             // settled: from the head's candidates to the settled ones, unless a short sliding window expired it
             CandidateState cs = loadCandidates(group);
@@ -428,7 +429,7 @@ public final class WindowMetric implements MetricOperator {
         GroupState state = loadGroup(group);
         apply(state.bucket(0), scratch, false, group, 0);
         save(state);
-        store.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        aux.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.removeBoth(0, eventTime, seq);
@@ -441,7 +442,7 @@ public final class WindowMetric implements MetricOperator {
         if (!passes()) {
             return;
         }
-        store.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
+        aux.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
     }
 
     private void apply(ByteBuffer aggs, Object[] values, boolean add, byte[] group, long bucket) {
@@ -470,7 +471,7 @@ public final class WindowMetric implements MetricOperator {
                 dropDistinctRows(Arrays.copyOfRange(state.key, statePrefix.length, state.key.length), dropped);
             }
         }
-        store.put(state.key, state.encode());
+        groupRows.put(state.key, state.encode());
         knownGroups.add(state.key);
     }
 
@@ -483,9 +484,7 @@ public final class WindowMetric implements MetricOperator {
             for (long bucket : buckets) {
                 byte[] from = distinctKey(i, group, bucket, new byte[0]);
                 byte[] to = distinctKey(i, group, bucket + 1, new byte[0]);
-                List<byte[]> keys = new java.util.ArrayList<>();
-                store.scan(from, to, (key, value) -> keys.add(key));
-                keys.forEach(store::delete);
+                aux.deleteRange(from, to);
             }
         }
     }
@@ -503,7 +502,7 @@ public final class WindowMetric implements MetricOperator {
         byte[] from = zoneKey(zonePrefix, lastGroup, after + 1, Long.MIN_VALUE);
         byte[] to = zoneKey(zonePrefix, lastGroup, upTo + 1, Long.MIN_VALUE);
         int timeAt = zonePrefix.length + lastGroup.length;
-        store.scan(from, to, (key, value) -> {
+        aux.scan(from, to, (key, value) -> {
             ByteBuffer k = ByteBuffer.wrap(key, timeAt, 16);
             long t = k.getLong() ^ Long.MIN_VALUE;
             long seq = k.getLong() ^ Long.MIN_VALUE;
@@ -537,14 +536,14 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private CandidateState loadCandidates(byte[] group) {
-        return CandidateState.read(kinds, store.get(concat(candidatesPrefix, group)));
+        return CandidateState.read(kinds, aux.get(concat(candidatesPrefix, group)));
     }
 
     private void saveCandidates(byte[] group, CandidateState cs) {
         if (kind == WindowSpec.Kind.TUMBLING) {
             cs.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
         }
-        store.put(concat(candidatesPrefix, group), cs.encode());
+        aux.put(concat(candidatesPrefix, group), cs.encode());
     }
 
     private Object argument(Object[] values, int i) {
@@ -594,7 +593,7 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void checkpoint() {
-        store.put(minSeqKey, ByteBuffer.allocate(8).putLong(minSeq).array());
+        groupRows.put(minSeqKey, ByteBuffer.allocate(8).putLong(minSeq).array());
     }
 
     @Override

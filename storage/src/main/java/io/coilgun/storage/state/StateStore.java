@@ -1,15 +1,22 @@
 package io.coilgun.storage.state;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -17,16 +24,20 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteBufferManager;
 import org.rocksdb.WriteOptions;
 
 /**
- * A task's state in RocksDB, with a write-back cache in front of it.
+ * A task's state in RocksDB: one column family per kind of data (the task's own metadata in the default family,
+ * each metric's group states and its auxiliary rows in families of their own, see {@link #family}), with a
+ * write-back cache in front of it.
  *
- * <p>Writes since the last {@link #commit()} stay in memory (a sorted map; deletes as tombstones) and reads see
- * them at once ({@link #get}, {@link #scan}); {@link #commit()} writes them in one atomic RocksDB batch, so the state
- * and the position it belongs to (reservoir checkpoint, Kafka offset, kept under meta keys by the owner) always move
- * together. Committed values are kept in a bounded LRU cache (absent keys too), so that hot keys are read from
- * memory: RocksDB is read only on a miss. Single-threaded: only the task's processor thread uses it.
+ * <p>Writes since the last {@link #commit()} stay in memory (deletes as tombstones) and reads see them at once
+ * ({@link Family#get}, {@link Family#scan}); {@link #commit()} writes them, every family's, in one atomic RocksDB
+ * batch, so the state and the position it belongs to (reservoir checkpoint, Kafka offset, kept under meta keys by
+ * the owner) always move together. Committed values are kept in a bounded LRU cache shared by the families (absent
+ * keys too), so that hot keys are read from memory: RocksDB is read only on a miss. Dropping a family
+ * ({@link #dropFamily}) removes all its rows at once. Single-threaded: only the task's processor thread uses it.
  */
 public final class StateStore implements AutoCloseable {
     static {
@@ -38,25 +49,33 @@ public final class StateStore implements AutoCloseable {
     private static final byte[] ABSENT = new byte[0];
     /** One RocksDB block cache for every store of the process (per task stores would each pin their own). */
     private static final LRUCache BLOCK_CACHE = new LRUCache(64L << 20);
+    /**
+     * One memtable budget for every family of every store: a family per metric would otherwise each fill its own
+     * write buffer before flushing.
+     */
+    private static final WriteBufferManager WRITE_BUFFERS = new WriteBufferManager(128L << 20, BLOCK_CACHE);
+    private static final String DEFAULT = new String(RocksDB.DEFAULT_COLUMN_FAMILY, StandardCharsets.UTF_8);
 
     private final Path dir;
-    private final Options options;
+    private final DBOptions options;
+    private final ColumnFamilyOptions familyOptions;
     private final RocksDB db;
     private final WriteOptions writeOptions = new WriteOptions();
     private final ReadOptions readOptions = new ReadOptions();
-    /** Uncommitted writes; a null value is a delete. */
-    private final TreeMap<byte[], byte[]> dirty = new TreeMap<>(Arrays::compareUnsigned);
+    private final Map<String, Family> families = new LinkedHashMap<>();
+    private final Family defaultFamily;
     private final LinkedHashMap<Key, byte[]> cache;
+    private int nextFamilyId;
 
-    /** A byte[] as a hash key. */
-    private record Key(byte[] bytes, int hash) {
-        static Key of(byte[] b) {
-            return new Key(b, Arrays.hashCode(b));
+    /** A family's byte[] key as a hash key of the shared cache. */
+    private record Key(int family, byte[] bytes, int hash) {
+        static Key of(int family, byte[] b) {
+            return new Key(family, b, 31 * Arrays.hashCode(b) + family);
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && Arrays.equals(k.bytes, bytes);
+            return o instanceof Key k && k.hash == hash && k.family == family && Arrays.equals(k.bytes, bytes);
         }
 
         @Override
@@ -65,9 +84,11 @@ public final class StateStore implements AutoCloseable {
         }
     }
 
-    private StateStore(Path dir, Options options, RocksDB db, int cachedEntries) {
+    private StateStore(Path dir, DBOptions options, ColumnFamilyOptions familyOptions, RocksDB db,
+            List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles, int cachedEntries) {
         this.dir = dir;
         this.options = options;
+        this.familyOptions = familyOptions;
         this.db = db;
         this.cache = new LinkedHashMap<>(1024, 0.75f, true) {
             @Override
@@ -75,6 +96,11 @@ public final class StateStore implements AutoCloseable {
                 return size() > cachedEntries;
             }
         };
+        for (int i = 0; i < handles.size(); i++) {
+            String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
+            families.put(name, new Family(name, handles.get(i), nextFamilyId++));
+        }
+        this.defaultFamily = families.get(DEFAULT);
     }
 
     public static StateStore open(Path dir) {
@@ -87,110 +113,252 @@ public final class StateStore implements AutoCloseable {
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setFilterPolicy(new BloomFilter(10, false))
                 .setBlockCache(BLOCK_CACHE);
-        Options options = new Options().setCreateIfMissing(true).setWriteBufferSize(8L << 20)
-                .setMaxWriteBufferNumber(2).setMaxBackgroundJobs(1).setKeepLogFileNum(2)
-                .setTableFormatConfig(table).setMemtablePrefixBloomSizeRatio(0.1).setMemtableWholeKeyFiltering(true);
+        ColumnFamilyOptions familyOptions = new ColumnFamilyOptions().setWriteBufferSize(8L << 20)
+                .setMaxWriteBufferNumber(2).setTableFormatConfig(table).setMemtablePrefixBloomSizeRatio(0.1)
+                .setMemtableWholeKeyFiltering(true);
+        DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+                .setMaxBackgroundJobs(1).setKeepLogFileNum(2).setWriteBufferManager(WRITE_BUFFERS);
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
         try {
             Files.createDirectories(dir);
-            return new StateStore(dir, options, RocksDB.open(options, dir.toString()), cachedEntries);
+            List<byte[]> names;
+            try (Options listing = new Options()) {
+                names = Files.exists(dir.resolve("CURRENT"))
+                        ? RocksDB.listColumnFamilies(listing, dir.toString()) : List.of(RocksDB.DEFAULT_COLUMN_FAMILY);
+            }
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            for (byte[] name : names) {
+                descriptors.add(new ColumnFamilyDescriptor(name, familyOptions));
+            }
+            RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles);
+            return new StateStore(dir, options, familyOptions, db, descriptors, handles, cachedEntries);
         } catch (RocksDBException | java.io.IOException e) {
             options.close();
+            familyOptions.close();
             throw new StateStoreException("cannot open state store in " + dir + ": " + e.getMessage(), e);
         }
     }
 
-    public byte[] get(byte[] key) {
-        if (dirty.containsKey(key)) {
-            return dirty.get(key);
-        }
-        Key k = Key.of(key);
-        byte[] cached = cache.get(k);
-        if (cached != null) {
-            return cached == ABSENT ? null : cached;
+    /** The column family {@code name}, created (empty) if it does not exist. */
+    public Family family(String name) {
+        Family f = families.get(name);
+        if (f != null) {
+            return f;
         }
         try {
-            byte[] value = db.get(readOptions, key);
-            cache.put(k, value == null ? ABSENT : value);
-            return value;
+            ColumnFamilyHandle handle = db.createColumnFamily(new ColumnFamilyDescriptor(
+                    name.getBytes(StandardCharsets.UTF_8), familyOptions));
+            f = new Family(name, handle, nextFamilyId++);
+            families.put(name, f);
+            return f;
         } catch (RocksDBException e) {
-            throw new StateStoreException("read failed in " + dir, e);
+            throw new StateStoreException("cannot create column family " + name + " in " + dir, e);
         }
+    }
+
+    /** The names of the families that exist, the default one included. */
+    public List<String> familyNames() {
+        return List.copyOf(families.keySet());
+    }
+
+    /**
+     * Removes family {@code name} and every row in it, committed or not, at once (nothing if it does not exist).
+     * Not part of a checkpoint: the caller must not need the rows again whatever state it recovers to.
+     */
+    public void dropFamily(String name) {
+        Family f = families.remove(name);
+        if (f == null) {
+            return;
+        }
+        if (f == defaultFamily) {
+            families.put(name, f);
+            throw new IllegalArgumentException("the default column family cannot be dropped");
+        }
+        f.dirty.clear();
+        cache.keySet().removeIf(k -> k.family == f.id);
+        try {
+            db.dropColumnFamily(f.handle);
+        } catch (RocksDBException e) {
+            throw new StateStoreException("cannot drop column family " + name + " in " + dir, e);
+        } finally {
+            f.handle.close();
+            f.dropped = true;
+        }
+    }
+
+    /** A read of the default family ({@link Family#get}). */
+    public byte[] get(byte[] key) {
+        return defaultFamily.get(key);
     }
 
     public void put(byte[] key, byte[] value) {
-        dirty.put(key, value);
+        defaultFamily.put(key, value);
     }
 
     public void delete(byte[] key) {
-        dirty.put(key, null);
+        defaultFamily.delete(key);
     }
 
-    /** Entries with {@code from <= key < to}, in key order, uncommitted writes included. */
     public void scan(byte[] from, byte[] to, EntryVisitor visitor) {
-        NavigableMap<byte[], byte[]> pending = dirty.subMap(from, true, to, false);
-        Iterator<Map.Entry<byte[], byte[]>> mine = pending.entrySet().iterator();
-        Map.Entry<byte[], byte[]> next = mine.hasNext() ? mine.next() : null;
-        try (RocksIterator it = db.newIterator(readOptions)) {
-            it.seek(from);
-            while (true) {
-                byte[] dbKey = it.isValid() ? it.key() : null;
-                if (dbKey != null && Arrays.compareUnsigned(dbKey, to) >= 0) {
-                    dbKey = null;
-                }
-                if (dbKey == null && next == null) {
-                    return;
-                }
-                int c = dbKey == null ? 1 : next == null ? -1 : Arrays.compareUnsigned(dbKey, next.getKey());
-                byte[] key;
-                byte[] value;
-                if (c < 0) {
-                    key = dbKey;
-                    value = it.value();
-                    it.next();
-                } else {
-                    key = next.getKey();
-                    value = next.getValue();
-                    next = mine.hasNext() ? mine.next() : null;
-                    if (c == 0) {
-                        it.next(); // overridden by the uncommitted write
-                    }
-                }
-                if (value != null && !visitor.visit(key, value)) {
-                    return;
-                }
-            }
-        }
+        defaultFamily.scan(from, to, visitor);
     }
 
     /** Writes everything since the last commit atomically (WAL on, no fsync: survives a process crash). */
     public void commit() {
-        if (dirty.isEmpty()) {
+        boolean any = false;
+        for (Family f : families.values()) {
+            any |= !f.dirty.isEmpty();
+        }
+        if (!any) {
             return;
         }
         try (WriteBatch batch = new WriteBatch()) {
-            for (Map.Entry<byte[], byte[]> e : dirty.entrySet()) {
-                if (e.getValue() == null) {
-                    batch.delete(e.getKey());
-                } else {
-                    batch.put(e.getKey(), e.getValue());
+            for (Family f : families.values()) {
+                for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
+                    if (e.getValue() == null) {
+                        batch.delete(f.handle, e.getKey());
+                    } else {
+                        batch.put(f.handle, e.getKey(), e.getValue());
+                    }
                 }
             }
             db.write(writeOptions, batch);
         } catch (RocksDBException e) {
             throw new StateStoreException("commit failed in " + dir, e);
         }
-        for (Map.Entry<byte[], byte[]> e : dirty.entrySet()) {
-            cache.put(Key.of(e.getKey()), e.getValue() == null ? ABSENT : e.getValue());
+        for (Family f : families.values()) {
+            for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
+                cache.put(Key.of(f.id, e.getKey()), e.getValue() == null ? ABSENT : e.getValue());
+            }
+            f.dirty.clear();
         }
-        dirty.clear();
     }
 
     @Override
     public void close() {
+        for (Family f : families.values()) {
+            f.handle.close();
+        }
         db.close();
         options.close();
+        familyOptions.close();
         writeOptions.close();
         readOptions.close();
+    }
+
+    /**
+     * One column family: point reads and writes through the store's write-back cache, and ordered scans that merge
+     * the uncommitted writes with RocksDB's rows.
+     */
+    public final class Family {
+        private final String name;
+        private final ColumnFamilyHandle handle;
+        private final int id;
+        /** Uncommitted writes; a null value is a delete. */
+        private final TreeMap<byte[], byte[]> dirty = new TreeMap<>(Arrays::compareUnsigned);
+        private boolean dropped;
+
+        private Family(String name, ColumnFamilyHandle handle, int id) {
+            this.name = name;
+            this.handle = handle;
+            this.id = id;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public byte[] get(byte[] key) {
+            checkLive();
+            if (dirty.containsKey(key)) {
+                return dirty.get(key);
+            }
+            Key k = Key.of(id, key);
+            byte[] cached = cache.get(k);
+            if (cached != null) {
+                return cached == ABSENT ? null : cached;
+            }
+            try {
+                byte[] value = db.get(handle, readOptions, key);
+                cache.put(k, value == null ? ABSENT : value);
+                return value;
+            } catch (RocksDBException e) {
+                throw new StateStoreException("read failed in " + dir + " (" + name + ")", e);
+            }
+        }
+
+        public void put(byte[] key, byte[] value) {
+            checkLive();
+            dirty.put(key, value);
+        }
+
+        public void delete(byte[] key) {
+            checkLive();
+            dirty.put(key, null);
+        }
+
+        /**
+         * Entries with {@code from <= key < to} ({@code to} null: no upper bound), in key order, uncommitted writes
+         * included.
+         */
+        public void scan(byte[] from, byte[] to, EntryVisitor visitor) {
+            checkLive();
+            if (to != null && Arrays.compareUnsigned(from, to) >= 0) {
+                return;
+            }
+            NavigableMap<byte[], byte[]> pending = to == null ? dirty.tailMap(from, true)
+                    : dirty.subMap(from, true, to, false);
+            Iterator<Map.Entry<byte[], byte[]>> mine = pending.entrySet().iterator();
+            Map.Entry<byte[], byte[]> next = mine.hasNext() ? mine.next() : null;
+            try (RocksIterator it = db.newIterator(handle, readOptions)) {
+                it.seek(from);
+                while (true) {
+                    byte[] dbKey = it.isValid() ? it.key() : null;
+                    if (dbKey != null && to != null && Arrays.compareUnsigned(dbKey, to) >= 0) {
+                        dbKey = null;
+                    }
+                    if (dbKey == null && next == null) {
+                        return;
+                    }
+                    int c = dbKey == null ? 1 : next == null ? -1 : Arrays.compareUnsigned(dbKey, next.getKey());
+                    byte[] key;
+                    byte[] value;
+                    if (c < 0) {
+                        key = dbKey;
+                        value = it.value();
+                        it.next();
+                    } else {
+                        key = next.getKey();
+                        value = next.getValue();
+                        next = mine.hasNext() ? mine.next() : null;
+                        if (c == 0) {
+                            it.next(); // overridden by the uncommitted write
+                        }
+                    }
+                    if (value != null && !visitor.visit(key, value)) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        /** Every entry of the family, in key order. */
+        public void scanAll(EntryVisitor visitor) {
+            scan(new byte[0], null, visitor);
+        }
+
+        /** Deletes every entry with {@code from <= key < to}. */
+        public void deleteRange(byte[] from, byte[] to) {
+            List<byte[]> keys = new ArrayList<>();
+            scan(from, to, (key, value) -> keys.add(key));
+            keys.forEach(this::delete);
+        }
+
+        private void checkLive() {
+            if (dropped) {
+                throw new IllegalStateException("column family " + name + " was dropped");
+            }
+        }
     }
 
     /** Called per entry of a scan; returns false to stop. */
