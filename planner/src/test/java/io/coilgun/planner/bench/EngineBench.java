@@ -82,16 +82,37 @@ public final class EngineBench {
             }
             plan.checkpoint();
             double secs = (System.nanoTime() - t0) / 1e9;
+            long reservoirBytes;
+            try (var files = Files.walk(dir)) {
+                reservoirBytes = files.filter(p -> p.toString().contains("reservoir") && Files.isRegularFile(p))
+                        .mapToLong(p -> p.toFile().length()).sum();
+            }
+            double rssMb = rssMb();
             plan.close();
+            System.gc();
             Runtime rt = Runtime.getRuntime();
             System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
-                    + "heap_mb=%.1f%n", window, events, cards, events / secs,
-                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0);
+                    + "heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%n", window, events, cards, events / secs,
+                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0);
         } finally {
             try (var s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** This process's resident set (Linux), or -1. */
+    static double rssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux
+        }
+        return -1;
     }
 
     private static String arg(String[] args, String name, String dflt) {

@@ -1,0 +1,177 @@
+package io.coilgun.tests.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Open-loop injection at a fixed rate: event i is due at {@code start + i / rate} whatever happened to the events
+ * before it, and its latency runs from that due time to its reply. A slow reply therefore delays the events queued
+ * behind it and they count the wait (corrected for coordinated omission, as in the paper's injector and wrk2).
+ * Workers, one per sender, each keep one event in flight. Events due during the warm-up are sent but not recorded.
+ *
+ * <p>It never hangs: when the schedule ends, workers get {@code timeoutS} seconds to finish; events still queued
+ * then, and statements that fail or time out, count as errors.
+ */
+final class OpenLoop {
+    /** What one run measured. {@code perSecond}: t, sent, answered, p50/p99/p99.9 ms of that second, errors. */
+    record Result(double targetRate, double achievedRate, Histogram latency, long errors, long sent,
+            List<double[]> perSecond, String firstError) {
+        double ms(double percentile) {
+            return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1e6;
+        }
+
+        double maxMs() {
+            return latency.getTotalCount() == 0 ? Double.NaN : latency.getMaxValue() / 1e6;
+        }
+    }
+
+    private record Due(Payment payment, long dueNanos) {
+    }
+
+    private OpenLoop() {
+    }
+
+    static Result run(String label, List<Sender> senders, PaymentSource source, double rate, double warmupS,
+            double durationS, int timeoutS) throws InterruptedException {
+        BlockingQueue<Due> queue = new ArrayBlockingQueue<>(Math.max(1024, (int) Math.min(5_000_000,
+                rate * (warmupS + durationS) + 1)));
+        Recorder recorder = new Recorder(TimeUnit.HOURS.toNanos(1), 3);
+        Histogram total = new Histogram(TimeUnit.HOURS.toNanos(1), 3);
+        AtomicLong answered = new AtomicLong(); // of the events due after the warm-up
+        AtomicLong answeredAll = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        String[] firstError = {null};
+        long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        long measureFrom = start + (long) (warmupS * 1e9);
+        long end = measureFrom + (long) (durationS * 1e9);
+        List<Thread> workers = new ArrayList<>();
+        for (int w = 0; w < senders.size(); w++) {
+            Sender sender = senders.get(w);
+            Thread t = new Thread(() -> {
+                while (true) {
+                    Due due;
+                    try {
+                        due = queue.poll(100, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    if (due == null) {
+                        if (System.nanoTime() > end && queue.isEmpty()) {
+                            return;
+                        }
+                        continue;
+                    }
+                    try {
+                        sender.send(due.payment());
+                        long latency = System.nanoTime() - due.dueNanos();
+                        answeredAll.incrementAndGet();
+                        if (due.dueNanos() >= measureFrom) {
+                            recorder.recordValue(Math.min(latency, TimeUnit.HOURS.toNanos(1)));
+                            answered.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        if (Thread.currentThread().isInterrupted()) {
+                            return;
+                        }
+                        if (due.dueNanos() >= measureFrom) {
+                            errors.incrementAndGet();
+                        }
+                        synchronized (firstError) {
+                            if (firstError[0] == null) {
+                                firstError[0] = e.toString();
+                            }
+                        }
+                    }
+                }
+            }, "bench-worker-" + w);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+
+        List<double[]> perSecond = new ArrayList<>();
+        long sent = 0;
+        long sentMeasured = 0;
+        long nextReport = start + 1_000_000_000L;
+        long lastAnswered = 0;
+        long lastErrors = 0;
+        Histogram interval = null;
+        long period = (long) (1e9 / rate);
+        for (long i = 0; ; i++) {
+            long due = start + (long) (i * 1e9 / rate);
+            if (due >= end) {
+                break;
+            }
+            long now;
+            while ((now = System.nanoTime()) < due) {
+                if (now >= nextReport) {
+                    break;
+                }
+                LockSupport.parkNanos(Math.min(due - now, period));
+            }
+            if (now >= nextReport) {
+                interval = recorder.getIntervalHistogram(interval);
+                total.add(interval);
+                long a = answeredAll.get();
+                long e = errors.get();
+                double t = (nextReport - start) / 1e9;
+                double[] row = {t, sent, a - lastAnswered, ms(interval, 50), ms(interval, 99), ms(interval, 99.9),
+                    e - lastErrors};
+                perSecond.add(row);
+                System.out.printf(Locale.ROOT, "%s: %4.0fs sent %d, %.0f events/s, answered %d, p99 %s ms%s%s%n",
+                        label, t, sent, (a - lastAnswered) * 1.0, a, fmt(row[4]), e > 0 ? ", errors " + e : "",
+                        due < measureFrom ? " (warm-up)" : "");
+                lastAnswered = a;
+                lastErrors = e;
+                nextReport += 1_000_000_000L;
+                i--; // re-evaluate this event's due time
+                continue;
+            }
+            Payment p = source.next(System.currentTimeMillis() * 1000);
+            if (p == null) {
+                break;
+            }
+            if (!queue.offer(new Due(p, due))) {
+                if (due >= measureFrom) {
+                    errors.incrementAndGet(); // the injector itself is saturated: never silently skip
+                }
+            }
+            sent++;
+            if (due >= measureFrom) {
+                sentMeasured++;
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+        for (Thread t : workers) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+        long stranded = queue.size();
+        queue.clear();
+        for (Thread t : workers) {
+            t.interrupt();
+        }
+        errors.addAndGet(stranded);
+        interval = recorder.getIntervalHistogram(interval);
+        total.add(interval);
+        double achieved = answered.get() / durationS;
+        return new Result(rate, achieved, total, errors.get(), sentMeasured, perSecond,
+                stranded > 0 ? stranded + " events still queued after the " + timeoutS + " s grace period"
+                        + (firstError[0] == null ? "" : "; first error: " + firstError[0]) : firstError[0]);
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e6;
+    }
+
+    static String fmt(double ms) {
+        return Double.isNaN(ms) ? "-" : String.format(Locale.ROOT, ms < 10 ? "%.2f" : "%.1f", ms);
+    }
+}
