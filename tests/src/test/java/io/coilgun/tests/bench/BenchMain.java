@@ -68,7 +68,7 @@ public final class BenchMain {
     private BenchNode startNode(String name) throws IOException, InterruptedException {
         Path data = runDir.resolve("data-" + name);
         System.out.println(scenario + ": starting a node (data in " + root.relativize(data) + ")");
-        return BenchNode.start(root, data, o.string("server-heap", "2g"), runDir.resolve("node-" + name + ".log"));
+        return BenchNode.start(root, data, o.string("server-heap", "2g"), o.string("server-opts", ""), runDir.resolve("node-" + name + ".log"));
     }
 
     /** Senders of the chosen transport: {@code --via pg} (default) or {@code --via kafka}. */

@@ -40,15 +40,21 @@ final class BenchNode implements AutoCloseable {
      * Starts a node on fresh ports with data under {@code dataDir}; its output goes to {@code log}. Waits until it
      * is ready (at most two minutes) or fails with its last output.
      */
-    static BenchNode start(Path root, Path dataDir, String heap, Path log) throws IOException, InterruptedException {
+    static BenchNode start(Path root, Path dataDir, String heap, String jvmOptions, Path log)
+            throws IOException, InterruptedException {
         int port = freePort();
         int kafkaPort = freePort();
         String cp = root.resolve("server/target/classes") + ":" + Files.readString(
                 root.resolve("server/target/classpath.txt")).trim();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap, "-XX:+UseG1GC", "-cp", cp, "io.coilgun.server.boot.Main", "start",
-                "--port", String.valueOf(port), "--kafka-port", String.valueOf(kafkaPort), "--data-dir",
-                dataDir.toString()));
+                "-Xmx" + heap, "-XX:+UseG1GC"));
+        for (String opt : jvmOptions.trim().split("\\s+")) {
+            if (!opt.isEmpty()) {
+                cmd.add(opt);
+            }
+        }
+        cmd.addAll(List.of("-cp", cp, "io.coilgun.server.boot.Main", "start", "--port", String.valueOf(port),
+                "--kafka-port", String.valueOf(kafkaPort), "--data-dir", dataDir.toString()));
         Files.createDirectories(log.getParent());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CountDownLatch ready = new CountDownLatch(1);
