@@ -105,8 +105,9 @@ final class OpenLoop {
         long lastErrors = 0;
         Histogram interval = null;
         long period = (long) (1e9 / rate);
+        double nextDue = start;
         for (long i = 0; ; i++) {
-            long due = start + (long) (i * 1e9 / rate);
+            long due = (long) nextDue;
             if (due >= end) {
                 break;
             }
@@ -132,9 +133,14 @@ final class OpenLoop {
                 lastAnswered = a;
                 lastErrors = e;
                 nextReport += 1_000_000_000L;
-                i--; // re-evaluate this event's due time
+                i--; // this event is still to send
                 continue;
             }
+            // The warm-up ramps the rate from a tenth of it up to it, so that a fresh JVM compiles its hot paths
+            // before the full rate; its backlog would otherwise spill into the measured part.
+            double elapsed = due - start;
+            double r = due < measureFrom ? rate * (0.1 + 0.9 * elapsed / (measureFrom - start)) : rate;
+            nextDue += 1e9 / r;
             Payment p = source.next(System.currentTimeMillis() * 1000);
             if (p == null) {
                 break;
