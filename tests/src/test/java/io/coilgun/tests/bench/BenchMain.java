@@ -235,11 +235,7 @@ public final class BenchMain {
         double rate = rate();
         int connections = o.integer("connections", 16);
         Map<String, String> result = new LinkedHashMap<>();
-        List<Double> p999 = new ArrayList<>();
-        List<Double> p99 = new ArrayList<>();
-        List<Double> heap = new ArrayList<>();
-        double lastRss = 0;
-        double reservoir = 0;
+        Sweep sweep = new Sweep();
         try (PrintWriter w = csv("sizes.csv")) {
             w.println("size,p50_ms,p99_ms,p999_ms,max_ms,errors,heap_mb,rss_mb,reservoir_mb");
             for (String size : sizes) {
@@ -254,32 +250,25 @@ public final class BenchMain {
                     Workload.preload(node, gen, now, Workload.micros("366d"), o.integer("history", 100_000),
                             w0 + margin, Math.max(1_000_000L, w0 - run - 2 * margin), rate, "window-sizes " + size);
                     OpenLoop.Result r = inject("window-sizes " + size, node, PaymentSource.of(gen), rate, connections);
-                    double h = node.heapAfterGcMb();
-                    lastRss = node.rssMb();
-                    reservoir = node.reservoirMb();
+                    double h = sweep.add(r, node);
                     w.printf(Locale.ROOT, "%s,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f%n", size, r.ms(50), r.ms(99),
-                            r.ms(99.9), r.maxMs(), r.errors(), h, lastRss, reservoir);
+                            r.ms(99.9), r.maxMs(), r.errors(), h, sweep.lastRss, sweep.reservoir);
                     w.flush();
                     result.put("p999_ms_" + size, OpenLoop.fmt(r.ms(99.9)));
                     result.put("heap_mb_" + size, String.format(Locale.ROOT, "%.1f", h));
                     result.put("errors_" + size, String.valueOf(r.errors()));
-                    p999.add(r.ms(99.9));
-                    p99.add(r.ms(99));
-                    heap.add(h);
                     System.out.printf(Locale.ROOT, "window-sizes %s: p99.9 %s ms, heap after GC %.1f MB%n", size,
                             OpenLoop.fmt(r.ms(99.9)), h);
                 }
             }
         }
-        result.put("heap_mb", String.format(Locale.ROOT, "%.1f", heap.stream().mapToDouble(d -> d).max().orElse(-1)));
-        result.put("rss_mb", String.format(Locale.ROOT, "%.1f", lastRss));
-        result.put("reservoir_mb", String.format(Locale.ROOT, "%.1f", reservoir));
+        sweep.memoryKeys(result);
         result.put("rate", fmt0(rate));
         new SvgChart("window-sizes at " + fmt0(rate) + " events/s: latency per window size", "sliding window",
-                "latency (ms)", sizes).series("p99", toArray(p99)).series("p99.9", toArray(p999)).limit(10)
+                "latency (ms)", sizes).series("p99", toArray(sweep.p99)).series("p99.9", toArray(sweep.p999)).limit(10)
                 .write(runDir.resolve("window-sizes-latency.svg"));
         new SvgChart("window-sizes: node heap after GC per window size", "sliding window", "heap (MB)", sizes)
-                .series("heap after GC", toArray(heap)).write(runDir.resolve("window-sizes-heap.svg"));
+                .series("heap after GC", toArray(sweep.heap)).write(runDir.resolve("window-sizes-heap.svg"));
         finish(result);
     }
 
@@ -290,11 +279,7 @@ public final class BenchMain {
         double rate = rate();
         int connections = o.integer("connections", 16);
         Map<String, String> result = new LinkedHashMap<>();
-        List<Double> p999 = new ArrayList<>();
-        List<Double> p99 = new ArrayList<>();
-        List<Double> heap = new ArrayList<>();
-        double lastRss = 0;
-        double reservoir = 0;
+        Sweep sweep = new Sweep();
         try (PrintWriter w = csv("counts.csv")) {
             w.println("windows,p50_ms,p99_ms,p999_ms,max_ms,errors,heap_mb,rss_mb");
             for (String count : counts) {
@@ -317,29 +302,50 @@ public final class BenchMain {
                     Workload.preload(node, gen, now, (reach + 60) * 1_000_000L, 0, (reach + 60) * 1_000_000L,
                             1_000_000L, o.number("history-rate", rate / 4), "window-count " + n);
                     OpenLoop.Result r = inject("window-count " + n, node, PaymentSource.of(gen), rate, connections);
-                    double h = node.heapAfterGcMb();
-                    lastRss = node.rssMb();
-                    reservoir = node.reservoirMb();
+                    double h = sweep.add(r, node);
                     w.printf(Locale.ROOT, "%d,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f%n", n, r.ms(50), r.ms(99), r.ms(99.9),
-                            r.maxMs(), r.errors(), h, lastRss);
+                            r.maxMs(), r.errors(), h, sweep.lastRss);
                     w.flush();
                     result.put("p999_ms_" + n, OpenLoop.fmt(r.ms(99.9)));
                     result.put("p99_ms_" + n, OpenLoop.fmt(r.ms(99)));
                     result.put("errors_" + n, String.valueOf(r.errors()));
-                    p999.add(r.ms(99.9));
-                    p99.add(r.ms(99));
-                    heap.add(h);
                 }
             }
         }
-        result.put("heap_mb", String.format(Locale.ROOT, "%.1f", heap.stream().mapToDouble(d -> d).max().orElse(-1)));
-        result.put("rss_mb", String.format(Locale.ROOT, "%.1f", lastRss));
-        result.put("reservoir_mb", String.format(Locale.ROOT, "%.1f", reservoir));
+        sweep.memoryKeys(result);
         result.put("rate", fmt0(rate));
         new SvgChart("window-count at " + fmt0(rate) + " events/s: misaligned sliding windows", "windows",
-                "latency (ms)", counts).series("p99", toArray(p99)).series("p99.9", toArray(p999)).limit(10)
+                "latency (ms)", counts).series("p99", toArray(sweep.p99)).series("p99.9", toArray(sweep.p999)).limit(10)
                 .write(runDir.resolve("window-count.svg"));
         finish(result);
+    }
+
+    /** The points of a sweep (window sizes, window counts): latency and memory of each run's node. */
+    private static final class Sweep {
+        final List<Double> p999 = new ArrayList<>();
+        final List<Double> p99 = new ArrayList<>();
+        final List<Double> heap = new ArrayList<>();
+        double lastRss;
+        double reservoir;
+
+        /** Records a run and reads its node's memory; returns the heap after GC. */
+        double add(OpenLoop.Result r, BenchNode node) {
+            double h = node.heapAfterGcMb();
+            lastRss = node.rssMb();
+            reservoir = node.reservoirMb();
+            p999.add(r.ms(99.9));
+            p99.add(r.ms(99));
+            heap.add(h);
+            return h;
+        }
+
+        /** heap_mb (the largest of the runs), rss_mb and reservoir_mb (the last run's). */
+        void memoryKeys(Map<String, String> result) {
+            result.put("heap_mb", String.format(Locale.ROOT, "%.1f", heap.stream().mapToDouble(d -> d).max()
+                    .orElse(-1)));
+            result.put("rss_mb", String.format(Locale.ROOT, "%.1f", lastRss));
+            result.put("reservoir_mb", String.format(Locale.ROOT, "%.1f", reservoir));
+        }
     }
 
     // ---- output
