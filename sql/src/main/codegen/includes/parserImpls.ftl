@@ -144,16 +144,62 @@ SqlNode SqlExplainPlan() :
     }
 }
 
-/** Parses {@code SHOW STREAMS} or {@code SHOW METRICS}. */
+/**
+ * Parses {@code SHOW STREAMS}, {@code SHOW METRICS}, {@code SHOW ALL} or {@code SHOW name} (a run-time parameter;
+ * several words as in {@code SHOW TRANSACTION ISOLATION LEVEL}).
+ */
 SqlNode SqlShowObjects() :
 {
     final Span s;
-    final SqlIdentifier what;
+    final List<SqlIdentifier> words = new ArrayList<SqlIdentifier>();
+    SqlIdentifier word;
 }
 {
-    <SHOW> { s = span(); } what = SimpleIdentifier()
+    <SHOW> { s = span(); }
+    (
+        <ALL> { words.add(new SqlIdentifier("all", getPos())); }
+    |
+        word = SimpleIdentifier() { words.add(word); }
+        ( word = SimpleIdentifier() { words.add(word); } )*
+    )
     {
-        return ParserSupport.show(s.end(this), what);
+        return ParserSupport.show(s.end(this), words);
+    }
+}
+
+/**
+ * Parses {@code BEGIN}, {@code START TRANSACTION}, {@code COMMIT}, {@code END} or {@code ROLLBACK}, each with an
+ * optional {@code WORK} or {@code TRANSACTION} and any transaction modes, which are read and ignored: Coilgun
+ * applies every statement at once, so the transaction statements only keep drivers happy.
+ */
+SqlNode SqlTransaction() :
+{
+    final Span s;
+    final SqlTransaction.Kind kind;
+}
+{
+    (
+        <BEGIN> { s = span(); kind = SqlTransaction.Kind.BEGIN; }
+    |
+        <START> { s = span(); } <TRANSACTION> { kind = SqlTransaction.Kind.BEGIN; }
+    |
+        <COMMIT> { s = span(); kind = SqlTransaction.Kind.COMMIT; }
+    |
+        <END> { s = span(); kind = SqlTransaction.Kind.COMMIT; }
+    |
+        <ROLLBACK> { s = span(); kind = SqlTransaction.Kind.ROLLBACK; }
+    )
+    [ <WORK> | <TRANSACTION> ]
+    SkipToStatementEnd()
+    {
+        return new SqlTransaction(s.end(this), kind);
+    }
+}
+
+/** Consumes every token up to the next {@code ;} or the end of input. */
+JAVACODE void SkipToStatementEnd() {
+    while (getToken(1).kind != SEMICOLON && getToken(1).kind != EOF) {
+        getNextToken();
     }
 }
 

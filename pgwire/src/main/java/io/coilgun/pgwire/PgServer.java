@@ -2,6 +2,7 @@ package io.coilgun.pgwire;
 
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
+import io.coilgun.pgwire.protocol.CancelRegistry;
 import io.coilgun.pgwire.protocol.PgProtocolHandler;
 import io.coilgun.pgwire.spi.SessionFactory;
 import io.netty.bootstrap.ServerBootstrap;
@@ -11,13 +12,16 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -47,6 +51,7 @@ public final class PgServer implements AutoCloseable {
     /** Default largest message accepted from a client, length field included. */
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
     public static final int DEFAULT_WORKER_THREADS = 2;
+    public static final int DEFAULT_MAX_CONNECTIONS = 1000;
 
     private static final BackendMessageEncoder ENCODER = new BackendMessageEncoder();
 
@@ -55,6 +60,10 @@ public final class PgServer implements AutoCloseable {
     private final SessionFactory sessionFactory;
     private final int maxMessageSize;
     private final int workerThreads;
+    private final int maxConnections;
+    private final Duration idleTimeout;
+    /** Open connections by BackendKeyData, for CancelRequests and the connection limit. */
+    private final CancelRegistry connections = new CancelRegistry();
 
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
@@ -70,10 +79,11 @@ public final class PgServer implements AutoCloseable {
      *     the connection with an 08P01 error
      */
     public PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize) {
-        this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS);
+        this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS, DEFAULT_MAX_CONNECTIONS, Duration.ZERO);
     }
 
-    private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads) {
+    private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads,
+            int maxConnections, Duration idleTimeout) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535: " + port);
         }
@@ -88,6 +98,11 @@ public final class PgServer implements AutoCloseable {
         this.sessionFactory = Objects.requireNonNull(sessionFactory, "sessionFactory");
         this.maxMessageSize = maxMessageSize;
         this.workerThreads = workerThreads;
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("maxConnections must be at least 1: " + maxConnections);
+        }
+        this.maxConnections = maxConnections;
+        this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
     }
 
     public static Builder builder(SessionFactory sessionFactory) {
@@ -114,13 +129,21 @@ public final class PgServer implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, 128)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
+                // Past 256 KiB unsent, the channel turns unwritable and the connection stops reading until the
+                // client has caught up: a client that does not read cannot grow the server's memory.
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(64 * 1024, 256 * 1024))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
+                        if (!idleTimeout.isZero()) {
+                            channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleTimeout.toMillis(),
+                                    TimeUnit.MILLISECONDS));
+                        }
                         channel.pipeline()
                                 .addLast("decoder", new FrontendMessageDecoder(maxMessageSize))
                                 .addLast("encoder", ENCODER)
-                                .addLast("protocol", new PgProtocolHandler(sessionFactory));
+                                .addLast("protocol", new PgProtocolHandler(sessionFactory, connections,
+                                        maxConnections));
                     }
                 });
         ChannelFuture bind = bootstrap.bind(host, requestedPort).awaitUninterruptibly();
@@ -144,6 +167,11 @@ public final class PgServer implements AutoCloseable {
             throw new IllegalStateException("PgServer not started");
         }
         return boundPort;
+    }
+
+    /** The number of connections past startup. */
+    public int connectionCount() {
+        return connections.size();
     }
 
     public String host() {
@@ -179,6 +207,8 @@ public final class PgServer implements AutoCloseable {
         private int port = DEFAULT_PORT;
         private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int workerThreads = DEFAULT_WORKER_THREADS;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private Duration idleTimeout = Duration.ZERO;
 
         private Builder(SessionFactory sessionFactory) {
             this.sessionFactory = sessionFactory;
@@ -205,8 +235,24 @@ public final class PgServer implements AutoCloseable {
             return this;
         }
 
+        /** More connections are refused at startup with 53300 (too_many_connections). */
+        public Builder maxConnections(int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * A connection with no traffic either way for this long, and no statement running, is closed with 57P05
+         * (as Postgres' idle_session_timeout). Zero (the default) never closes.
+         */
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+            return this;
+        }
+
         public PgServer build() {
-            return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads);
+            return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads, maxConnections,
+                    idleTimeout);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.coilgun.pgwire;
 
+import io.coilgun.pgwire.copy.CopyFormat;
 import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
@@ -31,6 +33,9 @@ import java.util.stream.Collectors;
  *   <li>{@code SLOW}: completes 100 ms later on another thread</li>
  *   <li>{@code FAIL}: stage fails with 22012; {@code BOOM}: execute throws an IllegalStateException</li>
  *   <li>{@code FATAL}: stage fails with a FATAL 57P01</li>
+ *   <li>{@code ECHO $1 $2 ...}: one row with the parameter values (columns typed as the parameters)</li>
+ *   <li>{@code WAIT}: completes only when cancelled (57014)</li>
+ *   <li>{@code COPY t (a, b) FROM STDIN [CSV]}: COPY FROM STDIN into {@link #copied}; a field "bad" fails the row</li>
  * </ul>
  */
 final class FakeSessionFactory implements SessionFactory {
@@ -39,7 +44,12 @@ final class FakeSessionFactory implements SessionFactory {
     final ConcurrentLinkedQueue<String> executed = new ConcurrentLinkedQueue<>();
     final ConcurrentLinkedQueue<StartupInfo> startups = new ConcurrentLinkedQueue<>();
 
-    record FakeStatement(String sql) implements Statement {
+    final ConcurrentLinkedQueue<List<String>> copied = new ConcurrentLinkedQueue<>();
+
+    record FakeStatement(String sql, List<PgType> parameterTypes) implements Statement {
+        FakeStatement(String sql) {
+            this(sql, List.of());
+        }
     }
 
     @Override
@@ -52,8 +62,61 @@ final class FakeSessionFactory implements SessionFactory {
         return new FakeSession();
     }
 
+    static final List<Column> MANY = List.of(new Column("id", PgType.INT8), new Column("name", PgType.TEXT),
+            new Column("x", PgType.FLOAT8), new Column("ok", PgType.BOOL), new Column("ts", PgType.TIMESTAMP));
+
+    /** Collects rows; applies them (to {@link #copied}) only at finish. */
+    private final class FakeCopy implements CopyIn {
+        private final boolean csv;
+        private final List<List<String>> rows = new ArrayList<>();
+
+        FakeCopy(boolean csv) {
+            this.csv = csv;
+        }
+
+        @Override
+        public List<String> columns() {
+            return List.of("a", "b");
+        }
+
+        @Override
+        public String target() {
+            return "t";
+        }
+
+        @Override
+        public CopyFormat format() {
+            return csv ? CopyFormat.csv() : CopyFormat.text();
+        }
+
+        @Override
+        public void row(long line, String[] fields) {
+            if (Arrays.asList(fields).contains("bad")) {
+                throw new PgException("22P02", "invalid input syntax for type integer: \"bad\"");
+            }
+            rows.add(Arrays.asList(fields));
+        }
+
+        @Override
+        public CompletionStage<QueryResult> finish() {
+            copied.addAll(rows);
+            return CompletableFuture.completedFuture(QueryResult.command("COPY " + rows.size()));
+        }
+
+        @Override
+        public void abort() {
+            rows.clear();
+        }
+    }
+
     private final class FakeSession implements Session {
         private final AtomicInteger inFlight = new AtomicInteger();
+        private boolean inTransaction;
+
+        @Override
+        public char transactionStatus() {
+            return inTransaction ? 'T' : 'I';
+        }
         private boolean closedOnce;
 
         @Override
@@ -69,11 +132,68 @@ final class FakeSessionFactory implements SessionFactory {
         }
 
         @Override
-        public CompletionStage<QueryResult> execute(Statement statement) {
+        public Statement prepare(Statement statement, int[] parameterTypeOids) {
+            int count = (int) statement.sql().chars().filter(c -> c == '$').count();
+            List<PgType> types = new ArrayList<>();
+            for (int i = 0; i < Math.max(count, parameterTypeOids.length); i++) {
+                PgType declared = i < parameterTypeOids.length ? PgType.of(parameterTypeOids[i]) : null;
+                types.add(declared == null ? PgType.TEXT : declared);
+            }
+            return new FakeStatement(statement.sql(), types);
+        }
+
+        @Override
+        public List<Column> describe(Statement statement) {
+            String upper = statement.sql().toUpperCase(Locale.ROOT);
+            if (upper.startsWith("ECHO")) {
+                return echoColumns(statement);
+            }
+            return switch (upper) {
+                case "SELECT 1" -> List.of(new Column("?column?", PgType.INT4));
+                case "SELECT MANY" -> MANY;
+                default -> List.of();
+            };
+        }
+
+        private List<Column> echoColumns(Statement statement) {
+            List<Column> columns = new ArrayList<>();
+            for (int i = 0; i < statement.parameterTypes().size(); i++) {
+                columns.add(new Column("p" + (i + 1), statement.parameterTypes().get(i)));
+            }
+            return columns;
+        }
+
+        private volatile CompletableFuture<QueryResult> waiting;
+
+        @Override
+        public void cancel() {
+            CompletableFuture<QueryResult> w = waiting;
+            if (w != null) {
+                w.completeExceptionally(new PgException("57014", "canceling statement due to user request"));
+            }
+        }
+
+        @Override
+        public CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters) {
             if (inFlight.incrementAndGet() != 1) {
                 throw new AssertionError("overlapping session calls");
             }
             try {
+                String upper = statement.sql().toUpperCase(Locale.ROOT);
+                if (upper.startsWith("ECHO")) {
+                    executed.add(statement.sql());
+                    return CompletableFuture.completedFuture(new QueryResult(echoColumns(statement),
+                            List.<Object[]>of(parameters.toArray()), "SELECT 1"));
+                }
+                if (upper.startsWith("COPY")) {
+                    executed.add(statement.sql());
+                    return CompletableFuture.completedFuture(QueryResult.copyIn(new FakeCopy(upper.contains("CSV"))));
+                }
+                if (upper.equals("WAIT")) {
+                    executed.add(statement.sql());
+                    waiting = new CompletableFuture<>();
+                    return waiting;
+                }
                 return run(statement.sql());
             } finally {
                 inFlight.decrementAndGet();
@@ -86,6 +206,10 @@ final class FakeSessionFactory implements SessionFactory {
             if (upper.startsWith("SET")) {
                 return CompletableFuture.completedFuture(QueryResult.command("SET"));
             }
+            if (upper.equals("BEGIN") || upper.equals("COMMIT") || upper.equals("ROLLBACK")) {
+                inTransaction = upper.equals("BEGIN");
+                return CompletableFuture.completedFuture(QueryResult.command(upper));
+            }
             switch (upper) {
                 case "SELECT 1":
                     return CompletableFuture.completedFuture(new QueryResult(
@@ -95,10 +219,7 @@ final class FakeSessionFactory implements SessionFactory {
                     List<Object[]> rows = new ArrayList<>();
                     rows.add(new Object[] {1L, "one", 15.5, true, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000)});
                     rows.add(new Object[] {2L, null, 0.1, false, null});
-                    return CompletableFuture.completedFuture(new QueryResult(List.of(
-                            new Column("id", PgType.INT8), new Column("name", PgType.TEXT),
-                            new Column("x", PgType.FLOAT8), new Column("ok", PgType.BOOL),
-                            new Column("ts", PgType.TIMESTAMP)), rows, "SELECT 2"));
+                    return CompletableFuture.completedFuture(new QueryResult(MANY, rows, "SELECT 2"));
                 case "SLOW":
                     return CompletableFuture.supplyAsync(() -> new QueryResult(
                             List.of(new Column("s", PgType.TEXT)), List.<Object[]>of(new Object[] {"slow"}), "SELECT 1"),

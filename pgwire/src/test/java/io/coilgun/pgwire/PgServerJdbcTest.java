@@ -101,17 +101,6 @@ class PgServerJdbcTest {
     }
 
     @Test
-    void extendedProtocolIsRefusedButTheConnectionStaysUsable() throws SQLException {
-        try (Connection conn = connect("extended"); Statement st = conn.createStatement()) {
-            for (int i = 0; i < 2; i++) {
-                PSQLException e = assertThrows(PSQLException.class, () -> st.executeQuery("SELECT 1"));
-                assertEquals("0A000", e.getSQLState());
-                assertTrue(e.getMessage().contains("preferQueryMode=simple"), e.getMessage());
-            }
-        }
-    }
-
-    @Test
     void fatalErrorClosesOnlyThatConnection() throws Exception {
         try (Connection good = connect("simple"); Connection doomed = connect("simple")) {
             PSQLException fatal = assertThrows(PSQLException.class, () -> doomed.createStatement().execute("FATAL"));

@@ -79,12 +79,48 @@ class PgWireProtocolTest {
             assertEquals(Map.of('S', "ERROR", 'V', "ERROR", 'C', "42601",
                     'M', "syntax error at or near \"syntax\"", 'P', "5"), error.fields());
             assertEquals('Z', client.read().type());
-            RawPgClient.Message unsupported = client.read(); // one error for Parse, Execute skipped until Sync
-            assertEquals("0A000", unsupported.fields().get('C'));
+            assertEquals('1', client.read().type()); // ParseComplete
+            RawPgClient.Message noPortal = client.read(); // Execute without Bind
+            assertEquals("34000", noPortal.fields().get('C'));
             assertEquals('Z', client.read().type());
             assertEquals("TDCZ", client.readUntilReady(null));
             client.send(RawPgClient.typed('X', new byte[0]));
             assertTrue(client.closedByServer());
+        }
+    }
+
+    @Test
+    void extendedProtocolErrorsSkipToSyncAndPortalsSuspend() throws IOException {
+        try (RawPgClient client = connect(new LinkedHashMap<>())) {
+            client.send(RawPgClient.parse("s1", "ECHO $1", 23), RawPgClient.describe('S', "s1"),
+                    RawPgClient.bind("", "s1", "abc"), RawPgClient.execute("", 0), RawPgClient.sync());
+            assertEquals('1', client.read().type());
+            assertEquals('t', client.read().type()); // ParameterDescription
+            assertEquals('T', client.read().type());
+            RawPgClient.Message bad = client.read();
+            assertEquals("22P02", bad.fields().get('C'), bad.fields().toString());
+            assertEquals('Z', client.read().type()); // Execute was skipped
+
+            client.send(RawPgClient.bind("", "s1", "1", "2"), RawPgClient.sync());
+            assertEquals("08P01", client.read().fields().get('C'));
+            assertEquals('Z', client.read().type());
+
+            client.send(RawPgClient.bind("", "nope"), RawPgClient.sync());
+            assertEquals("26000", client.read().fields().get('C'));
+            assertEquals('Z', client.read().type());
+
+            client.send(RawPgClient.bind("", "s1", "42"), RawPgClient.describe('P', ""),
+                    RawPgClient.execute("", 0), RawPgClient.sync());
+            assertEquals("2TDCZ", client.readUntilReady(null));
+
+            client.send(RawPgClient.parse("", "SELECT many"), RawPgClient.bind("", ""),
+                    RawPgClient.execute("", 1), RawPgClient.execute("", 1), RawPgClient.execute("", 1),
+                    RawPgClient.sync());
+            assertEquals("12DsDCCZ", client.readUntilReady(null)); // the last rows end the portal; again: done
+
+            client.send(RawPgClient.parse("", ""), RawPgClient.bind("", ""), RawPgClient.execute("", 0),
+                    RawPgClient.sync());
+            assertEquals("12IZ", client.readUntilReady(null)); // an empty query: EmptyQueryResponse
         }
     }
 

@@ -68,6 +68,62 @@ final class RawPgClient implements AutoCloseable {
         return typed('Q', body.toByteArray());
     }
 
+    /** Parse: statement name, SQL, declared parameter type OIDs. */
+    static byte[] parse(String name, String sql, int... oids) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writeCString(body, name);
+        writeCString(body, sql);
+        writeShort(body, oids.length);
+        for (int oid : oids) {
+            writeInt(body, oid);
+        }
+        return typed('P', body.toByteArray());
+    }
+
+    /** Bind with all parameters and results in text format; a null value is NULL. */
+    static byte[] bind(String portal, String statement, String... values) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writeCString(body, portal);
+        writeCString(body, statement);
+        writeShort(body, 0);
+        writeShort(body, values.length);
+        for (String v : values) {
+            if (v == null) {
+                writeInt(body, -1);
+            } else {
+                byte[] bytes = v.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                writeInt(body, bytes.length);
+                body.write(bytes, 0, bytes.length);
+            }
+        }
+        writeShort(body, 0);
+        return typed('B', body.toByteArray());
+    }
+
+    /** Describe ('S' statement or 'P' portal). */
+    static byte[] describe(char kind, String name) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.write(kind);
+        writeCString(body, name);
+        return typed('D', body.toByteArray());
+    }
+
+    static byte[] execute(String portal, int maxRows) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writeCString(body, portal);
+        writeInt(body, maxRows);
+        return typed('E', body.toByteArray());
+    }
+
+    static byte[] sync() {
+        return typed('S', new byte[0]);
+    }
+
+    private static void writeShort(ByteArrayOutputStream out, int value) {
+        out.write(value >>> 8);
+        out.write(value);
+    }
+
     static byte[] typed(char type, byte[] body) {
         ByteArrayOutputStream message = new ByteArrayOutputStream();
         message.write(type);

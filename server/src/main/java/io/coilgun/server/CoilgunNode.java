@@ -193,7 +193,7 @@ public final class CoilgunNode implements AutoCloseable {
     }
 
     private void startPgwire() {
-        pgServer = PgServer.builder(startup -> new CoilgunSession(this)).host(config.host()).port(config.port())
+        pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
                 .build();
         try {
             pgServer.start();

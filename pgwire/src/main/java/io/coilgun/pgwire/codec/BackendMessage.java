@@ -95,8 +95,15 @@ public interface BackendMessage {
         }
     }
 
-    /** RowDescription ('T'): one field per column, all in text format, not tied to a table column. */
-    record RowDescription(List<Column> columns) implements BackendMessage {
+    /**
+     * RowDescription ('T'): one field per column, not tied to a table column. {@code formats} is the format code
+     * per column (0 text, 1 binary); empty means all text.
+     */
+    record RowDescription(List<Column> columns, short[] formats) implements BackendMessage {
+        public RowDescription(List<Column> columns) {
+            this(columns, new short[0]);
+        }
+
         @Override
         public char type() {
             return 'T';
@@ -105,15 +112,108 @@ public interface BackendMessage {
         @Override
         public void writeBody(ByteBuf out) {
             out.writeShort(columns.size());
-            for (Column column : columns) {
+            for (int i = 0; i < columns.size(); i++) {
+                Column column = columns.get(i);
                 writeCString(out, column.name());
                 out.writeInt(0); // table OID
                 out.writeShort(0); // column attribute number
                 out.writeInt(column.type().oid());
                 out.writeShort(column.type().size());
                 out.writeInt(-1); // type modifier
-                out.writeShort(0); // format code: text
+                out.writeShort(i < formats.length ? formats[i] : 0);
             }
+        }
+    }
+
+    /** ParseComplete ('1'), BindComplete ('2'), CloseComplete ('3'), NoData ('n'), PortalSuspended ('s'), CopyDone ('c'): no body. */
+    enum Empty implements BackendMessage {
+        PARSE_COMPLETE('1'),
+        BIND_COMPLETE('2'),
+        CLOSE_COMPLETE('3'),
+        NO_DATA('n'),
+        PORTAL_SUSPENDED('s'),
+        COPY_DONE('c');
+
+        private final char type;
+
+        Empty(char type) {
+            this.type = type;
+        }
+
+        @Override
+        public char type() {
+            return type;
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+        }
+    }
+
+    /** ParameterDescription ('t'): the type OID of each parameter of a prepared statement. */
+    record ParameterDescription(int[] oids) implements BackendMessage {
+        @Override
+        public char type() {
+            return 't';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeShort(oids.length);
+            for (int oid : oids) {
+                out.writeInt(oid);
+            }
+        }
+    }
+
+    /**
+     * CopyInResponse ('G') or CopyOutResponse ('H'): overall format (0 text) and one format code per column.
+     */
+    record CopyResponse(boolean in, int columns) implements BackendMessage {
+        @Override
+        public char type() {
+            return in ? 'G' : 'H';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeByte(0);
+            out.writeShort(columns);
+            for (int i = 0; i < columns; i++) {
+                out.writeShort(0);
+            }
+        }
+    }
+
+    /** CopyData ('d'): a chunk of COPY TO STDOUT output. */
+    record CopyData(byte[] data) implements BackendMessage {
+        @Override
+        public char type() {
+            return 'd';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeBytes(data);
+        }
+    }
+
+    /** Authentication request ('R') with a code and its data (SASL mechanisms, SASL continue/final, cleartext). */
+    record Authentication(int code, byte[] data) implements BackendMessage {
+        public static final int CLEARTEXT_PASSWORD = 3;
+        public static final int SASL = 10;
+        public static final int SASL_CONTINUE = 11;
+        public static final int SASL_FINAL = 12;
+
+        @Override
+        public char type() {
+            return 'R';
+        }
+
+        @Override
+        public void writeBody(ByteBuf out) {
+            out.writeInt(code);
+            out.writeBytes(data);
         }
     }
 
@@ -169,10 +269,14 @@ public interface BackendMessage {
      * ErrorResponse ('E'): fields S (localized severity), V (severity), C (SQLSTATE), M (message) and, when
      * {@code position > 0}, P (1-based character position in the query text).
      */
-    record ErrorResponse(String severity, String sqlState, String message, int position)
-            implements BackendMessage {
+    record ErrorResponse(String severity, String sqlState, String message, int position, String hint,
+            String context) implements BackendMessage {
         public static final String ERROR = "ERROR";
         public static final String FATAL = "FATAL";
+
+        public ErrorResponse(String severity, String sqlState, String message, int position) {
+            this(severity, sqlState, message, position, null, null);
+        }
 
         @Override
         public char type() {
@@ -181,7 +285,7 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, severity, sqlState, message, position);
+            writeNoticeFields(out, severity, sqlState, message, position, hint, context);
         }
     }
 
@@ -194,18 +298,25 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, "NOTICE", sqlState, message, 0);
+            writeNoticeFields(out, "NOTICE", sqlState, message, 0, null, null);
         }
     }
 
     /** The fields shared by ErrorResponse and NoticeResponse, then the terminating NUL. */
-    private static void writeNoticeFields(ByteBuf out, String severity, String sqlState, String message, int position) {
+    private static void writeNoticeFields(ByteBuf out, String severity, String sqlState, String message, int position,
+            String hint, String context) {
         writeField(out, 'S', severity);
         writeField(out, 'V', severity);
         writeField(out, 'C', sqlState);
         writeField(out, 'M', message == null ? "" : message);
         if (position > 0) {
             writeField(out, 'P', Integer.toString(position));
+        }
+        if (hint != null) {
+            writeField(out, 'H', hint);
+        }
+        if (context != null) {
+            writeField(out, 'W', context);
         }
         out.writeByte(0);
     }

@@ -39,15 +39,44 @@ public interface FrontendMessage {
     /** Flush ('H'). */
     enum Flush implements FrontendMessage { INSTANCE }
 
-    /**
-     * Parse ('P'), Bind ('B'), Describe ('D'), Execute ('E') or Close ('C') of the extended query protocol,
-     * not decoded further yet.
-     */
-    record ExtendedQueryMessage(char type) implements FrontendMessage {
+    /** Parse ('P'): prepares {@code sql} as statement {@code name} ("" = the unnamed statement). */
+    record Parse(String name, String sql, int[] parameterTypeOids) implements FrontendMessage {
     }
 
-    /** CopyData ('d'), CopyDone ('c') or CopyFail ('f'); ignored outside COPY, as Postgres does. */
-    record CopyMessage(char type) implements FrontendMessage {
+    /**
+     * Bind ('B'): makes portal {@code portal} from {@code statement} with parameter values (null = SQL NULL) in
+     * the given formats, and the result formats wanted. Format lists follow the protocol: empty = all text, one
+     * entry = for all, else one per parameter or column.
+     */
+    record Bind(String portal, String statement, short[] parameterFormats, byte[][] parameters,
+            short[] resultFormats) implements FrontendMessage {
+    }
+
+    /** Describe ('D') of a statement ({@code kind} 'S') or a portal ('P'). */
+    record Describe(char kind, String name) implements FrontendMessage {
+    }
+
+    /** Execute ('E'): runs a portal, returning at most {@code maxRows} rows (0 = all). */
+    record Execute(String portal, int maxRows) implements FrontendMessage {
+    }
+
+    /** Close ('C') of a statement ({@code kind} 'S') or a portal ('P'). */
+    record Close(char kind, String name) implements FrontendMessage {
+    }
+
+    /** CopyData ('d'): a chunk of COPY FROM STDIN data. */
+    record CopyData(byte[] data) implements FrontendMessage {
+    }
+
+    /** CopyDone ('c'): the end of COPY FROM STDIN data. */
+    enum CopyDone implements FrontendMessage { INSTANCE }
+
+    /** CopyFail ('f'): the client aborts COPY FROM STDIN. */
+    record CopyFail(String message) implements FrontendMessage {
+    }
+
+    /** PasswordMessage / SASLInitialResponse / SASLResponse ('p'): the body, read by the authenticator. */
+    record PasswordMessage(byte[] body) implements FrontendMessage {
     }
 
     /** Any other typed message (FunctionCall 'F', a password message, unknown types). */

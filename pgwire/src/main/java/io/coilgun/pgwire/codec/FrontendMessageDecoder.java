@@ -148,13 +148,132 @@ public final class FrontendMessageDecoder extends ByteToMessageDecoder {
             case 'D':
             case 'E':
             case 'C':
-                return new FrontendMessage.ExtendedQueryMessage(type);
+                return extendedQueryMessage(type, body);
             case 'd':
+                byte[] data = new byte[body.readableBytes()];
+                body.readBytes(data);
+                return new FrontendMessage.CopyData(data);
             case 'c':
+                return FrontendMessage.CopyDone.INSTANCE;
             case 'f':
-                return new FrontendMessage.CopyMessage(type);
+                String reason = readCString(body);
+                return reason == null ? malformed("invalid string in CopyFail message")
+                        : new FrontendMessage.CopyFail(reason);
+            case 'p':
+                byte[] password = new byte[body.readableBytes()];
+                body.readBytes(password);
+                return new FrontendMessage.PasswordMessage(password);
             default:
                 return new FrontendMessage.OtherMessage(type);
+        }
+    }
+
+    /**
+     * Parse, Bind, Describe, Execute or Close. Every count and length is checked against what is left of the
+     * body before anything is allocated, so a lying count cannot make the server allocate more than the frame.
+     */
+    private static FrontendMessage extendedQueryMessage(char type, ByteBuf body) {
+        try {
+            FrontendMessage message = switch (type) {
+                case 'P' -> parse(body);
+                case 'B' -> bind(body);
+                case 'D' -> new FrontendMessage.Describe(kind(body), cstring(body));
+                case 'E' -> new FrontendMessage.Execute(cstring(body), int32(body));
+                default -> new FrontendMessage.Close(kind(body), cstring(body));
+            };
+            if (body.isReadable()) {
+                throw new BadBody("invalid message format");
+            }
+            return message;
+        } catch (BadBody e) {
+            return malformed(e.getMessage() + " in message of type '" + type + "'");
+        }
+    }
+
+    private static FrontendMessage parse(ByteBuf body) {
+        String name = cstring(body);
+        String sql = cstring(body);
+        int count = count(body, 4);
+        int[] oids = new int[count];
+        for (int i = 0; i < count; i++) {
+            oids[i] = body.readInt();
+        }
+        return new FrontendMessage.Parse(name, sql, oids);
+    }
+
+    private static FrontendMessage bind(ByteBuf body) {
+        String portal = cstring(body);
+        String statement = cstring(body);
+        short[] parameterFormats = formats(body);
+        int count = count(body, 4);
+        byte[][] parameters = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            int length = int32(body);
+            if (length == -1) {
+                continue; // NULL
+            }
+            if (length < 0 || length > body.readableBytes()) {
+                throw new BadBody("invalid length " + length + " of bind parameter " + (i + 1));
+            }
+            parameters[i] = new byte[length];
+            body.readBytes(parameters[i]);
+        }
+        return new FrontendMessage.Bind(portal, statement, parameterFormats, parameters, formats(body));
+    }
+
+    private static short[] formats(ByteBuf body) {
+        int count = count(body, 2);
+        short[] formats = new short[count];
+        for (int i = 0; i < count; i++) {
+            formats[i] = body.readShort();
+        }
+        return formats;
+    }
+
+    /** An Int16 count of items of at least {@code itemSize} bytes each, checked against the bytes left. */
+    private static int count(ByteBuf body, int itemSize) {
+        if (body.readableBytes() < 2) {
+            throw new BadBody("invalid message format");
+        }
+        int count = body.readUnsignedShort();
+        if ((long) count * itemSize > body.readableBytes()) {
+            throw new BadBody("count " + count + " exceeds the message length");
+        }
+        return count;
+    }
+
+    private static int int32(ByteBuf body) {
+        if (body.readableBytes() < 4) {
+            throw new BadBody("invalid message format");
+        }
+        return body.readInt();
+    }
+
+    private static char kind(ByteBuf body) {
+        if (!body.isReadable()) {
+            throw new BadBody("invalid message format");
+        }
+        char kind = (char) body.readByte();
+        if (kind != 'S' && kind != 'P') {
+            throw new BadBody("invalid DESCRIBE/CLOSE message subtype " + (int) kind);
+        }
+        return kind;
+    }
+
+    private static String cstring(ByteBuf body) {
+        String s = readCString(body);
+        if (s == null) {
+            throw new BadBody("invalid string");
+        }
+        return s;
+    }
+
+    /** A body that does not match its message type's layout. */
+    private static final class BadBody extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BadBody(String message) {
+            super(message, null, false, false);
         }
     }
 

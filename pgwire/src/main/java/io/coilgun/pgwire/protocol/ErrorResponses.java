@@ -26,7 +26,8 @@ final class ErrorResponses {
     /** A PgException as sent: FATAL when it says so, else ERROR, with its position. */
     static ErrorResponse of(PgException e) {
         return new ErrorResponse(e.fatal() ? ErrorResponse.FATAL : ErrorResponse.ERROR,
-                e.sqlState() == null ? INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position());
+                e.sqlState() == null ? INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position(), e.hint(),
+                e.context());
     }
 
     /** Any other exception: an internal error (XX000) carrying the exception's message. */

@@ -8,12 +8,18 @@ import io.coilgun.pgwire.codec.BackendMessage.NegotiateProtocolVersion;
 import io.coilgun.pgwire.codec.BackendMessage.ParameterStatus;
 import io.coilgun.pgwire.codec.BackendMessage.ReadyForQuery;
 import io.coilgun.pgwire.codec.FrontendMessage;
-import io.coilgun.pgwire.codec.FrontendMessage.CopyMessage;
-import io.coilgun.pgwire.codec.FrontendMessage.ExtendedQueryMessage;
+import io.coilgun.pgwire.codec.FrontendMessage.Bind;
+import io.coilgun.pgwire.codec.FrontendMessage.Close;
+import io.coilgun.pgwire.codec.FrontendMessage.CopyData;
+import io.coilgun.pgwire.codec.FrontendMessage.CopyFail;
+import io.coilgun.pgwire.codec.FrontendMessage.Describe;
+import io.coilgun.pgwire.codec.FrontendMessage.Execute;
+import io.coilgun.pgwire.codec.FrontendMessage.Parse;
 import io.coilgun.pgwire.codec.FrontendMessage.MalformedMessage;
 import io.coilgun.pgwire.codec.FrontendMessage.OtherMessage;
 import io.coilgun.pgwire.codec.FrontendMessage.Query;
 import io.coilgun.pgwire.codec.FrontendMessage.StartupMessage;
+import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.SessionFactory;
@@ -22,9 +28,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,58 +40,66 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backend side of one connection: startup, then simple queries, driving a {@link Session}. Message
- * flow (https://www.postgresql.org/docs/current/protocol-flow.html):
+ * The backend side of one connection: startup, then simple and extended queries and COPY, driving a
+ * {@link Session}. Message flow (https://www.postgresql.org/docs/current/protocol-flow.html):
  *
  * <pre>
  *  client                                     server
  *  ── AWAITING_STARTUP ───────────────────────────────────────────────────────
  *  SSLRequest / GSSENCRequest        ──▶
  *                                    ◀──  'N' (no encryption; wait for startup)
- *  CancelRequest                     ──▶  close (cancellation comes later)
+ *  CancelRequest                     ──▶  cancel the matching connection's statement; close
  *  StartupMessage(user, database…)   ──▶  SessionFactory.open
  *                                    ◀──  [NegotiateProtocolVersion] AuthenticationOk
  *                                         ParameterStatus* BackendKeyData
- *                                         ReadyForQuery('I')        (or FATAL ErrorResponse, close)
+ *                                         ReadyForQuery            (or FATAL ErrorResponse, close)
  *  ── IDLE ───────────────────────────────────────────────────────────────────
  *  Query(sql)                        ──▶  Session.parse, then per statement Session.execute
- *  ── EXECUTING (reads paused, later messages queued) ────────────────────────
+ *  ── BUSY (reads paused, later messages queued) ─────────────────────────────
  *                                    ◀──  EmptyQueryResponse
  *                                         | per statement: [RowDescription] DataRow* CommandComplete
  *                                           … until the first ErrorResponse
- *                                    ◀──  ReadyForQuery('I')
+ *                                    ◀──  ReadyForQuery
  *  ── IDLE ───────────────────────────────────────────────────────────────────
- *  Parse/Bind/Describe/Execute/Close ──▶
- *                                    ◀──  ErrorResponse 0A000, then ignore all but Sync
- *  Sync                              ──▶
- *                                    ◀──  ReadyForQuery('I')
+ *  Parse / Bind / Describe / Close   ──▶  ParseComplete / BindComplete / ParameterDescription, RowDescription
+ *                                         or NoData / CloseComplete           (ExtendedQuery)
+ *  Execute(portal, maxRows)          ──▶  (BUSY while the statement runs) DataRow* then CommandComplete, or
+ *                                         PortalSuspended when maxRows stopped it
+ *  any error                         ◀──  ErrorResponse, then every message up to Sync is ignored
+ *  Sync                              ──▶  ReadyForQuery
+ *  ── COPY_IN (a statement answered with a CopyIn) ───────────────────────────
+ *                                    ◀──  CopyInResponse
+ *  CopyData* CopyDone | CopyFail     ──▶  CommandComplete (COPY n) or ErrorResponse, rest of the query
  *  Terminate / disconnect            ──▶  Session.close (once, after any running statement)
  *  ── CLOSED ─────────────────────────────────────────────────────────────────
  * </pre>
  *
- * <p>All methods run on the channel's event loop, so the fields need no locking. While a query runs, the
+ * <p>All methods run on the channel's event loop, so the fields need no locking. While a statement runs, the
  * channel's auto-read is off and any messages already decoded are queued, so messages are handled strictly
- * in order and session calls never overlap.
+ * in order and session calls never overlap. Reading also pauses while the channel is not writable (a client
+ * that does not read its results), so the server's buffers stay bounded.
  */
-public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implements SimpleQueryExecution.Listener {
+public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
+        implements SimpleQueryExecution.Listener, ExtendedQuery.Listener {
     private static final Logger LOG = LoggerFactory.getLogger(PgProtocolHandler.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String EXTENDED_NOT_SUPPORTED =
-            "extended query protocol is not supported yet; connect with preferQueryMode=simple";
 
     /** Where the connection is in the message flow above. */
     enum State {
         /** Before the StartupMessage (SSLRequest/GSSENCRequest may come first). */
         AWAITING_STARTUP,
-        /** Ready for a query; ReadyForQuery was sent. */
+        /** Ready for the next message. */
         IDLE,
-        /** A simple query is running; new messages wait in {@link #pending}. */
-        EXECUTING,
+        /** A statement is running; new messages wait in {@link #pending}. */
+        BUSY,
+        /** Receiving COPY FROM STDIN data. */
+        COPY_IN,
         /** Terminate, a FATAL error or a disconnect: nothing more is read or run. */
         CLOSED
     }
 
     private final SessionFactory sessionFactory;
+    private final CancelRegistry cancelRegistry;
+    private final int maxConnections;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private final AtomicBoolean sessionClosed = new AtomicBoolean();
     private ChannelHandlerContext ctx;
@@ -93,20 +107,45 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
     /** After an error in an extended-query message, everything up to the next Sync is ignored. */
     private boolean skipUntilSync;
     private Session session;
+    /** The simple query running, if any. */
     private SimpleQueryExecution running;
+    /** True while an extended-protocol Execute waits for its statement. */
+    private boolean executing;
+    private ExtendedQuery extended;
+    private CopyInExecution copy;
     private BackendKeyData backendKey;
     /** True while {@link #finished} hands queued messages on, so a query ending at once does not recurse. */
     private boolean draining;
 
     public PgProtocolHandler(SessionFactory sessionFactory) {
+        this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param cancelRegistry the server's open connections (shared by all handlers)
+     * @param maxConnections refuse a startup when this many connections are open already
+     */
+    public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections) {
         this.sessionFactory = sessionFactory;
+        this.cancelRegistry = cancelRegistry;
+        this.maxConnections = maxConnections;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent && state == State.IDLE && pending.isEmpty()) {
+            LOG.debug("Connection {} idle too long: closing", ctx.channel().remoteAddress());
+            fatal(ErrorResponses.fatal("57P05", "terminating connection due to idle-session timeout"));
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     State state() {
         return state;
     }
 
-    /** The process id and secret sent to the client, for the CancelRequest support still to come. */
+    /** The process id and secret sent to the client, which a CancelRequest quotes. */
     BackendKeyData backendKey() {
         return backendKey;
     }
@@ -126,18 +165,35 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
         if (state == State.CLOSED) {
             return;
         }
-        if (state == State.EXECUTING || !pending.isEmpty()) {
+        if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
+            if (!ctx.channel().isWritable()) {
+                ctx.flush();
+                ctx.channel().config().setAutoRead(false); // until channelWritabilityChanged
+            }
             return;
         }
         handle(message);
     }
 
     @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && (state == State.IDLE || state == State.COPY_IN)) {
+            resume();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         state = State.CLOSED;
         pending.clear();
-        if (running == null) {
+        cancelRegistry.unregister(backendKey);
+        if (copy != null) {
+            copy.abort();
+            copy = null;
+        }
+        if (running == null && !executing) {
             closeSession(); // else when the running statement completes: session calls never overlap
         }
         ctx.fireChannelInactive();
@@ -172,40 +228,146 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
             LOG.debug("Connection {} terminated by the client", ctx.channel().remoteAddress());
             state = State.CLOSED;
             ctx.close();
+        } else if (state == State.COPY_IN) {
+            copyInMessage(message);
         } else if (message == FrontendMessage.Sync.INSTANCE) {
             skipUntilSync = false;
-            ctx.writeAndFlush(ReadyForQuery.IDLE);
+            char status = transactionStatus();
+            extended.sync(status);
+            ctx.writeAndFlush(new ReadyForQuery(status));
+        } else if (message == FrontendMessage.Flush.INSTANCE) {
+            ctx.flush();
         } else if (skipUntilSync) {
             return; // as Postgres does after an extended-query error
         } else if (message instanceof Query) {
+            extended.simpleQuery();
             startQuery(((Query) message).sql());
-        } else if (message instanceof ExtendedQueryMessage) {
-            // TODO(extended protocol): Parse/Bind/Describe/Execute/Close come in a later issue.
-            skipUntilSync = true;
-            ctx.writeAndFlush(ErrorResponses.error(ErrorResponses.FEATURE_NOT_SUPPORTED, EXTENDED_NOT_SUPPORTED));
-        } else if (message == FrontendMessage.Flush.INSTANCE) {
-            ctx.flush();
-        } else if (message instanceof CopyMessage) {
+        } else if (message instanceof Parse || message instanceof Bind || message instanceof Describe
+                || message instanceof Close || message instanceof Execute) {
+            extendedQueryMessage(message);
+        } else if (message instanceof CopyData || message == FrontendMessage.CopyDone.INSTANCE
+                || message instanceof CopyFail) {
             return; // no COPY in progress: ignored, as Postgres does
         } else if (message instanceof OtherMessage && ((OtherMessage) message).type() == 'F') {
             ctx.write(ErrorResponses.error(ErrorResponses.FEATURE_NOT_SUPPORTED,
                     "the function call protocol is not supported"));
-            ctx.writeAndFlush(ReadyForQuery.IDLE);
+            ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
         } else if (message instanceof OtherMessage) {
             fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION,
                     "invalid frontend message type " + (int) ((OtherMessage) message).type()));
         } else {
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, "unexpected message " + message));
+            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, "unexpected message "
+                    + message.getClass().getSimpleName()));
+        }
+    }
+
+    private void extendedQueryMessage(FrontendMessage message) {
+        try {
+            if (message instanceof Parse parse) {
+                extended.parse(parse);
+            } else if (message instanceof Bind bind) {
+                extended.bind(bind);
+            } else if (message instanceof Describe describe) {
+                extended.describe(describe);
+            } else if (message instanceof Close close) {
+                extended.close(close);
+            } else if (extended.execute((Execute) message, this)) {
+                executing = true;
+                state = State.BUSY;
+                ctx.channel().config().setAutoRead(false);
+            }
+        } catch (RuntimeException e) {
+            extendedError(e);
+        }
+    }
+
+    /** An extended-query message failed: send the error and ignore everything up to Sync. */
+    private void extendedError(Throwable e) {
+        if (e instanceof PgException pg && pg.fatal()) {
+            fatal(ErrorResponses.of(pg));
+            return;
+        }
+        if (e instanceof PgException pg) {
+            ctx.write(ErrorResponses.of(pg));
+        } else {
+            LOG.warn("Internal error in the extended query protocol on {}", ctx.channel().remoteAddress(), e);
+            ctx.write(ErrorResponses.internal(e, ErrorResponse.ERROR));
+        }
+        skipUntilSync = true;
+    }
+
+    @Override
+    public void executed(Throwable error) {
+        executing = false;
+        if (state == State.CLOSED || !ctx.channel().isActive()) {
+            closeSession();
+            return;
+        }
+        if (error != null) {
+            extendedError(error);
+        }
+        if (state != State.CLOSED) {
+            state = State.IDLE;
+            resume();
+        }
+    }
+
+    private void copyInMessage(FrontendMessage message) {
+        if (message instanceof CopyData data) {
+            copy.data(data.data());
+        } else if (message == FrontendMessage.CopyDone.INSTANCE) {
+            state = State.BUSY;
+            ctx.channel().config().setAutoRead(false);
+            CopyInExecution ending = copy;
+            copy = null;
+            ending.done();
+        } else if (message instanceof CopyFail fail) {
+            state = State.BUSY;
+            CopyInExecution ending = copy;
+            copy = null;
+            ending.fail(new PgException("57014", "COPY from stdin failed: " + fail.message()));
+        } else if (message == FrontendMessage.Flush.INSTANCE || message == FrontendMessage.Sync.INSTANCE) {
+            return; // ignored during COPY, as Postgres does
+        } else {
+            state = State.BUSY;
+            CopyInExecution ending = copy;
+            copy = null;
+            ending.fail(new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unexpected message type "
+                    + message.getClass().getSimpleName() + " during COPY from stdin"));
+        }
+    }
+
+    @Override
+    public void copyIn(CopyIn copyIn, SimpleQueryExecution execution) {
+        copy = new CopyInExecution(ctx, copyIn, (result, error) -> {
+            copy = null;
+            if (state == State.COPY_IN) {
+                state = State.BUSY; // the data failed before CopyDone: the query ends now
+            }
+            execution.copyEnded(result, error);
+        });
+        state = State.COPY_IN;
+        copy.start();
+        ctx.channel().config().setAutoRead(true);
+        resume();
+    }
+
+    private char transactionStatus() {
+        try {
+            return session == null ? 'I' : session.transactionStatus();
+        } catch (RuntimeException e) {
+            return 'I';
         }
     }
 
     private void handleStartupPhase(FrontendMessage message) {
         if (message == FrontendMessage.SslRequest.INSTANCE || message == FrontendMessage.GssEncRequest.INSTANCE) {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'N'})); // no encryption; the client goes on
-        } else if (message instanceof FrontendMessage.CancelRequest) {
-            // TODO(cancel): match the key against BackendKeyData of open connections; for now just hang up.
+        } else if (message instanceof FrontendMessage.CancelRequest cancel) {
+            boolean found = cancelRegistry.cancel(cancel.processId(), cancel.secretKey());
+            LOG.debug("CancelRequest for process {}: {}", cancel.processId(), found ? "sent" : "no such connection");
             state = State.CLOSED;
-            ctx.close();
+            ctx.close(); // Postgres answers nothing either way
         } else if (message instanceof StartupMessage) {
             startup((StartupMessage) message);
         } else {
@@ -224,6 +386,10 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
         if (user == null || user.isEmpty()) {
             fatal(ErrorResponses.fatal(ErrorResponses.INVALID_AUTHORIZATION_SPECIFICATION,
                     "no PostgreSQL user name specified in startup packet"));
+            return;
+        }
+        if (cancelRegistry.size() >= maxConnections) {
+            fatal(ErrorResponses.fatal("53300", "sorry, too many clients already"));
             return;
         }
         String database = parameters.getOrDefault("database", "");
@@ -259,16 +425,24 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
         }
         ServerParameters.forSession(info, sessionParameters == null ? Map.of() : sessionParameters)
                 .forEach((name, value) -> ctx.write(new ParameterStatus(name, value == null ? "" : value)));
-        backendKey = new BackendKeyData(RANDOM.nextInt(Integer.MAX_VALUE - 1) + 1, RANDOM.nextInt());
+        Session opened = session;
+        backendKey = cancelRegistry.register(() -> {
+            try {
+                opened.cancel();
+            } catch (RuntimeException e) {
+                LOG.warn("Session.cancel failed", e);
+            }
+        });
         ctx.write(backendKey);
+        extended = new ExtendedQuery(ctx, session);
         state = State.IDLE;
-        ctx.writeAndFlush(ReadyForQuery.IDLE);
+        ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
         LOG.debug("Connection {} started for user {}, database {}", ctx.channel().remoteAddress(), user,
                 info.database());
     }
 
     private void startQuery(String sql) {
-        state = State.EXECUTING;
+        state = State.BUSY;
         ctx.channel().config().setAutoRead(false);
         running = new SimpleQueryExecution(ctx, session, sql, this);
         running.start();
@@ -288,26 +462,37 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         state = State.IDLE;
-        ctx.writeAndFlush(ReadyForQuery.IDLE);
+        ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
+        resume();
+    }
+
+    /** Handles queued messages until one starts a statement; then reads again when nothing runs. */
+    private void resume() {
         if (draining) {
-            return; // a query that ended at once, started by the loop below: that loop goes on
+            return; // a statement that ended at once, started by the loop below: that loop goes on
         }
         draining = true;
         try {
-            while (state == State.IDLE && !pending.isEmpty()) {
+            while ((state == State.IDLE || state == State.COPY_IN) && !pending.isEmpty()
+                    && ctx.channel().isWritable()) {
                 handle(pending.poll());
             }
         } finally {
             draining = false;
         }
-        if (state == State.IDLE) {
-            ctx.channel().config().setAutoRead(true);
+        if (state == State.IDLE || state == State.COPY_IN) {
+            if (!ctx.channel().isWritable()) {
+                ctx.flush();
+            } else if (pending.isEmpty()) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
     }
 
     @Override
     public void abandoned() {
         running = null;
+        executing = false;
         closeSession();
     }
 
@@ -315,6 +500,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter implem
     private void fatal(BackendMessage error) {
         state = State.CLOSED;
         pending.clear();
+        cancelRegistry.unregister(backendKey);
         if (ctx.channel().isActive()) {
             ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
         } else {

@@ -7,6 +7,7 @@ import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
 import io.coilgun.pgwire.codec.BackendMessage.ErrorResponse;
 import io.coilgun.pgwire.codec.BackendMessage.RowDescription;
 import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.Session;
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
 final class SimpleQueryExecution {
     private static final Logger LOG = LoggerFactory.getLogger(SimpleQueryExecution.class);
     /** Flush a long result every this many rows, so the client can start reading. */
-    private static final int FLUSH_EVERY_ROWS = 1024;
+    static final int FLUSH_EVERY_ROWS = 1024;
 
     /** Told (on the event loop) when the query has ended. */
     interface Listener {
@@ -39,6 +40,12 @@ final class SimpleQueryExecution {
 
         /** The result stage completed after the event loop was shut down; there is nothing left to do. */
         void abandoned();
+
+        /**
+         * A statement is {@code COPY ... FROM STDIN}: the listener receives the data and calls
+         * {@link #copyEnded} when the copy has ended.
+         */
+        void copyIn(CopyIn copyIn, SimpleQueryExecution execution);
     }
 
     private final ChannelHandlerContext ctx;
@@ -46,6 +53,8 @@ final class SimpleQueryExecution {
     private final String sql;
     private final Listener listener;
     private List<Statement> statements;
+    /** The statement to run after a COPY. */
+    private int next;
 
     SimpleQueryExecution(ChannelHandlerContext ctx, Session session, String sql, Listener listener) {
         this.ctx = ctx;
@@ -76,7 +85,7 @@ final class SimpleQueryExecution {
         }
         CompletionStage<QueryResult> stage;
         try {
-            stage = session.execute(statements.get(index));
+            stage = session.execute(statements.get(index), List.of());
             if (stage == null) {
                 throw new IllegalStateException("Session.execute returned no result stage");
             }
@@ -102,6 +111,11 @@ final class SimpleQueryExecution {
             fail(ErrorResponses.unwrap(error));
             return;
         }
+        if (result != null && result.copyIn() != null) {
+            next = index + 1;
+            listener.copyIn(result.copyIn(), this);
+            return;
+        }
         try {
             writeResult(result);
         } catch (Exception e) { // e.g. a value that does not fit its column type
@@ -110,6 +124,26 @@ final class SimpleQueryExecution {
         }
         ctx.flush();
         execute(index + 1);
+    }
+
+    /** The COPY statement ended (on the event loop): with its result (CommandComplete) or its error. */
+    void copyEnded(QueryResult result, Throwable error) {
+        if (!ctx.channel().isActive()) {
+            listener.finished(false);
+            return;
+        }
+        if (error != null) {
+            fail(ErrorResponses.unwrap(error));
+            return;
+        }
+        try {
+            writeResult(result);
+        } catch (Exception e) {
+            fail(e);
+            return;
+        }
+        ctx.flush();
+        execute(next);
     }
 
     private void writeResult(QueryResult result) {

@@ -34,6 +34,16 @@ public class PgException extends RuntimeException {
         return position;
     }
 
+    /** The HINT field, or null. */
+    public String hint() {
+        return null;
+    }
+
+    /** The CONTEXT ("where") field, or null. */
+    public String context() {
+        return null;
+    }
+
     /** FATAL errors close the connection after the ErrorResponse. */
     public boolean fatal() {
         return fatal;

@@ -15,7 +15,9 @@ public enum PgType {
     TIMESTAMP(1114, 8),
     TIMESTAMPTZ(1184, 8),
     INTERVAL(1186, 16),
-    NUMERIC(1700, -1);
+    NUMERIC(1700, -1),
+    /** An untyped literal or a parameter whose type the server left open: sent and read as text. */
+    UNKNOWN(705, -2);
 
     private final int oid;
     private final int size;
@@ -31,5 +33,15 @@ public enum PgType {
 
     public int size() {
         return size;
+    }
+
+    /** The type with this OID, or null when Coilgun does not know it. */
+    public static PgType of(int oid) {
+        for (PgType type : values()) {
+            if (type.oid == oid) {
+                return type;
+            }
+        }
+        return null;
     }
 }

@@ -12,13 +12,24 @@ import java.util.List;
  *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}
  * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
  * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows
+ * @param copyIn for {@code COPY ... FROM STDIN}: where the data goes (then columns and rows are empty and the
+ *     tag comes from {@link CopyIn#finish()}); null otherwise
  */
-public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices) {
+public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices,
+        CopyIn copyIn) {
+    public QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices) {
+        this(columns, rows, commandTag, notices, null);
+    }
+
     public QueryResult(List<Column> columns, List<Object[]> rows, String commandTag) {
-        this(columns, rows, commandTag, List.of());
+        this(columns, rows, commandTag, List.of(), null);
     }
 
     public static QueryResult command(String tag) {
         return new QueryResult(List.of(), List.of(), tag);
+    }
+
+    public static QueryResult copyIn(CopyIn copyIn) {
+        return new QueryResult(List.of(), List.of(), null, List.of(), copyIn);
     }
 }

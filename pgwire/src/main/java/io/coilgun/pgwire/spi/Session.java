@@ -7,10 +7,16 @@ import java.util.concurrent.CompletionStage;
  * The database behind one pgwire connection. pgwire knows nothing of Kafka, RocksDB or SQL
  * semantics; it calls this interface and turns the answers into protocol messages.
  *
- * <p>Call order for a simple Query message: {@link #parse} once for the whole text (nothing runs if any
- * statement fails to parse, as in Postgres), then {@link #execute} for each statement in order, the next
- * one only after the previous stage completed; the first failure ends the query. Calls for one session
- * never overlap. {@link #close} is called once when the connection ends.
+ * <p>Simple Query message: {@link #parse} once for the whole text (nothing runs if any statement fails to
+ * parse, as in Postgres), then {@link #execute} for each statement in order with no parameters, the next one
+ * only after the previous stage completed; the first failure ends the query.
+ *
+ * <p>Extended protocol: Parse calls {@link #parse} (one statement at most) and {@link #prepare}; Describe calls
+ * {@link #describe}; Execute calls {@link #execute} with the bound parameter values, decoded by the types
+ * {@link #prepare} settled.
+ *
+ * <p>Calls for one session never overlap, except {@link #cancel}, which may come from another thread at any
+ * time. {@link #close} is called once when the connection ends.
  */
 public interface Session extends AutoCloseable {
 
@@ -23,15 +29,48 @@ public interface Session extends AutoCloseable {
     List<Statement> parse(String sql);
 
     /**
+     * Settles the parameter types of a parsed statement (extended protocol Parse).
+     *
+     * @param parameterTypeOids the types the client declared, by position; 0 (or a missing entry) asks the
+     *     server to infer the type, as Postgres does
+     * @return the statement with {@link Statement#parameterTypes()} set, one per parameter {@code $1..$n}
+     * @throws PgException when the statement cannot be prepared (an unknown stream, a parameter whose type
+     *     cannot be determined, ...)
+     */
+    Statement prepare(Statement statement, int[] parameterTypeOids);
+
+    /**
+     * The columns the statement returns when executed, or empty when it returns no rows (NoData).
+     *
+     * @throws PgException when the statement cannot be described
+     */
+    List<Column> describe(Statement statement);
+
+    /**
      * Runs one statement. Must not block the caller (it runs on a network thread): slow work completes
      * the stage later. A failure completes the stage exceptionally with a {@link PgException}
      * (other exceptions are reported as internal errors).
+     *
+     * @param parameters the values of {@code $1..$n} (null = SQL NULL), as Java objects of the statement's
+     *     {@link Statement#parameterTypes()}; empty for a simple query
      */
-    CompletionStage<QueryResult> execute(Statement statement);
+    CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters);
 
     /** Server parameters reported to the client after startup (ParameterStatus), beyond pgwire's defaults. */
     default java.util.Map<String, String> parameterStatus() {
         return java.util.Map.of();
+    }
+
+    /** The transaction status ReadyForQuery reports: 'I' idle, 'T' in a transaction block, 'E' failed block. */
+    default char transactionStatus() {
+        return 'I';
+    }
+
+    /**
+     * A CancelRequest for this connection: stop the running statement, if any, completing its stage with
+     * SQLSTATE 57014. May be called from any thread, also when nothing runs.
+     */
+    default void cancel() {
     }
 
     @Override

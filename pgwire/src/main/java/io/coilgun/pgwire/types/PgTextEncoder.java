@@ -94,6 +94,9 @@ public final class PgTextEncoder {
                 if (value instanceof Period) {
                     return PgDateTimeText.interval((Period) value);
                 }
+                if (value instanceof PgInterval) {
+                    return ((PgInterval) value).toPostgresString();
+                }
                 break;
             default:
                 break;

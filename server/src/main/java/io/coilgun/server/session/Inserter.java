@@ -114,7 +114,7 @@ public final class Inserter {
         return row;
     }
 
-    private static List<Column> columns(StreamDef stream, List<MetricDef> metrics) {
+    static List<Column> columns(StreamDef stream, List<MetricDef> metrics) {
         List<Column> cols = new ArrayList<>();
         if (stream.eventIdIndex() < 0) {
             cols.add(new Column("event_id", PgType.INT8));

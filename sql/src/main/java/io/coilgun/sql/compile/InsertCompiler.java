@@ -2,12 +2,14 @@ package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlKind;
@@ -44,6 +46,39 @@ final class InsertCompiler {
             rows.add(row(sql, stream, targets, exprs, r, values));
         }
         return new InsertStatement(stream, rows, returning);
+    }
+
+    /**
+     * Sets {@code types[n - 1]} to the column type of each parameter $n written as a value of the INSERT; leaves the
+     * rest alone. Says nothing about an INSERT that would not compile: executing it reports that.
+     */
+    static void parameterTypes(SqlText sql, SqlInsert insert, Catalog catalog, ColumnType[] types) {
+        if (!(insert.getTargetTable() instanceof SqlIdentifier target) || !target.isSimple()
+                || insert.getSource().getKind() != SqlKind.VALUES) {
+            return;
+        }
+        StreamDef stream = catalog.stream(target.getSimple()).orElse(null);
+        if (stream == null) {
+            return;
+        }
+        int[] targets;
+        try {
+            targets = targetColumns(sql, stream, insert.getTargetColumnList());
+        } catch (RuntimeException e) {
+            return;
+        }
+        for (SqlNode r : ((SqlCall) insert.getSource()).getOperandList()) {
+            List<SqlNode> exprs = r.getKind() == SqlKind.ROW ? ((SqlCall) r).getOperandList() : List.of(r);
+            for (int i = 0; i < exprs.size() && i < targets.length; i++) {
+                if (exprs.get(i) instanceof SqlDynamicParam p) {
+                    int index = p.getIndex();
+                    int n = index < sql.parameterNumbers().length ? sql.parameterNumbers()[index] : 0;
+                    if (n > 0 && n <= types.length && types[n - 1] == null) {
+                        types[n - 1] = stream.column(targets[i]).type();
+                    }
+                }
+            }
+        }
     }
 
     private static int[] targetColumns(SqlText sql, StreamDef stream, SqlNodeList list) {

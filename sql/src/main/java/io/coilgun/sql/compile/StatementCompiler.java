@@ -2,6 +2,7 @@ package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -14,6 +15,7 @@ import io.coilgun.sql.parser.SqlDropMetric;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
 import io.coilgun.sql.parser.SqlShowObjects;
+import io.coilgun.sql.parser.SqlTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -79,6 +81,21 @@ public final class StatementCompiler {
                 StatementCompiler::metricSql, highlight));
     }
 
+    /** The value of {@code SET name = value} as SHOW prints it: a string literal without its quotes. */
+    private static String setValue(SqlNode value) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof org.apache.calcite.sql.SqlLiteral lit) {
+            Object v = lit.toValue();
+            return v == null ? "" : v.toString();
+        }
+        if (value instanceof org.apache.calcite.sql.SqlIdentifier id && id.isSimple()) {
+            return id.getSimple();
+        }
+        return value.toString();
+    }
+
     /** A metric's WHERE clause and select items as SQL, read back from its DDL. */
     static PlanExplainer.MetricSql metricSql(MetricDef m) {
         try {
@@ -95,13 +112,40 @@ public final class StatementCompiler {
     }
 
     /**
+     * The column type each parameter $1..$n of a statement takes where the statement says (an INSERT value goes
+     * to its column's type), null where it does not.
+     */
+    public ColumnType[] parameterTypes(String query, SqlNode node, int[] parameterNumbers, int count) {
+        SqlText sql = new SqlText(query, parameterNumbers, List.of());
+        ColumnType[] types = new ColumnType[count];
+        SqlInsert insert = node instanceof SqlInsertReturning ir ? ir.insert()
+                : node instanceof SqlInsert i ? i : null;
+        if (insert != null) {
+            InsertCompiler.parameterTypes(sql, insert, catalog, types);
+        }
+        return types;
+    }
+
+    /**
      * @param query the whole query string {@code node} was parsed from (error positions point into it)
      * @param node the statement
      * @param text the statement's own text (kept as the DDL of streams and metrics)
      * @throws io.coilgun.planner.error.CoilgunException for every error a user can cause
      */
     public CompiledStatement compile(String query, SqlNode node, String text) {
-        SqlText sql = new SqlText(query);
+        return compile(query, node, text, new int[0], List.of());
+    }
+
+    /**
+     * Like {@link #compile(String, SqlNode, String)}, with values bound to the statement's parameters.
+     *
+     * @param parameterNumbers the $n of each dynamic parameter of {@code query} (see
+     *     {@link io.coilgun.sql.parser.ParsedStatement#parameterNumbers()})
+     * @param parameters the values of $1..$n as pgwire decodes them (null = NULL)
+     */
+    public CompiledStatement compile(String query, SqlNode node, String text, int[] parameterNumbers,
+            List<Object> parameters) {
+        SqlText sql = new SqlText(query, parameterNumbers, parameters);
         if (node instanceof SqlCreateStream cs) {
             return StreamCompiler.compile(sql, cs, text);
         }
@@ -109,7 +153,10 @@ public final class StatementCompiler {
             return StreamCompiler.alter(sql, as, catalog, text);
         }
         if (node instanceof SqlShowObjects show) {
-            return show.metrics() ? showMetrics() : showStreams();
+            return show.metrics() ? showMetrics() : show.streams() ? showStreams() : new ShowStatement(show.what());
+        }
+        if (node instanceof SqlTransaction tx) {
+            return new TransactionStatement(tx.kind());
         }
         if (node instanceof SqlExplainPlan ep) {
             return explain(sql, ep);
@@ -131,9 +178,9 @@ public final class StatementCompiler {
             return InsertCompiler.compile(sql, insert, false, catalog, values);
         }
         if (node instanceof SqlSetOption set) {
-            return new SetStatement(set.getName().toString(), set.getValue() == null ? null : set.getValue().toString());
+            return new SetStatement(set.getName().toString(), setValue(set.getValue()));
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, INSERT and SET)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, INSERT, SET, BEGIN, COMMIT and ROLLBACK)", node);
     }
 }

@@ -19,6 +19,7 @@ import java.util.Locale;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlDateLiteral;
+import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -247,6 +248,49 @@ public final class ValueConverter {
         }
     }
 
+    /**
+     * A bound parameter's value as a literal: text as a quoted string (read as the column's type), numbers, booleans
+     * and date/times as such (a timestamptz at the session time zone, UTC, as Postgres assigns it to a timestamp).
+     */
+    private static Literal parameter(SqlText sql, SqlDynamicParam param, Object value) {
+        if (value == null) {
+            return new Literal(LiteralKind.NULL, null, null, 0);
+        }
+        if (value instanceof String s) {
+            return new Literal(LiteralKind.TEXT, s, null, 0);
+        }
+        if (value instanceof Boolean b) {
+            return new Literal(LiteralKind.BOOLEAN, b.toString(), null, 0);
+        }
+        if (value instanceof Double || value instanceof Float) {
+            double d = ((Number) value).doubleValue();
+            return Double.isNaN(d) || Double.isInfinite(d) ? new Literal(LiteralKind.TEXT, value.toString(), null, 0)
+                    : new Literal(LiteralKind.NUMBER, null, BigDecimal.valueOf(d), 0);
+        }
+        if (value instanceof BigDecimal n) {
+            return new Literal(LiteralKind.NUMBER, null, n, 0);
+        }
+        if (value instanceof Long || value instanceof Integer || value instanceof Short) {
+            return new Literal(LiteralKind.NUMBER, null, BigDecimal.valueOf(((Number) value).longValue()), 0);
+        }
+        try {
+            if (value instanceof LocalDateTime t) {
+                return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(t));
+            }
+            if (value instanceof java.time.OffsetDateTime t) {
+                return new Literal(LiteralKind.TIMESTAMP, null, null,
+                        toMicros(t.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime()));
+            }
+            if (value instanceof java.time.LocalDate d) {
+                return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(d.atStartOfDay()));
+            }
+        } catch (DateTimeException | ArithmeticException e) {
+            throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"" + value + "\"", param);
+        }
+        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "parameter $" + sql.number(param) + " of type "
+                + value.getClass().getSimpleName() + " is not supported here", param);
+    }
+
     private enum LiteralKind {
         NULL("unknown"), NUMBER("numeric"), TEXT("unknown"), BOOLEAN("boolean"), TIMESTAMP("timestamp");
 
@@ -262,6 +306,9 @@ public final class ValueConverter {
 
     /** The literal {@code expr} is, with a sign applied to numbers; anything else is not supported yet. */
     private static Literal literal(SqlText sql, SqlNode expr) {
+        if (expr instanceof SqlDynamicParam param) {
+            return parameter(sql, param, sql.value(param));
+        }
         if (expr instanceof SqlBasicCall call
                 && (call.getKind() == SqlKind.MINUS_PREFIX || call.getKind() == SqlKind.PLUS_PREFIX)
                 && call.operand(0) instanceof SqlNumericLiteral n) {

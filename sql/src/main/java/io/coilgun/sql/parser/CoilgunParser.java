@@ -108,7 +108,8 @@ public final class CoilgunParser {
             // The generated char stream is sized to the input and cannot read from a 0-length buffer.
             return List.of();
         }
-        CoilgunSqlParserImpl parser = newParser(sql);
+        ParameterMarkers markers = ParameterMarkers.rewrite(sql);
+        CoilgunSqlParserImpl parser = newParser(markers.sql());
         List<SqlNode> nodes = new ArrayList<>();
         List<SqlParserPos> extents = new ArrayList<>();
         try {
@@ -131,7 +132,7 @@ public final class CoilgunParser {
             int begin = charIndex(sql, extent.getLineNum(), extent.getColumnNum());
             int end = charIndex(sql, extent.getEndLineNum(), extent.getEndColumnNum()) + 1;
             statements.add(new ParsedStatement(nodes.get(i), sql.substring(begin, Math.min(end, sql.length())),
-                sql.codePointCount(0, begin) + 1));
+                sql.codePointCount(0, begin) + 1, markers.numbers()));
         }
         return Collections.unmodifiableList(statements);
     }

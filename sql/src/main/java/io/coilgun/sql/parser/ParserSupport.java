@@ -3,6 +3,7 @@ package io.coilgun.sql.parser;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.calcite.avatica.util.TimeUnit;
@@ -31,13 +32,24 @@ public final class ParserSupport {
     private ParserSupport() {}
 
     /** {@code SHOW STREAMS} or {@code SHOW METRICS}; anything else after SHOW is not supported (yet). */
-    public static SqlShowObjects show(SqlParserPos pos, SqlIdentifier what) {
-        String name = what.getSimple().toLowerCase(Locale.ROOT);
-        if (!name.equals("streams") && !name.equals("metrics")) {
-            throw new CoilgunParseError(SqlState.FEATURE_NOT_SUPPORTED, "SHOW " + what.getSimple()
-                + " is not supported (SHOW STREAMS and SHOW METRICS are)", what.getParserPosition());
+    public static SqlShowObjects show(SqlParserPos pos, List<SqlIdentifier> words) {
+        List<String> names = new ArrayList<>();
+        for (SqlIdentifier word : words) {
+            names.add(word.getSimple().toLowerCase(Locale.ROOT));
         }
-        return new SqlShowObjects(pos, name.equals("metrics"));
+        String what = String.join(" ", names);
+        // Postgres' multi-word spellings of parameters.
+        what = switch (what) {
+            case "transaction isolation level" -> "transaction_isolation";
+            case "time zone" -> "timezone";
+            case "session authorization" -> "session_authorization";
+            default -> what;
+        };
+        if (what.contains(" ")) {
+            throw new CoilgunParseError(SqlState.SYNTAX_ERROR, "syntax error at or near \""
+                + words.get(1).getSimple() + "\"", words.get(1).getParserPosition());
+        }
+        return new SqlShowObjects(pos, what);
     }
 
     /**

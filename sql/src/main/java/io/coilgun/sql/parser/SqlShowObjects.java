@@ -9,19 +9,28 @@ import org.apache.calcite.sql.SqlSpecialOperator;
 import org.apache.calcite.sql.SqlWriter;
 import org.apache.calcite.sql.parser.SqlParserPos;
 
-/** {@code SHOW STREAMS} or {@code SHOW METRICS}. */
+/** {@code SHOW STREAMS}, {@code SHOW METRICS}, {@code SHOW ALL} or {@code SHOW parameter}. */
 public final class SqlShowObjects extends SqlCall {
     public static final SqlOperator OPERATOR = new SqlSpecialOperator("SHOW", SqlKind.OTHER);
 
-    private final boolean metrics;
+    private final String what;
 
-    public SqlShowObjects(SqlParserPos pos, boolean metrics) {
+    /** @param what {@code streams}, {@code metrics}, {@code all} or a run-time parameter's name (lower case) */
+    public SqlShowObjects(SqlParserPos pos, String what) {
         super(pos);
-        this.metrics = metrics;
+        this.what = what;
+    }
+
+    public String what() {
+        return what;
     }
 
     public boolean metrics() {
-        return metrics;
+        return what.equals("metrics");
+    }
+
+    public boolean streams() {
+        return what.equals("streams");
     }
 
     @Override
@@ -37,6 +46,6 @@ public final class SqlShowObjects extends SqlCall {
     @Override
     public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
         writer.keyword("SHOW");
-        writer.keyword(metrics ? "METRICS" : "STREAMS");
+        writer.identifier(what, false);
     }
 }

@@ -1,0 +1,261 @@
+package io.coilgun.pgwire.protocol;
+
+import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
+import io.coilgun.pgwire.codec.BackendMessage.DataRow;
+import io.coilgun.pgwire.codec.BackendMessage.Empty;
+import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
+import io.coilgun.pgwire.codec.BackendMessage.NoticeResponse;
+import io.coilgun.pgwire.codec.BackendMessage.ParameterDescription;
+import io.coilgun.pgwire.codec.BackendMessage.RowDescription;
+import io.coilgun.pgwire.codec.FrontendMessage.Bind;
+import io.coilgun.pgwire.codec.FrontendMessage.Close;
+import io.coilgun.pgwire.codec.FrontendMessage.Describe;
+import io.coilgun.pgwire.codec.FrontendMessage.Execute;
+import io.coilgun.pgwire.codec.FrontendMessage.Parse;
+import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.pgwire.spi.Session;
+import io.coilgun.pgwire.spi.Statement;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The extended query protocol of one connection (https://www.postgresql.org/docs/current/protocol-flow.html
+ * #PROTOCOL-FLOW-EXT-QUERY): prepared statements and portals by name ("" is the unnamed one), Parse, Bind,
+ * Describe, Execute with row limits (suspended portals), Close. Errors are thrown as {@link PgException}s; the
+ * handler sends them and skips to Sync. Runs on the channel's event loop only.
+ */
+final class ExtendedQuery {
+    /** Told (on the event loop) when an Execute that had to wait has ended. */
+    interface Listener {
+        void executed(Throwable error);
+
+        void abandoned();
+    }
+
+    /** A prepared statement; {@code statement} is null for an empty query string. */
+    private record Prepared(Statement statement) {
+    }
+
+    private static final Statement EMPTY = null;
+
+    private final ChannelHandlerContext ctx;
+    private final Session session;
+    private final Map<String, Prepared> statements = new HashMap<>();
+    private final Map<String, Portal> portals = new HashMap<>();
+
+    ExtendedQuery(ChannelHandlerContext ctx, Session session) {
+        this.ctx = ctx;
+        this.session = session;
+    }
+
+    void parse(Parse parse) {
+        if (!parse.name().isEmpty() && statements.containsKey(parse.name())) {
+            throw new PgException("42P05", "prepared statement \"" + parse.name() + "\" already exists");
+        }
+        List<Statement> parsed = session.parse(parse.sql());
+        if (parsed.size() > 1) {
+            throw new PgException("42601", "cannot insert multiple commands into a prepared statement");
+        }
+        Statement statement = parsed.isEmpty() ? EMPTY : session.prepare(parsed.get(0), parse.parameterTypeOids());
+        statements.put(parse.name(), new Prepared(statement));
+        ctx.write(Empty.PARSE_COMPLETE);
+    }
+
+    void bind(Bind bind) {
+        Prepared prepared = statement(bind.statement());
+        List<PgType> types = prepared.statement() == null ? List.of() : prepared.statement().parameterTypes();
+        if (bind.parameters().length != types.size()) {
+            throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "bind message supplies "
+                    + bind.parameters().length + " parameters, but prepared statement \"" + bind.statement()
+                    + "\" requires " + types.size());
+        }
+        WireValues.checkFormats(bind.parameterFormats(), types.size(), "parameter");
+        List<Object> values = new ArrayList<>(types.size());
+        for (int i = 0; i < types.size(); i++) {
+            values.add(WireValues.decodeParameter(i + 1, types.get(i), bind.parameters()[i],
+                    WireValues.format(bind.parameterFormats(), i)));
+        }
+        for (short f : bind.resultFormats()) {
+            if (f != WireValues.TEXT && f != WireValues.BINARY) {
+                throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unsupported format code: " + f);
+            }
+        }
+        if (!bind.portal().isEmpty() && portals.containsKey(bind.portal())) {
+            throw new PgException("42P03", "portal \"" + bind.portal() + "\" already exists");
+        }
+        portals.put(bind.portal(), new Portal(prepared.statement(), Collections.unmodifiableList(values),
+                bind.resultFormats()));
+        ctx.write(Empty.BIND_COMPLETE);
+    }
+
+    void describe(Describe describe) {
+        if (describe.kind() == 'S') {
+            Statement statement = statement(describe.name()).statement();
+            List<PgType> types = statement == null ? List.of() : statement.parameterTypes();
+            ctx.write(new ParameterDescription(types.stream().mapToInt(PgType::oid).toArray()));
+            List<Column> columns = statement == null ? List.of() : session.describe(statement);
+            ctx.write(columns.isEmpty() ? Empty.NO_DATA : new RowDescription(columns));
+            return;
+        }
+        Portal portal = portal(describe.name());
+        List<Column> columns = portal.statement == null ? List.of()
+                : portal.executed() ? portal.result.columns() : session.describe(portal.statement);
+        portal.described = columns;
+        if (columns.isEmpty()) {
+            ctx.write(Empty.NO_DATA);
+            return;
+        }
+        WireValues.checkFormats(portal.resultFormats, columns.size(), "result");
+        short[] formats = new short[columns.size()];
+        for (int i = 0; i < formats.length; i++) {
+            formats[i] = WireValues.format(portal.resultFormats, i);
+        }
+        ctx.write(new RowDescription(columns, formats));
+    }
+
+    /**
+     * Execute: answers at once when the portal has run already (or is empty); otherwise runs the statement and
+     * returns true: the listener hears when it has ended.
+     */
+    boolean execute(Execute execute, Listener listener) {
+        Portal portal = portal(execute.portal());
+        if (portal.statement == null) {
+            ctx.write(EmptyQueryResponse.INSTANCE);
+            return false;
+        }
+        if (portal.executed()) {
+            sendRows(portal, execute.maxRows());
+            return false;
+        }
+        CompletionStage<QueryResult> stage = session.execute(portal.statement, portal.parameters);
+        if (stage == null) {
+            throw new IllegalStateException("Session.execute returned no result stage");
+        }
+        stage.whenComplete((result, error) -> {
+            try {
+                ctx.executor().execute(() -> completed(portal, execute.maxRows(), result, error, listener));
+            } catch (RejectedExecutionException shutDown) {
+                listener.abandoned();
+            }
+        });
+        return true;
+    }
+
+    private void completed(Portal portal, int maxRows, QueryResult result, Throwable error, Listener listener) {
+        if (error != null) {
+            listener.executed(ErrorResponses.unwrap(error));
+            return;
+        }
+        try {
+            if (result == null) {
+                throw new IllegalStateException("Session.execute completed without a result");
+            }
+            if (result.copyIn() != null) {
+                result.copyIn().abort();
+                throw new PgException(ErrorResponses.FEATURE_NOT_SUPPORTED,
+                        "COPY FROM STDIN runs in the simple query protocol only");
+            }
+            portal.result = result;
+            if (result.notices() != null) {
+                for (String notice : result.notices()) {
+                    ctx.write(new NoticeResponse("00000", notice));
+                }
+            }
+            sendRows(portal, maxRows);
+        } catch (RuntimeException e) {
+            listener.executed(e);
+            return;
+        }
+        listener.executed(null);
+    }
+
+    /** Up to {@code maxRows} (0: all) of the portal's rows, then PortalSuspended or CommandComplete. */
+    private void sendRows(Portal portal, int maxRows) {
+        QueryResult result = portal.result;
+        List<Column> columns = result.columns() == null ? List.of() : result.columns();
+        List<Object[]> rows = portal.rows();
+        if (!columns.isEmpty()) {
+            WireValues.checkFormats(portal.resultFormats, columns.size(), "result");
+        }
+        int end = maxRows <= 0 ? rows.size() : (int) Math.min(rows.size(), (long) portal.sent + maxRows);
+        for (int r = portal.sent; r < end; r++) {
+            ctx.write(dataRow(columns, rows.get(r), portal.resultFormats));
+            if ((r - portal.sent + 1) % SimpleQueryExecution.FLUSH_EVERY_ROWS == 0) {
+                ctx.flush();
+            }
+        }
+        portal.sent = end;
+        if (end < rows.size()) {
+            ctx.write(Empty.PORTAL_SUSPENDED);
+            return;
+        }
+        String tag = result.commandTag();
+        if (tag == null) {
+            tag = columns.isEmpty() ? "" : "SELECT " + rows.size();
+        }
+        ctx.write(new CommandComplete(tag));
+    }
+
+    static DataRow dataRow(List<Column> columns, Object[] row, short[] formats) {
+        if (row == null || row.length != columns.size()) {
+            throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
+                    + columns.size() + " columns");
+        }
+        byte[][] values = new byte[row.length][];
+        for (int i = 0; i < row.length; i++) {
+            values[i] = WireValues.encode(columns.get(i).type(), row[i], WireValues.format(formats, i));
+        }
+        return new DataRow(values);
+    }
+
+    void close(Close close) {
+        if (close.kind() == 'S') {
+            statements.remove(close.name());
+        } else {
+            portals.remove(close.name());
+        }
+        ctx.write(Empty.CLOSE_COMPLETE);
+    }
+
+    /** Sync: the unnamed portal ends; outside a transaction block every portal does. */
+    void sync(char transactionStatus) {
+        if (transactionStatus == 'I') {
+            portals.clear();
+        } else {
+            portals.remove("");
+        }
+    }
+
+    /** A simple Query drops the unnamed statement and portal, as in Postgres. */
+    void simpleQuery() {
+        statements.remove("");
+        portals.remove("");
+    }
+
+    private Prepared statement(String name) {
+        Prepared prepared = statements.get(name);
+        if (prepared == null) {
+            throw new PgException("26000", name.isEmpty() ? "unnamed prepared statement does not exist"
+                    : "prepared statement \"" + name + "\" does not exist");
+        }
+        return prepared;
+    }
+
+    private Portal portal(String name) {
+        Portal portal = portals.get(name);
+        if (portal == null) {
+            throw new PgException("34000", name.isEmpty() ? "portal \"\" does not exist"
+                    : "portal \"" + name + "\" does not exist");
+        }
+        return portal;
+    }
+}

@@ -1,0 +1,40 @@
+package io.coilgun.pgwire.protocol;
+
+import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.pgwire.spi.Statement;
+import java.util.List;
+
+/**
+ * A bound statement ready to run (extended protocol): the statement, its parameter values and the result formats
+ * asked for. Once executed it holds the result and how many rows were sent, so an Execute with a row limit can
+ * leave it suspended and the next Execute goes on where it stopped.
+ */
+final class Portal {
+    /** The statement, or null for an empty query string. */
+    final Statement statement;
+    final List<Object> parameters;
+    final short[] resultFormats;
+    /** The columns from Describe, once asked. */
+    List<Column> described;
+    QueryResult result;
+    int sent;
+
+    Portal(Statement statement, List<Object> parameters, short[] resultFormats) {
+        this.statement = statement;
+        this.parameters = parameters;
+        this.resultFormats = resultFormats;
+    }
+
+    boolean executed() {
+        return result != null;
+    }
+
+    boolean exhausted() {
+        return result != null && sent >= rows().size();
+    }
+
+    List<Object[]> rows() {
+        return result.rows() == null ? List.of() : result.rows();
+    }
+}

@@ -1,0 +1,475 @@
+package io.coilgun.pgwire.types;
+
+import io.coilgun.pgwire.spi.PgType;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.Period;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Arrays;
+
+/**
+ * Binary format (format code 1) of Java values, as Postgres' {@code *send}/{@code *recv} functions lay them
+ * out: big-endian integers, IEEE floats, UTF-8 text, raw bytea, and for dates and times counts since
+ * 2000-01-01 (days for date, microseconds for timestamp and timestamptz, whose value is UTC).
+ *
+ * <p>{@link #encode} accepts the Java types {@link PgTextEncoder} accepts for the same {@link PgType}, plus
+ * {@link PgInterval}; {@link #decode} returns the types listed on {@link io.coilgun.pgwire.spi.QueryResult},
+ * plus {@link PgInterval} for interval. Infinite dates and timestamps map to {@code MAX}/{@code MIN} of the
+ * java.time type ({@link LocalDate#MAX}, {@link LocalDateTime#MIN}, {@code LocalDateTime.MAX} at UTC for
+ * timestamptz).
+ *
+ * <p>Numeric is Postgres' own layout: int16 count of base-10000 digits, int16 weight (the power of 10000 of
+ * the first digit), uint16 sign ({@code 0x0000} +, {@code 0x4000} −, {@code 0xC000} NaN, {@code 0xD000}
+ * +Infinity, {@code 0xF000} −Infinity), uint16 display scale (decimal digits after the point), then the
+ * digits, most significant first, without leading or trailing zero digits. 12345.678 is {@code 3, 1, 0, 3,
+ * [1, 2345, 6780]}.
+ */
+public final class PgBinaryCodec {
+    /** Days from 1970-01-01 (Java's epoch) to 2000-01-01 (Postgres'). */
+    static final long PG_EPOCH_DAY = 10_957;
+    static final long MICROS_PER_SECOND = 1_000_000;
+    static final long MICROS_PER_DAY = 86_400 * MICROS_PER_SECOND;
+    /** Valid dates, in days since 2000-01-01: 4714-11-24 BC (Julian day 0) up to, excluding, 5874898-01-01. */
+    static final long MIN_DATE = -2_451_545;
+    static final long END_DATE = 2_145_031_949;
+    /** Valid timestamps, in microseconds since 2000-01-01: 4714-11-24 BC 00:00 up to, excluding, 294277-01-01. */
+    static final long MIN_TIMESTAMP = MIN_DATE * MICROS_PER_DAY;
+    static final long END_TIMESTAMP = 9_223_371_331_200_000_000L;
+    /** Java values standing for Postgres' {@code infinity} and {@code -infinity} of timestamptz. */
+    static final OffsetDateTime TIMESTAMPTZ_INFINITY = LocalDateTime.MAX.atOffset(ZoneOffset.UTC);
+    static final OffsetDateTime TIMESTAMPTZ_NEGATIVE_INFINITY = LocalDateTime.MIN.atOffset(ZoneOffset.UTC);
+
+    private static final int NUMERIC_POS = 0x0000;
+    private static final int NUMERIC_NEG = 0x4000;
+    private static final int NUMERIC_NAN = 0xC000;
+    private static final int NUMERIC_PINF = 0xD000;
+    private static final int NUMERIC_NINF = 0xF000;
+    private static final int NUMERIC_DSCALE_MAX = 0x3FFF;
+    private static final int NBASE_DIGITS = 4; // decimal digits per base-10000 digit
+
+    private PgBinaryCodec() {
+    }
+
+    /** The value's binary format, or {@code null} for SQL NULL (sent as length -1). */
+    public static byte[] encode(PgType type, Object value) {
+        if (value == null) {
+            return null;
+        }
+        switch (type) {
+            case BOOL:
+                if (value instanceof Boolean) {
+                    return new byte[] {(byte) ((Boolean) value ? 1 : 0)};
+                }
+                break;
+            case INT2:
+                if (isInteger(value)) {
+                    return ByteBuffer.allocate(2).putShort((short) integer(value, Short.MIN_VALUE, Short.MAX_VALUE,
+                            "smallint")).array();
+                }
+                break;
+            case INT4:
+                if (isInteger(value)) {
+                    return ByteBuffer.allocate(4).putInt((int) integer(value, Integer.MIN_VALUE, Integer.MAX_VALUE,
+                            "integer")).array();
+                }
+                break;
+            case INT8:
+                if (isInteger(value)) {
+                    return ByteBuffer.allocate(8).putLong(integer(value, Long.MIN_VALUE, Long.MAX_VALUE,
+                            "bigint")).array();
+                }
+                break;
+            case FLOAT4:
+                if (value instanceof Number) {
+                    return ByteBuffer.allocate(4).putFloat(((Number) value).floatValue()).array();
+                }
+                break;
+            case FLOAT8:
+                if (value instanceof Number) {
+                    return ByteBuffer.allocate(8).putDouble(((Number) value).doubleValue()).array();
+                }
+                break;
+            case NUMERIC:
+                if (value instanceof Number) {
+                    return numeric((Number) value);
+                }
+                break;
+            case TEXT:
+            case VARCHAR:
+                return value.toString().getBytes(StandardCharsets.UTF_8);
+            case BYTEA:
+                if (value instanceof byte[]) {
+                    return ((byte[]) value).clone();
+                }
+                break;
+            case DATE:
+                if (value instanceof LocalDate) {
+                    return ByteBuffer.allocate(4).putInt(date((LocalDate) value)).array();
+                }
+                break;
+            case TIMESTAMP:
+                if (value instanceof LocalDateTime) {
+                    return ByteBuffer.allocate(8).putLong(timestamp((LocalDateTime) value)).array();
+                }
+                break;
+            case TIMESTAMPTZ:
+                Long micros = timestamptz(value);
+                if (micros != null) {
+                    return ByteBuffer.allocate(8).putLong(micros).array();
+                }
+                break;
+            case INTERVAL:
+                PgInterval interval = interval(value);
+                if (interval != null) {
+                    return ByteBuffer.allocate(16).putLong(interval.micros()).putInt(interval.days())
+                            .putInt(interval.months()).array();
+                }
+                break;
+            default:
+                break;
+        }
+        throw new IllegalArgumentException(
+                "cannot encode a " + value.getClass().getName() + " as " + type.name().toLowerCase());
+    }
+
+    /** {@link #decode(PgType, byte[], int, int)} of the whole array; {@code null} stays {@code null}. */
+    public static Object decode(PgType type, byte[] bytes) {
+        return bytes == null ? null : decode(type, bytes, 0, bytes.length);
+    }
+
+    /**
+     * The Java value of {@code length} bytes of binary format at {@code offset}.
+     *
+     * @throws PgInputException with SQLSTATE 22P03 when the bytes are not the type's binary format (wrong
+     *     length, bad numeric header), 22008 for dates and timestamps outside Postgres' range, 22021 for text
+     *     that is not UTF-8 and 0A000 for numeric NaN and ±Infinity, which {@link BigDecimal} cannot hold
+     */
+    public static Object decode(PgType type, byte[] bytes, int offset, int length) {
+        ByteBuffer in = ByteBuffer.wrap(bytes, offset, length);
+        switch (type) {
+            case BOOL:
+                checkLength(type, length, 1);
+                return in.get() != 0; // boolrecv: any non-zero byte is true
+            case INT2:
+                checkLength(type, length, 2);
+                return in.getShort();
+            case INT4:
+                checkLength(type, length, 4);
+                return in.getInt();
+            case INT8:
+                checkLength(type, length, 8);
+                return in.getLong();
+            case FLOAT4:
+                checkLength(type, length, 4);
+                return in.getFloat();
+            case FLOAT8:
+                checkLength(type, length, 8);
+                return in.getDouble();
+            case NUMERIC:
+                return numeric(in);
+            case TEXT:
+            case VARCHAR:
+                return utf8(bytes, offset, length);
+            case BYTEA:
+                return Arrays.copyOfRange(bytes, offset, offset + length);
+            case DATE:
+                checkLength(type, length, 4);
+                return date(in.getInt());
+            case TIMESTAMP:
+                checkLength(type, length, 8);
+                return timestamp(in.getLong());
+            case TIMESTAMPTZ:
+                checkLength(type, length, 8);
+                LocalDateTime utc = timestamp(in.getLong());
+                return utc.atOffset(ZoneOffset.UTC);
+            case INTERVAL:
+                checkLength(type, length, 16);
+                long micros = in.getLong();
+                int days = in.getInt();
+                return new PgInterval(in.getInt(), days, micros);
+            default:
+                throw new IllegalArgumentException("no binary format for type " + type.name().toLowerCase());
+        }
+    }
+
+    /** The text of UTF-8 bytes; malformed UTF-8 and NUL are refused as Postgres refuses them. */
+    static String utf8(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            if (bytes[i] == 0) {
+                throw invalidUtf8("0x00");
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, offset, length))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw invalidUtf8(e.getMessage());
+        }
+    }
+
+    private static PgInputException invalidUtf8(String detail) {
+        return new PgInputException(PgInputException.CHARACTER_NOT_IN_REPERTOIRE,
+                "invalid byte sequence for encoding \"UTF8\": " + detail);
+    }
+
+    private static void checkLength(PgType type, int length, int expected) {
+        if (length != expected) {
+            throw binaryError(type.name().toLowerCase() + " needs " + expected + " bytes, got " + length);
+        }
+    }
+
+    private static PgInputException binaryError(String message) {
+        return new PgInputException(PgInputException.INVALID_BINARY_REPRESENTATION, message);
+    }
+
+    // ---- integers
+
+    private static boolean isInteger(Object value) {
+        return value instanceof Long || value instanceof Integer || value instanceof Short
+                || value instanceof Byte || value instanceof BigInteger;
+    }
+
+    private static long integer(Object value, long min, long max, String typeName) {
+        if (value instanceof BigInteger) {
+            BigInteger big = (BigInteger) value;
+            if (big.bitLength() < Long.SIZE && big.longValue() >= min && big.longValue() <= max) {
+                return big.longValue();
+            }
+        } else {
+            long v = ((Number) value).longValue();
+            if (v >= min && v <= max) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("value " + value + " is out of range for type " + typeName);
+    }
+
+    // ---- numeric
+
+    private static byte[] numeric(Number value) {
+        if (value instanceof Double || value instanceof Float) {
+            double d = value.doubleValue();
+            if (Double.isNaN(d)) {
+                return numericHeader(0, 0, NUMERIC_NAN, 0).array();
+            }
+            if (Double.isInfinite(d)) {
+                return numericHeader(0, 0, d > 0 ? NUMERIC_PINF : NUMERIC_NINF, 0).array();
+            }
+        }
+        return numeric(toBigDecimal(value));
+    }
+
+    private static BigDecimal toBigDecimal(Number value) {
+        if (value instanceof BigDecimal) {
+            return (BigDecimal) value;
+        }
+        if (value instanceof BigInteger) {
+            return new BigDecimal((BigInteger) value);
+        }
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return BigDecimal.valueOf(value.longValue());
+        }
+        try {
+            return new BigDecimal(value.toString()); // Double and Float by their shortest decimal, like the text
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("cannot encode " + value + " as numeric", e);
+        }
+    }
+
+    private static byte[] numeric(BigDecimal value) {
+        int dscale = Math.max(value.scale(), 0);
+        if (dscale > NUMERIC_DSCALE_MAX) {
+            throw new IllegalArgumentException("value overflows numeric format: scale " + dscale);
+        }
+        if (value.signum() == 0) {
+            return numericHeader(0, 0, NUMERIC_POS, dscale).array();
+        }
+        // value = unscaled * 10^-exp with no trailing decimal zeros; move the point right to a multiple of
+        // 4 digits (fractionDigits base-10000 digits after it) so the decimal digits group into base 10000.
+        BigDecimal stripped = value.stripTrailingZeros();
+        int exp = stripped.scale();
+        int fractionDigits = Math.floorDiv(exp + NBASE_DIGITS - 1, NBASE_DIGITS);
+        String decimal = stripped.unscaledValue().abs().toString() + "000".substring(0,
+                fractionDigits * NBASE_DIGITS - exp);
+        int ndigits = (decimal.length() + NBASE_DIGITS - 1) / NBASE_DIGITS;
+        int weight = ndigits - 1 - fractionDigits;
+        if (ndigits > 0xFFFF || weight > Short.MAX_VALUE || weight < Short.MIN_VALUE) {
+            throw new IllegalArgumentException("value overflows numeric format");
+        }
+        short[] digits = new short[ndigits];
+        int end = decimal.length();
+        for (int i = ndigits - 1; i >= 0; i--, end -= NBASE_DIGITS) {
+            digits[i] = Short.parseShort(decimal.substring(Math.max(end - NBASE_DIGITS, 0), end));
+        }
+        while (digits[ndigits - 1] == 0) { // the last group holds the last non-zero digit; kept as a guard
+            ndigits--;
+        }
+        ByteBuffer out = numericHeader(ndigits, weight, value.signum() < 0 ? NUMERIC_NEG : NUMERIC_POS, dscale);
+        for (int i = 0; i < ndigits; i++) {
+            out.putShort(digits[i]);
+        }
+        return Arrays.copyOf(out.array(), out.position());
+    }
+
+    private static ByteBuffer numericHeader(int ndigits, int weight, int sign, int dscale) {
+        return ByteBuffer.allocate(8 + 2 * ndigits).putShort((short) ndigits).putShort((short) weight)
+                .putShort((short) sign).putShort((short) dscale);
+    }
+
+    /** numeric_recv: checks the header and digits, then truncates digits the display scale hides. */
+    private static BigDecimal numeric(ByteBuffer in) {
+        if (in.remaining() < 8) {
+            throw binaryError("numeric needs at least 8 bytes, got " + in.remaining());
+        }
+        int ndigits = Short.toUnsignedInt(in.getShort());
+        int weight = in.getShort();
+        int sign = Short.toUnsignedInt(in.getShort());
+        int dscale = Short.toUnsignedInt(in.getShort());
+        if (in.remaining() != 2 * ndigits) {
+            throw binaryError("numeric with " + ndigits + " digits needs " + (8 + 2 * ndigits) + " bytes, got "
+                    + (8 + in.remaining()));
+        }
+        if (sign == NUMERIC_NAN || sign == NUMERIC_PINF || sign == NUMERIC_NINF) {
+            throw new PgInputException(PgInputException.FEATURE_NOT_SUPPORTED, "numeric "
+                    + (sign == NUMERIC_NAN ? "NaN" : sign == NUMERIC_PINF ? "Infinity" : "-Infinity")
+                    + " is not supported (no BigDecimal for it)");
+        }
+        if (sign != NUMERIC_POS && sign != NUMERIC_NEG) {
+            throw binaryError("invalid sign in external \"numeric\" value");
+        }
+        if (dscale > NUMERIC_DSCALE_MAX) {
+            throw binaryError("invalid scale in external \"numeric\" value");
+        }
+        StringBuilder decimal = new StringBuilder(ndigits * NBASE_DIGITS + 1).append(sign == NUMERIC_NEG ? "-" : "");
+        for (int i = 0; i < ndigits; i++) {
+            short digit = in.getShort();
+            if (digit < 0 || digit > 9999) {
+                throw binaryError("invalid digit in external \"numeric\" value");
+            }
+            String group = Integer.toString(digit);
+            decimal.append("0000", group.length(), NBASE_DIGITS).append(group);
+        }
+        if (ndigits == 0) {
+            return BigDecimal.ZERO.setScale(dscale);
+        }
+        // The digits read as an integer, the last one being the (weight - ndigits + 1)-th power of 10000.
+        BigDecimal result = new BigDecimal(new BigInteger(decimal.toString()),
+                (ndigits - 1 - weight) * NBASE_DIGITS);
+        return result.setScale(dscale, RoundingMode.DOWN);
+    }
+
+    // ---- dates and times
+
+    private static int date(LocalDate date) {
+        if (date.equals(LocalDate.MAX)) {
+            return Integer.MAX_VALUE;
+        }
+        if (date.equals(LocalDate.MIN)) {
+            return Integer.MIN_VALUE;
+        }
+        long days = date.toEpochDay() - PG_EPOCH_DAY;
+        if (days < MIN_DATE || days >= END_DATE) {
+            throw new IllegalArgumentException("date out of range: " + date);
+        }
+        return (int) days;
+    }
+
+    /** The date {@code days} after 2000-01-01; ±infinity as MAX/MIN; 22008 outside the range. */
+    static LocalDate date(int days) {
+        if (days == Integer.MAX_VALUE) {
+            return LocalDate.MAX;
+        }
+        if (days == Integer.MIN_VALUE) {
+            return LocalDate.MIN;
+        }
+        if (days < MIN_DATE || days >= END_DATE) {
+            throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW, "date out of range");
+        }
+        return LocalDate.ofEpochDay(days + PG_EPOCH_DAY);
+    }
+
+    /** Microseconds since 2000-01-01 00:00 (sub-microseconds truncated), or ±infinity for MAX/MIN. */
+    static long timestamp(LocalDateTime timestamp) {
+        if (timestamp.equals(LocalDateTime.MAX)) {
+            return Long.MAX_VALUE;
+        }
+        if (timestamp.equals(LocalDateTime.MIN)) {
+            return Long.MIN_VALUE;
+        }
+        long days = timestamp.toLocalDate().toEpochDay() - PG_EPOCH_DAY;
+        if (days >= MIN_DATE && days < END_TIMESTAMP / MICROS_PER_DAY + 1) {
+            long micros = days * MICROS_PER_DAY + timestamp.toLocalTime().toNanoOfDay() / 1000;
+            if (micros >= MIN_TIMESTAMP && micros < END_TIMESTAMP) {
+                return micros;
+            }
+        }
+        throw new IllegalArgumentException("timestamp out of range: " + timestamp);
+    }
+
+    /** The timestamp {@code micros} after 2000-01-01 00:00; ±infinity as MAX/MIN; 22008 outside the range. */
+    static LocalDateTime timestamp(long micros) {
+        if (micros == Long.MAX_VALUE) {
+            return LocalDateTime.MAX;
+        }
+        if (micros == Long.MIN_VALUE) {
+            return LocalDateTime.MIN;
+        }
+        if (micros < MIN_TIMESTAMP || micros >= END_TIMESTAMP) {
+            throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+        }
+        return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, MICROS_PER_SECOND) + PG_EPOCH_DAY * 86_400,
+                (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1000, ZoneOffset.UTC);
+    }
+
+    /** timestamptz microseconds of the types {@link PgTextEncoder} takes for it, or null for another type. */
+    private static Long timestamptz(Object value) {
+        LocalDateTime utc;
+        if (value instanceof OffsetDateTime || value instanceof ZonedDateTime) {
+            OffsetDateTime odt = value instanceof OffsetDateTime ? (OffsetDateTime) value
+                    : ((ZonedDateTime) value).toOffsetDateTime();
+            LocalDateTime local = odt.toLocalDateTime();
+            if (local.equals(LocalDateTime.MAX) || local.equals(LocalDateTime.MIN)) {
+                return timestamp(local); // OffsetDateTime.MAX/MIN or TIMESTAMPTZ_(NEGATIVE_)INFINITY
+            }
+            utc = odt.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
+        } else if (value instanceof Instant) {
+            Instant instant = (Instant) value;
+            if (instant.equals(Instant.MAX) || instant.equals(Instant.MIN)) {
+                return instant.equals(Instant.MAX) ? Long.MAX_VALUE : Long.MIN_VALUE;
+            }
+            utc = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+        } else if (value instanceof LocalDateTime) {
+            utc = (LocalDateTime) value; // taken as UTC, the session time zone
+        } else {
+            return null;
+        }
+        return timestamp(utc);
+    }
+
+    private static PgInterval interval(Object value) {
+        if (value instanceof PgInterval) {
+            return (PgInterval) value;
+        }
+        if (value instanceof Duration) {
+            return PgInterval.of((Duration) value);
+        }
+        if (value instanceof Period) {
+            return PgInterval.of((Period) value);
+        }
+        return null;
+    }
+}

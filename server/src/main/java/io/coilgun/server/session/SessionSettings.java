@@ -1,0 +1,99 @@
+package io.coilgun.server.session;
+
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.planner.error.SqlState;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The run-time parameters of one session as {@code SET} and {@code SHOW} see them. The defaults describe how
+ * pgwire encodes values (and match its ParameterStatus messages); {@code SET} stores any name so drivers'
+ * settings are accepted, but none of them changes Coilgun's behaviour yet.
+ */
+final class SessionSettings {
+    private static final Map<String, String[]> DEFAULTS = new LinkedHashMap<>();
+
+    static {
+        define("application_name", "", "Sets the application name to be reported in statistics and logs.");
+        define("client_encoding", "UTF8", "Sets the client's character set encoding.");
+        define("DateStyle", "ISO, MDY", "Sets the display format for date and time values.");
+        define("default_transaction_isolation", "read committed", "Sets the transaction isolation level of each new transaction.");
+        define("default_transaction_read_only", "off", "Sets the default read-only status of new transactions.");
+        define("extra_float_digits", "1", "Sets the number of digits displayed for floating-point values.");
+        define("integer_datetimes", "on", "Shows whether datetimes are integer based.");
+        define("IntervalStyle", "postgres", "Sets the display format for interval values.");
+        define("is_superuser", "on", "Shows whether the current user is a superuser.");
+        define("lc_collate", "C", "Shows the collation order locale.");
+        define("lc_ctype", "C", "Shows the character classification and case conversion locale.");
+        define("max_identifier_length", "63", "Shows the maximum identifier length.");
+        define("search_path", "\"$user\", public", "Sets the schema search order for names that are not schema-qualified.");
+        define("server_encoding", "UTF8", "Shows the server (database) character set encoding.");
+        define("server_version", "15.0", "Shows the server version.");
+        define("server_version_num", "150000", "Shows the server version as an integer.");
+        define("standard_conforming_strings", "on", "Causes '...' strings to treat backslashes literally.");
+        define("statement_timeout", "0", "Sets the maximum allowed duration of any statement.");
+        define("TimeZone", "UTC", "Sets the time zone for displaying and interpreting time stamps.");
+        define("transaction_isolation", "read committed", "Sets the current transaction's isolation level.");
+        define("transaction_read_only", "off", "Sets the current transaction's read-only status.");
+    }
+
+    private final Map<String, String> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+
+    private static void define(String name, String value, String description) {
+        DEFAULTS.put(name.toLowerCase(Locale.ROOT), new String[] {name, value, description});
+    }
+
+    SessionSettings(String user, String applicationName) {
+        for (String[] d : DEFAULTS.values()) {
+            values.put(d[0], d[1]);
+        }
+        values.put("session_authorization", user);
+        if (applicationName != null) {
+            values.put("application_name", applicationName);
+        }
+    }
+
+    /** {@code SET name = value}; {@code RESET name} when value is null. */
+    void set(String name, String value) {
+        String[] d = DEFAULTS.get(name.toLowerCase(Locale.ROOT));
+        if (value == null) {
+            if (d != null) {
+                values.put(d[0], d[1]);
+            } else {
+                values.remove(name);
+            }
+        } else {
+            values.put(d != null ? d[0] : name.toLowerCase(Locale.ROOT), value);
+        }
+    }
+
+    /** @throws PgException 42704 for a name never set and not built in, as Postgres says */
+    String get(String name) {
+        String value = values.get(name);
+        if (value == null) {
+            throw new PgException(SqlState.UNDEFINED_OBJECT.code(),
+                    "unrecognized configuration parameter \"" + name + "\"");
+        }
+        return value;
+    }
+
+    /** The name as Postgres spells it in SHOW's column header. */
+    String displayName(String name) {
+        String[] d = DEFAULTS.get(name.toLowerCase(Locale.ROOT));
+        return d != null ? d[0].toLowerCase(Locale.ROOT) : name;
+    }
+
+    /** SHOW ALL: name, setting, description. */
+    List<Object[]> all() {
+        List<Object[]> rows = new ArrayList<>();
+        values.forEach((name, value) -> {
+            String[] d = DEFAULTS.get(name.toLowerCase(Locale.ROOT));
+            rows.add(new Object[] {name, value, d == null ? "" : d[2]});
+        });
+        return rows;
+    }
+}
