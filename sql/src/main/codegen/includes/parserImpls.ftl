@@ -196,6 +196,89 @@ SqlNode SqlTransaction() :
     }
 }
 
+/**
+ * Parses {@code COPY stream [(column, ...)] FROM STDIN} with options either as Postgres writes them today,
+ * {@code [WITH] (FORMAT csv, HEADER [true|match], DELIMITER ',', NULL '', QUOTE '"', ESCAPE '"')}, or in the old
+ * style {@code [WITH] CSV HEADER DELIMITER [AS] ','} (what psql's \copy passes on).
+ */
+SqlNode SqlCopy() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    SqlNodeList columns = null;
+    final List<SqlNode> copyOptions = new ArrayList<SqlNode>();
+}
+{
+    <COPY> { s = span(); } name = SimpleIdentifier()
+    [ columns = ParenthesizedSimpleIdentifierList() ]
+    <FROM> <STDIN>
+    [ <WITH> ]
+    [
+        <LPAREN> CopyOption(copyOptions) ( <COMMA> CopyOption(copyOptions) )* <RPAREN>
+    |
+        ( CopyLegacyOption(copyOptions) )+
+    ]
+    {
+        return new SqlCopy(s.end(this), name, columns, new SqlNodeList(copyOptions, s.end(this)));
+    }
+}
+
+/** One {@code name [value]} of COPY's parenthesized options; a name alone means true. */
+void CopyOption(List<SqlNode> list) :
+{
+    final SqlIdentifier key;
+    SqlLiteral value = null;
+    SqlIdentifier word;
+    SqlNode node;
+}
+{
+    key = CopyOptionName()
+    [
+        node = StringLiteral() { value = (SqlLiteral) node; }
+    |
+        word = SimpleIdentifier() { value = SqlLiteral.createCharString(word.getSimple(), word.getParserPosition()); }
+    |
+        <TRUE> { value = SqlLiteral.createBoolean(true, getPos()); }
+    |
+        <FALSE> { value = SqlLiteral.createBoolean(false, getPos()); }
+    |
+        value = UnsignedNumericLiteral()
+    ]
+    {
+        list.add(new SqlOption(key.getParserPosition(), key,
+            value != null ? value : SqlLiteral.createBoolean(true, key.getParserPosition())));
+    }
+}
+
+/** One old-style COPY option: {@code CSV}, {@code HEADER}, {@code BINARY}, or {@code name [AS] 'string'}. */
+void CopyLegacyOption(List<SqlNode> list) :
+{
+    final SqlIdentifier key;
+    SqlLiteral value = null;
+    SqlNode node;
+}
+{
+    key = CopyOptionName()
+    [ [ <AS> ] node = StringLiteral() { value = (SqlLiteral) node; } ]
+    {
+        list.add(new SqlOption(key.getParserPosition(), key,
+            value != null ? value : SqlLiteral.createBoolean(true, key.getParserPosition())));
+    }
+}
+
+/** A COPY option name: an identifier, or the reserved words NULL and ESCAPE. */
+SqlIdentifier CopyOptionName() :
+{
+    final SqlIdentifier id;
+}
+{
+    id = SimpleIdentifier() { return id; }
+|
+    <NULL> { return new SqlIdentifier("null", getPos()); }
+|
+    <ESCAPE> { return new SqlIdentifier("escape", getPos()); }
+}
+
 /** Consumes every token up to the next {@code ;} or the end of input. */
 JAVACODE void SkipToStatementEnd() {
     while (getToken(1).kind != SEMICOLON && getToken(1).kind != EOF) {

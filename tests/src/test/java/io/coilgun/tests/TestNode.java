@@ -41,10 +41,15 @@ final class TestNode implements AutoCloseable {
         return node.port();
     }
 
-    /** A pgjdbc connection in simple query mode (the extended protocol comes with a later issue). */
+    /** A pgjdbc connection with the driver's defaults (extended protocol, server-prepared statements). */
     Connection connect() throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port()
-                + "/coilgun?preferQueryMode=simple&user=tester&connectTimeout=10&socketTimeout=60");
+        return connect("");
+    }
+
+    /** A pgjdbc connection with extra URL parameters, e.g. {@code preferQueryMode=simple&} (end each with &). */
+    Connection connect(String extraParameters) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port() + "/coilgun?" + extraParameters
+                + "user=tester&connectTimeout=10&socketTimeout=60");
     }
 
     @Override

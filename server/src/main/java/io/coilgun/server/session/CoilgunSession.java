@@ -13,6 +13,7 @@ import io.coilgun.planner.model.ColumnType;
 import io.coilgun.server.CoilgunNode;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
+import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
@@ -147,6 +148,9 @@ public final class CoilgunSession implements Session {
             return CompletableFuture.completedFuture(QueryResult.command(set.value() == null ? "RESET" : "SET"));
         } else if (compiled instanceof ShowStatement show) {
             return CompletableFuture.completedFuture(show(show.name()));
+        } else if (compiled instanceof CopyStatement copy) {
+            return CompletableFuture.completedFuture(QueryResult.copyIn(
+                    new StreamCopyIn(copy, node.compiler(), node.inserter())));
         } else if (compiled instanceof TransactionStatement tx) {
             return CompletableFuture.completedFuture(transaction(tx));
         }

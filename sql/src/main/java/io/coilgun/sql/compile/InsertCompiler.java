@@ -48,6 +48,63 @@ final class InsertCompiler {
         return new InsertStatement(stream, rows, returning);
     }
 
+    /** {@code COPY stream [(columns)] FROM STDIN [options]}: the target and the options, checked. */
+    static CopyStatement copy(SqlText sql, io.coilgun.sql.parser.SqlCopy copy, Catalog catalog) {
+        String name = copy.name().getSimple();
+        StreamDef stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
+                "stream \"" + name + "\" does not exist", copy.name()));
+        int[] targets = targetColumns(sql, stream, copy.columns());
+        List<String> names = new ArrayList<>();
+        for (int t : targets) {
+            names.add(stream.column(t).name());
+        }
+        java.util.Map<String, String> options = new java.util.HashMap<>();
+        for (io.coilgun.sql.parser.SqlOption option : copy.options()) {
+            String key = option.keyName().toLowerCase(java.util.Locale.ROOT);
+            String value = option.valueAsString();
+            switch (key) {
+                case "csv" -> options.put("format", "csv");
+                case "binary" -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                        "COPY in binary format is not supported (use text or csv)", option);
+                case "format" -> {
+                    String format = value.toLowerCase(java.util.Locale.ROOT);
+                    if (format.equals("binary")) {
+                        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                                "COPY in binary format is not supported (use text or csv)", option);
+                    }
+                    if (!format.equals("text") && !format.equals("csv")) {
+                        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "COPY format \"" + value
+                                + "\" not recognized", option);
+                    }
+                    options.put(key, format);
+                }
+                case "header", "delimiter", "null", "quote", "escape" -> {
+                    if (options.put(key, value) != null) {
+                        throw sql.error(SqlState.SYNTAX_ERROR, "conflicting or redundant options", option);
+                    }
+                }
+                default -> throw sql.error(SqlState.SYNTAX_ERROR, "option \"" + key + "\" not recognized",
+                        option);
+            }
+        }
+        return new CopyStatement(stream, targets, names, options);
+    }
+
+    /**
+     * One COPY row (text fields, null = NULL) as a complete, valid event, with the checks and conversions of an
+     * INSERT of the same values as quoted strings.
+     */
+    static Object[] copyRow(CopyStatement copy, String[] fields, ValueConverter values) {
+        int[] numbers = new int[fields.length];
+        List<SqlNode> exprs = new ArrayList<>(fields.length);
+        for (int i = 0; i < fields.length; i++) {
+            numbers[i] = i + 1;
+            exprs.add(new SqlDynamicParam(i, org.apache.calcite.sql.parser.SqlParserPos.ZERO));
+        }
+        SqlText sql = new SqlText("", numbers, java.util.Arrays.asList((Object[]) fields));
+        return row(sql, copy.stream(), copy.targets(), exprs, null, values);
+    }
+
     /**
      * Sets {@code types[n - 1]} to the column type of each parameter $n written as a value of the INSERT; leaves the
      * rest alone. Says nothing about an INSERT that would not compile: executing it reports that.

@@ -112,6 +112,16 @@ public final class StatementCompiler {
     }
 
     /**
+     * One row of a COPY as a complete, valid event (see {@link CopyStatement}).
+     *
+     * @throws io.coilgun.planner.error.CoilgunException when a field does not read as its column's type or a
+     *     required value is missing
+     */
+    public Object[] copyRow(CopyStatement copy, String[] fields) {
+        return InsertCompiler.copyRow(copy, fields, values);
+    }
+
+    /**
      * The column type each parameter $1..$n of a statement takes where the statement says (an INSERT value goes
      * to its column's type), null where it does not.
      */
@@ -154,6 +164,9 @@ public final class StatementCompiler {
         }
         if (node instanceof SqlShowObjects show) {
             return show.metrics() ? showMetrics() : show.streams() ? showStreams() : new ShowStatement(show.what());
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlCopy copy) {
+            return InsertCompiler.copy(sql, copy, catalog);
         }
         if (node instanceof SqlTransaction tx) {
             return new TransactionStatement(tx.kind());

@@ -1,0 +1,100 @@
+package io.coilgun.server.session;
+
+import io.coilgun.pgwire.copy.CopyFormat;
+import io.coilgun.pgwire.spi.CopyIn;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.sql.compile.CopyStatement;
+import io.coilgun.sql.compile.InsertStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code COPY stream FROM STDIN}: every row is converted and checked as it arrives (the first bad one fails the
+ * COPY, with its line), and only at CopyDone are the rows published, all of them, as one multi-row INSERT.
+ */
+final class StreamCopyIn implements CopyIn {
+    private final CopyStatement copy;
+    private final CopyFormat format;
+    private final StatementCompiler compiler;
+    private final Inserter inserter;
+    private List<Object[]> rows = new ArrayList<>();
+
+    StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter) {
+        this.copy = copy;
+        this.compiler = compiler;
+        this.inserter = inserter;
+        this.format = format(copy.options());
+    }
+
+    /** The options as pgwire's COPY reader takes them (it checks their combinations as Postgres does). */
+    private static CopyFormat format(Map<String, String> options) {
+        CopyFormat.Format kind = "csv".equals(options.get("format")) ? CopyFormat.Format.CSV : CopyFormat.Format.TEXT;
+        String header = options.get("header");
+        CopyFormat.Header h = null;
+        if (header != null) {
+            h = switch (header.toLowerCase(Locale.ROOT)) {
+                case "true", "on", "1" -> CopyFormat.Header.TRUE;
+                case "false", "off", "0" -> CopyFormat.Header.FALSE;
+                case "match" -> CopyFormat.Header.MATCH;
+                default -> throw new PgException("22023", "header requires a Boolean value or \"match\"");
+            };
+        }
+        return CopyFormat.of(kind, options.get("delimiter"), options.get("null"), h, options.get("quote"),
+                options.get("escape"));
+    }
+
+    @Override
+    public List<String> columns() {
+        return copy.columnNames();
+    }
+
+    @Override
+    public String target() {
+        return copy.stream().name();
+    }
+
+    @Override
+    public CopyFormat format() {
+        return format;
+    }
+
+    @Override
+    public void row(long line, String[] fields) {
+        try {
+            rows.add(compiler.copyRow(copy, fields));
+        } catch (CoilgunException e) {
+            throw new PgException(e.state().code(), e.getMessage()) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                public String context() {
+                    return "COPY " + copy.stream().name() + ", line " + line;
+                }
+            };
+        }
+    }
+
+    @Override
+    public CompletionStage<QueryResult> finish() {
+        List<Object[]> all = rows;
+        rows = List.of();
+        if (all.isEmpty()) {
+            return CompletableFuture.completedFuture(QueryResult.command("COPY 0"));
+        }
+        return inserter.insert(new InsertStatement(copy.stream(), all, false)).thenApply(r ->
+                new QueryResult(List.of(), List.of(), "COPY " + r.commandTag().substring("INSERT 0 ".length()),
+                        r.notices()));
+    }
+
+    @Override
+    public void abort() {
+        rows = List.of();
+    }
+}

@@ -1,0 +1,199 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.LocalDateTime;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.PGConnection;
+import org.postgresql.util.PSQLException;
+
+/**
+ * Ordinary Postgres clients against a real node with no special flags: pgjdbc in its default extended-protocol
+ * mode (server-prepared statements, binary transfer, batches rewritten into multi-row INSERTs, transactions,
+ * COPY through CopyManager).
+ */
+@Tag("integration")
+@Timeout(300)
+class PostgresClientsIT {
+    @TempDir
+    static Path dir;
+    private static TestNode node;
+
+    @BeforeAll
+    static void start() throws SQLException {
+        node = new TestNode(dir);
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE, n INTEGER, ok BOOLEAN) "
+                    + "WITH (event_time = 'ts', event_id = 'id', partition_by = 'card', partitions = 2, lateness = '1 day')");
+            s.execute("CREATE METRIC per_card AS SELECT SUM(amount) AS total, COUNT(*) AS cnt FROM pay "
+                    + "GROUP BY card OVER SLIDING INTERVAL '1' HOUR");
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        node.close();
+    }
+
+    private static final LocalDateTime T0 = LocalDateTime.of(2026, 1, 1, 10, 0);
+
+    /** INSERT ... RETURNING * through a prepared statement: the card's total and count after the event. */
+    private static double[] insert(PreparedStatement ps, long id, LocalDateTime ts, String card, double amount)
+            throws SQLException {
+        ps.setLong(1, id);
+        ps.setObject(2, ts);
+        ps.setString(3, card);
+        ps.setDouble(4, amount);
+        try (ResultSet rs = ps.executeQuery()) {
+            assertTrue(rs.next());
+            assertEquals(id, rs.getLong("id"));
+            double[] result = {rs.getDouble("per_card_total"), rs.getLong("per_card_cnt")};
+            assertFalse(rs.next());
+            return result;
+        }
+    }
+
+    @Test
+    void preparedInsertsInTextAndBinary() throws SQLException {
+        String[] modes = {"", "prepareThreshold=0&", "prepareThreshold=1&binaryTransfer=false&"};
+        for (int m = 0; m < modes.length; m++) {
+            String mode = modes[m];
+            String card = "prep-" + m;
+            long base = 1_000 + m * 100L;
+            try (Connection c = node.connect(mode);
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                for (int i = 0; i < 6; i++) { // past pgjdbc's prepareThreshold (5): named statements, binary
+                    double[] r = insert(ps, base + i, T0.plusMinutes(i), card, 1.5);
+                    assertEquals(1.5 * (i + 1), r[0], 1e-9, mode);
+                    assertEquals(i + 1, r[1], mode);
+                }
+            }
+        }
+    }
+
+    @Test
+    void batchesBecomeMultiRowInserts() throws SQLException {
+        try (Connection c = node.connect("reWriteBatchedInserts=true&");
+                PreparedStatement ps = c.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?, ?, ?)")) {
+            for (int i = 0; i < 50; i++) {
+                ps.setLong(1, 5_000 + i);
+                ps.setObject(2, T0.plusSeconds(i));
+                ps.setString(3, "batch");
+                ps.setDouble(4, 2.0);
+                ps.setInt(5, i);
+                ps.setBoolean(6, i % 2 == 0);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            assertEquals(50, java.util.Arrays.stream(counts).map(n -> n == Statement.SUCCESS_NO_INFO ? 1 : n).sum());
+            try (PreparedStatement one = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                double[] r = insert(one, 5_050, T0.plusSeconds(50), "batch", 0.5);
+                assertEquals(100.5, r[0], 1e-9);
+                assertEquals(51, r[1]);
+            }
+        }
+    }
+
+    @Test
+    void aFailingMultiRowInsertAppliesNothingAndSaysWhichRow() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            PSQLException e = assertThrows(PSQLException.class, () -> s.executeUpdate(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (7000, '2026-01-01 10:00', 'atomic', 1), "
+                            + "(7001, '2026-01-01 10:01', 'atomic', 'lots')"));
+            assertEquals("22P02", e.getSQLState());
+            assertTrue(e.getServerErrorMessage().getPosition() > 0, e.getMessage());
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                assertEquals(1, insert(ps, 7002, T0.plusMinutes(2), "atomic", 1.0)[1]);
+            }
+        }
+    }
+
+    @Test
+    void transactionsSettingsAndTypes() throws SQLException {
+        try (Connection c = node.connect()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO pay (id, ts, card, amount) VALUES (8000, '2026-01-01 10:00', 'tx', 3)");
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("SET application_name = 'coilgun-test'");
+                try (ResultSet rs = s.executeQuery("SHOW application_name")) {
+                    assertTrue(rs.next());
+                    assertEquals("coilgun-test", rs.getString(1));
+                }
+                try (ResultSet rs = s.executeQuery("SHOW transaction isolation level")) {
+                    assertTrue(rs.next());
+                    assertEquals("read committed", rs.getString(1));
+                }
+                assertEquals("read committed", isolationName(c));
+                PSQLException unknown = assertThrows(PSQLException.class, () -> s.executeQuery("SHOW no_such_thing"));
+                assertEquals("42704", unknown.getSQLState());
+                PSQLException noParam = assertThrows(PSQLException.class, () -> s.executeUpdate(
+                        "INSERT INTO pay (id, ts, card, amount) VALUES ($1, '2026-01-01 10:00', 'x', 1)"));
+                assertEquals("08P01", noParam.getSQLState(), noParam.getMessage()); // Bind supplies none
+            }
+        }
+    }
+
+    private static String isolationName(Connection c) throws SQLException {
+        return c.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED ? "read committed"
+                : String.valueOf(c.getTransactionIsolation());
+    }
+
+    @Test
+    void copyFromStdinAppliesAllRowsOrNone() throws Exception {
+        try (Connection c = node.connect()) {
+            var copy = c.unwrap(PGConnection.class).getCopyAPI();
+            long n = copy.copyIn("COPY pay (id, ts, card, amount) FROM STDIN WITH (FORMAT csv, HEADER true)",
+                    new StringReader("id,ts,card,amount\n9000,2026-01-01 10:00:00,copy,1.25\n"
+                            + "9001,2026-01-01 10:00:01,copy,2.75\n9002,2026-01-01 10:00:02,copy,\"3\"\n"));
+            assertEquals(3, n);
+            PSQLException bad = assertThrows(PSQLException.class, () -> copy.copyIn(
+                    "COPY pay (id, ts, card, amount) FROM STDIN",
+                    new StringReader("9003\t2026-01-01 10:00:03\tcopy\t1\n9004\tyesterday\tcopy\t1\n")));
+            assertEquals("22007", bad.getSQLState());
+            assertTrue(bad.getServerErrorMessage().getWhere().contains("line 2"), bad.getMessage());
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                double[] r = insert(ps, 9005, T0.plusSeconds(5), "copy", 1.0);
+                assertEquals(8.0, r[0], 1e-9); // 1.25 + 2.75 + 3 + 1: nothing of the failed COPY
+                assertEquals(4, r[1]);
+            }
+            PSQLException noStream = assertThrows(PSQLException.class,
+                    () -> copy.copyIn("COPY nope FROM STDIN", new StringReader("")));
+            assertEquals("42P01", noStream.getSQLState());
+        }
+    }
+
+    @Test
+    void simpleQueryModeStillWorks() throws SQLException {
+        try (Connection c = node.connect("preferQueryMode=simple&"); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("INSERT INTO pay (id, ts, card, amount) "
+                        + "VALUES (9500, '2026-01-01 10:00', 'simple', 4) RETURNING *")) {
+            assertTrue(rs.next());
+            assertArrayEquals(new double[] {4.0, 1}, new double[] {rs.getDouble("per_card_total"),
+                    rs.getLong("per_card_cnt")});
+        }
+    }
+}
