@@ -238,6 +238,8 @@ void CopyOption(List<SqlNode> list) :
     |
         word = SimpleIdentifier() { value = SqlLiteral.createCharString(word.getSimple(), word.getParserPosition()); }
     |
+        <MATCH> { value = SqlLiteral.createCharString("match", getPos()); }
+    |
         <TRUE> { value = SqlLiteral.createBoolean(true, getPos()); }
     |
         <FALSE> { value = SqlLiteral.createBoolean(false, getPos()); }

@@ -37,6 +37,14 @@ class PsqlReadmeIT {
             out = psql(node.port(), "-c", "INSERT INTO payments VALUES (4, TIMESTAMP '2026-01-01 10:05:01', 'c1', "
                     + "'m3', 4.0) RETURNING *");
             assertEquals(List.of("4|10|3"), out, "after a restart the window still holds events 2 and 3");
+
+            Path csv = dir.resolve("more.csv");
+            Files.writeString(csv, "id,ts,card_id,merchant_id,amount\n5,2026-01-01 10:05:02,c1,m4,1.0\n"
+                    + "6,2026-01-01 10:05:03,c1,m4,2.0\n");
+            psql(node.port(), "-c", "\\copy payments from '" + csv + "' csv header");
+            out = psql(node.port(), "-c", "INSERT INTO payments VALUES (7, TIMESTAMP '2026-01-01 10:05:04', 'c1', "
+                    + "'m3', 1.0) RETURNING *");
+            assertEquals(List.of("7|14|6"), out, "events 2 to 7 are in the window, 5 and 6 from \\copy");
         }
     }
 

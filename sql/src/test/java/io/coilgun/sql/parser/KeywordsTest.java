@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class KeywordsTest {
     private static final Set<String> ADDED =
-        Set.of("DELAYED", "IF", "INFINITE", "METRIC", "MILLISECONDS", "SLIDING", "TUMBLING");
+        Set.of("COPY", "DELAYED", "IF", "INFINITE", "METRIC", "MILLISECONDS", "SLIDING", "STDIN", "TUMBLING");
     private static final Set<String> RESERVED_BY_COILGUN = Set.of("RETURNING");
 
     private static final SqlAbstractParserImpl.Metadata METADATA =

@@ -45,6 +45,54 @@ class StatementsTest {
     }
 
     @Test
+    void transactionStatements() {
+        String[][] cases = {{"BEGIN", "BEGIN"}, {"begin work", "BEGIN"}, {"START TRANSACTION", "BEGIN"},
+            {"BEGIN ISOLATION LEVEL SERIALIZABLE, READ ONLY", "BEGIN"}, {"COMMIT", "COMMIT"},
+            {"END TRANSACTION", "COMMIT"}, {"ROLLBACK", "ROLLBACK"}, {"rollback work", "ROLLBACK"}};
+        for (String[] c : cases) {
+            assertEquals(c[1], ((SqlTransaction) parseOne(c[0])).kind().name(), c[0]);
+        }
+        List<ParsedStatement> two = CoilgunParser.parse("BEGIN; COMMIT");
+        assertEquals(2, two.size());
+        assertEquals("BEGIN", two.get(0).text());
+    }
+
+    @Test
+    void showParameters() {
+        assertEquals("transaction_isolation", ((SqlShowObjects) parseOne("SHOW TRANSACTION ISOLATION LEVEL")).what());
+        assertEquals("all", ((SqlShowObjects) parseOne("SHOW ALL")).what());
+        assertEquals("datestyle", ((SqlShowObjects) parseOne("show DateStyle")).what());
+        assertTrue(((SqlShowObjects) parseOne("SHOW metrics")).metrics());
+    }
+
+    @Test
+    void copyFromStdin() {
+        SqlCopy copy = (SqlCopy) parseOne("COPY payments (id, ts) FROM STDIN WITH (FORMAT csv, HEADER match, "
+            + "DELIMITER ';', NULL 'x', ESCAPE '\\')");
+        assertEquals("payments", copy.name().getSimple());
+        assertEquals(2, copy.columns().size());
+        assertEquals(List.of("format=csv", "header=match", "delimiter=;", "null=x", "escape=\\"),
+            copy.options().stream().map(o -> o.keyName() + "=" + o.valueAsString()).toList());
+        copy = (SqlCopy) parseOne("COPY payments FROM STDIN CSV HEADER DELIMITER AS ','");
+        assertEquals(List.of("csv=true", "header=true", "delimiter=,"),
+            copy.options().stream().map(o -> o.keyName() + "=" + o.valueAsString()).toList());
+        assertEquals(0, ((SqlCopy) parseOne("copy payments from stdin")).options().size());
+    }
+
+    @Test
+    void parameterMarkers() {
+        List<ParsedStatement> parsed = CoilgunParser.parse(
+            "INSERT INTO t VALUES ($2, '$1', \"$3\", $1) -- $9\n; INSERT INTO t VALUES ($10)");
+        assertEquals(2, parsed.size());
+        assertEquals("INSERT INTO t VALUES ($2, '$1', \"$3\", $1)", parsed.get(0).text());
+        assertEquals(List.of(2, 1, 10), java.util.Arrays.stream(parsed.get(0).parameterNumbers()).boxed().toList());
+        assertEquals(10, parsed.get(1).parameterCount());
+        CoilgunException e = parseError("INSERT INTO t VALUES ($1 $2)");
+        assertEquals(SqlState.SYNTAX_ERROR, e.state());
+        assertEquals(26, e.position());
+    }
+
+    @Test
     void calciteStatementsStillParse() {
         SqlSelect select = roundTrip("SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments WHERE amount > 100"
             + " GROUP BY card_id", SqlSelect.class);

@@ -71,7 +71,10 @@ public final class BenchMain {
         return BenchNode.start(root, data, o.string("server-heap", "2g"), o.string("server-opts", ""), runDir.resolve("node-" + name + ".log"));
     }
 
-    /** Senders of the chosen transport: {@code --via pg} (default) or {@code --via kafka}. */
+    /**
+     * Senders of the chosen transport: {@code --via pg} (default: prepared INSERTs, pgjdbc's defaults),
+     * {@code --via pg-simple} (an INSERT text per event, simple query protocol) or {@code --via kafka}.
+     */
     private List<Sender> senders(BenchNode node, int connections) throws Exception {
         int timeout = o.integer("timeout", 30);
         List<Sender> out = new ArrayList<>();
@@ -91,7 +94,7 @@ public final class BenchMain {
             }
         } else {
             for (int i = 0; i < connections; i++) {
-                out.add(new PgSender(node, timeout));
+                out.add(new PgSender(node, timeout, o.string("via", "pg").equals("pg-simple")));
             }
         }
         return out;

@@ -104,10 +104,15 @@ final class BenchNode implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** A pgjdbc connection (simple query mode; a statement not answered in {@code timeoutS} fails). */
+    /** A pgjdbc connection with the driver's defaults (a statement not answered in {@code timeoutS} fails). */
     Connection connect(int timeoutS) throws SQLException {
+        return connect(timeoutS, false);
+    }
+
+    /** Like {@link #connect(int)}; {@code simple} selects the simple query protocol. */
+    Connection connect(int timeoutS, boolean simple) throws SQLException {
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/coilgun?user=bench"
-                + "&preferQueryMode=simple&connectTimeout=10&socketTimeout=" + timeoutS);
+                + (simple ? "&preferQueryMode=simple" : "") + "&connectTimeout=10&socketTimeout=" + timeoutS);
     }
 
     /** Heap used after a full GC (jcmd GC.run, then GC.heap_info), in MiB, or -1 if jcmd could not tell. */
