@@ -53,52 +53,94 @@ public final class CopyFormat {
 
     /**
      * The options as written in a COPY statement; a null argument takes Postgres' default. Throws a
-     * {@link PgException} with Postgres' SQLSTATE and message when Postgres would reject the combination (for
-     * instance a QUOTE with the text format, or a delimiter that is not one single-byte character).
+     * {@link PgException} with Postgres' SQLSTATE and message, checking in Postgres' order, when Postgres would
+     * reject the options (a QUOTE or ESCAPE with the text format, a delimiter that is not one single-byte
+     * character, the delimiter inside the NULL string, ...).
      */
     public static CopyFormat of(Format format, String delimiter, String nullString, Header header, String quote,
             String escape) {
         Objects.requireNonNull(format, "format");
         boolean csv = format == Format.CSV;
-        char delim = delimiter == null ? (csv ? ',' : '\t')
-                : singleByte(delimiter, "COPY delimiter must be a single one-byte character");
-        String nul = nullString == null ? (csv ? "" : "\\N") : nullString;
+        String delim = delimiter != null ? delimiter : csv ? "," : "\t";
+        String nul = nullString != null ? nullString : csv ? "" : "\\N";
+        String quo = quote != null ? quote : "\"";
+        String esc = escape != null ? escape : quo;
+
+        if (!singleByte(delim)) {
+            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY delimiter must be a single one-byte character");
+        }
+        char d = delim.charAt(0);
+        if (d == '\r' || d == '\n') {
+            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
+        }
+        if (nul.indexOf('\r') >= 0 || nul.indexOf('\n') >= 0) {
+            throw new PgException(INVALID_PARAMETER_VALUE,
+                    "COPY null representation cannot use newline or carriage return");
+        }
+        if (!csv && UNSAFE_TEXT_DELIMITERS.indexOf(d) >= 0) {
+            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"" + d + "\"");
+        }
         if (!csv && quote != null) {
             throw new PgException(FEATURE_NOT_SUPPORTED, "COPY QUOTE requires CSV mode");
+        }
+        if (csv && !singleByte(quo)) {
+            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY quote must be a single one-byte character");
+        }
+        if (csv && d == quo.charAt(0)) {
+            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
         }
         if (!csv && escape != null) {
             throw new PgException(FEATURE_NOT_SUPPORTED, "COPY ESCAPE requires CSV mode");
         }
-        char quo = quote == null ? '"' : singleByte(quote, "COPY quote must be a single one-byte character");
-        Character esc = escape == null ? null
-                : singleByte(escape, "COPY escape must be a single one-byte character");
-        return new CopyFormat(format, delim, nul, header == null ? Header.FALSE : header, quo, esc).validated();
+        if (csv && !singleByte(esc)) {
+            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY escape must be a single one-byte character");
+        }
+        if (nul.indexOf(d) >= 0) {
+            throw new PgException(INVALID_PARAMETER_VALUE,
+                    "COPY delimiter character must not appear in the NULL specification");
+        }
+        if (csv && nul.indexOf(quo.charAt(0)) >= 0) {
+            throw new PgException(INVALID_PARAMETER_VALUE,
+                    "CSV quote character must not appear in the NULL specification");
+        }
+        return new CopyFormat(format, d, nul, header != null ? header : Header.FALSE, quo.charAt(0),
+                escape != null ? esc.charAt(0) : null);
     }
 
     public CopyFormat withDelimiter(char delimiter) {
-        return new CopyFormat(format, delimiter, nullString, header, quote, escape).validated();
+        return with(String.valueOf(delimiter), nullString, header, quoteOption(), escapeOption());
     }
 
     public CopyFormat withNullString(String nullString) {
-        Objects.requireNonNull(nullString, "nullString");
-        return new CopyFormat(format, delimiter, nullString, header, quote, escape).validated();
+        return with(String.valueOf(delimiter), Objects.requireNonNull(nullString, "nullString"), header,
+                quoteOption(), escapeOption());
     }
 
     public CopyFormat withHeader(Header header) {
-        Objects.requireNonNull(header, "header");
-        return new CopyFormat(format, delimiter, nullString, header, quote, escape).validated();
+        return with(String.valueOf(delimiter), nullString, Objects.requireNonNull(header, "header"), quoteOption(),
+                escapeOption());
     }
 
     /** Another QUOTE (CSV only); an ESCAPE not given explicitly follows it. */
     public CopyFormat withQuote(char quote) {
-        requireCsv("QUOTE");
-        return new CopyFormat(format, delimiter, nullString, header, quote, escape).validated();
+        return with(String.valueOf(delimiter), nullString, header, String.valueOf(quote), escapeOption());
     }
 
     /** Another ESCAPE (CSV only). */
     public CopyFormat withEscape(char escape) {
-        requireCsv("ESCAPE");
-        return new CopyFormat(format, delimiter, nullString, header, quote, escape).validated();
+        return with(String.valueOf(delimiter), nullString, header, quoteOption(), String.valueOf(escape));
+    }
+
+    private CopyFormat with(String delimiter, String nullString, Header header, String quote, String escape) {
+        return of(format, delimiter, nullString, header, quote, escape);
+    }
+
+    private String quoteOption() {
+        return format == Format.CSV ? String.valueOf(quote) : null;
+    }
+
+    private String escapeOption() {
+        return escape != null ? String.valueOf(escape.charValue()) : null;
     }
 
     public Format format() {
@@ -132,54 +174,9 @@ public final class CopyFormat {
         return escape != null ? escape : quote;
     }
 
-    private void requireCsv(String option) {
-        if (format != Format.CSV) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY " + option + " requires CSV mode");
-        }
-    }
-
-    private static char singleByte(String value, String message) {
-        if (value.length() != 1 || value.charAt(0) >= 0x80) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, message);
-        }
-        return value.charAt(0);
-    }
-
-    /** Postgres' ProcessCopyOptions checks, in its order. */
-    private CopyFormat validated() {
-        if (delimiter >= 0x80) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY delimiter must be a single one-byte character");
-        }
-        if (delimiter == '\r' || delimiter == '\n') {
-            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
-        }
-        if (nullString.indexOf('\r') >= 0 || nullString.indexOf('\n') >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
-                    "COPY null representation cannot use newline or carriage return");
-        }
-        if (format == Format.TEXT && UNSAFE_TEXT_DELIMITERS.indexOf(delimiter) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"" + delimiter + "\"");
-        }
-        if (format == Format.CSV) {
-            if (quote >= 0x80) {
-                throw new PgException(FEATURE_NOT_SUPPORTED, "COPY quote must be a single one-byte character");
-            }
-            if (delimiter == quote) {
-                throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
-            }
-            if (escape() >= 0x80) {
-                throw new PgException(FEATURE_NOT_SUPPORTED, "COPY escape must be a single one-byte character");
-            }
-        }
-        if (nullString.indexOf(delimiter) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
-                    "COPY delimiter character must not appear in the NULL specification");
-        }
-        if (format == Format.CSV && nullString.indexOf(quote) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
-                    "CSV quote character must not appear in the NULL specification");
-        }
-        return this;
+    /** One character that is one byte in UTF-8, as Postgres' {@code strlen(...) == 1}. */
+    private static boolean singleByte(String value) {
+        return value.length() == 1 && value.charAt(0) != 0 && value.charAt(0) < 0x80;
     }
 
     @Override

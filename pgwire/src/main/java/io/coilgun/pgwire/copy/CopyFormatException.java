@@ -35,11 +35,13 @@ public final class CopyFormatException extends PgException {
     }
 
     /** Postgres' CONTEXT field for this error, e.g. {@code COPY payments, line 3}. */
+    @Override
     public String context() {
         return context;
     }
 
     /** Postgres' HINT field, or null. */
+    @Override
     public String hint() {
         return hint;
     }
