@@ -1,7 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
-import io.coilgun.pgwire.codec.BackendMessage.DataRow;
 import io.coilgun.pgwire.codec.BackendMessage.Empty;
 import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
 import io.coilgun.pgwire.codec.BackendMessage.NoticeResponse;
@@ -109,7 +108,6 @@ final class ExtendedQuery {
         Portal portal = portal(describe.name());
         List<Column> columns = portal.statement == null ? List.of()
                 : portal.executed() ? portal.result.columns() : session.describe(portal.statement);
-        portal.described = columns;
         if (columns.isEmpty()) {
             ctx.write(Empty.NO_DATA);
             return;
@@ -188,7 +186,7 @@ final class ExtendedQuery {
         }
         int end = maxRows <= 0 ? rows.size() : (int) Math.min(rows.size(), (long) portal.sent + maxRows);
         for (int r = portal.sent; r < end; r++) {
-            ctx.write(dataRow(columns, rows.get(r), portal.resultFormats));
+            ctx.write(WireValues.dataRow(columns, rows.get(r), portal.resultFormats));
             if ((r - portal.sent + 1) % SimpleQueryExecution.FLUSH_EVERY_ROWS == 0) {
                 ctx.flush();
             }
@@ -203,18 +201,6 @@ final class ExtendedQuery {
             tag = columns.isEmpty() ? "" : "SELECT " + rows.size();
         }
         ctx.write(new CommandComplete(tag));
-    }
-
-    static DataRow dataRow(List<Column> columns, Object[] row, short[] formats) {
-        if (row == null || row.length != columns.size()) {
-            throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
-                    + columns.size() + " columns");
-        }
-        byte[][] values = new byte[row.length][];
-        for (int i = 0; i < row.length; i++) {
-            values[i] = WireValues.encode(columns.get(i).type(), row[i], WireValues.format(formats, i));
-        }
-        return new DataRow(values);
     }
 
     void close(Close close) {

@@ -1,6 +1,5 @@
 package io.coilgun.pgwire.protocol;
 
-import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.Statement;
 import java.util.List;
@@ -15,8 +14,6 @@ final class Portal {
     final Statement statement;
     final List<Object> parameters;
     final short[] resultFormats;
-    /** The columns from Describe, once asked. */
-    List<Column> described;
     QueryResult result;
     int sent;
 

@@ -2,7 +2,6 @@ package io.coilgun.pgwire.protocol;
 
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
 import io.coilgun.pgwire.codec.BackendMessage.NoticeResponse;
-import io.coilgun.pgwire.codec.BackendMessage.DataRow;
 import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
 import io.coilgun.pgwire.codec.BackendMessage.ErrorResponse;
 import io.coilgun.pgwire.codec.BackendMessage.RowDescription;
@@ -12,7 +11,6 @@ import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.Statement;
-import io.coilgun.pgwire.types.PgTextEncoder;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -165,7 +163,7 @@ final class SimpleQueryExecution {
         }
         int written = 0;
         for (Object[] row : rows) {
-            ctx.write(dataRow(columns, row));
+            ctx.write(WireValues.dataRow(columns, row, WireValues.ALL_TEXT));
             if (++written % FLUSH_EVERY_ROWS == 0) {
                 ctx.flush();
             }
@@ -175,18 +173,6 @@ final class SimpleQueryExecution {
             tag = columns.isEmpty() ? "" : "SELECT " + rows.size();
         }
         ctx.write(new CommandComplete(tag));
-    }
-
-    private static DataRow dataRow(List<Column> columns, Object[] row) {
-        if (row == null || row.length != columns.size()) {
-            throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
-                    + columns.size() + " columns");
-        }
-        byte[][] values = new byte[row.length][];
-        for (int i = 0; i < row.length; i++) {
-            values[i] = PgTextEncoder.encodeUtf8(columns.get(i).type(), row[i]);
-        }
-        return new DataRow(values);
     }
 
     private void fail(Throwable error) {

@@ -1,5 +1,7 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.codec.BackendMessage.DataRow;
+import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.types.PgBinaryCodec;
@@ -7,11 +9,14 @@ import io.coilgun.pgwire.types.PgInputException;
 import io.coilgun.pgwire.types.PgTextDecoder;
 import io.coilgun.pgwire.types.PgTextEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /** Values on the wire in either format: format code 0 is text, 1 is binary (protocol "format codes"). */
 final class WireValues {
     static final short TEXT = 0;
     static final short BINARY = 1;
+    /** A format list meaning "all text", as the simple query protocol sends. */
+    static final short[] ALL_TEXT = new short[0];
 
     private WireValues() {
     }
@@ -35,6 +40,19 @@ final class WireValues {
                 throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unsupported format code: " + f);
             }
         }
+    }
+
+    /** A row of a result, each value encoded in its column's format ({@link #format}). */
+    static DataRow dataRow(List<Column> columns, Object[] row, short[] formats) {
+        if (row == null || row.length != columns.size()) {
+            throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
+                    + columns.size() + " columns");
+        }
+        byte[][] values = new byte[row.length][];
+        for (int i = 0; i < row.length; i++) {
+            values[i] = encode(columns.get(i).type(), row[i], format(formats, i));
+        }
+        return new DataRow(values);
     }
 
     /** A result value in the wanted format; null stays null (SQL NULL). */

@@ -79,6 +79,14 @@ public final class ValueConverter {
      *     42804 for a value of another type, 0A000 for an expression that is not a literal
      */
     Object convert(SqlText sql, SqlNode expr, StreamColumn column) {
+        if (expr instanceof SqlDynamicParam param && column.type() != ColumnType.TIMESTAMP) {
+            // A bound value already of the column's Java type (a Long for BIGINT, ...) is the value: the common
+            // case of a prepared INSERT, taken without a detour through a literal.
+            Object value = sql.value(param);
+            if (value != null && value.getClass() == column.type().javaClass()) {
+                return value;
+            }
+        }
         Literal lit = literal(sql, expr);
         if (lit.kind == LiteralKind.NULL) {
             return null;
