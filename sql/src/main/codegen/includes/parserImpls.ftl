@@ -489,3 +489,24 @@ SqlNode CoilgunInsert() :
         { return insert; }
     )
 }
+
+/**
+ * Parses Postgres' {@code :: type} after an expression (type names as Postgres spells them, optionally with
+ * {@code []}); {@link io.coilgun.sql.parser.PgCast} turns it into a CAST or a catalog function.
+ */
+void InfixCast(List<Object> list, ExprContext exprContext, Span s) :
+{
+    final SqlDataTypeSpec dt;
+    boolean array = false;
+}
+{
+    <INFIX_CAST> {
+        checkNonQueryExpression(exprContext);
+    }
+    dt = DataType()
+    [ LOOKAHEAD(2) <LBRACKET> <RBRACKET> { array = true; } ]
+    {
+        list.add(new SqlParserUtil.ToTreeListItem(io.coilgun.sql.parser.PgCast.operator(array), s.pos()));
+        list.add(dt);
+    }
+}

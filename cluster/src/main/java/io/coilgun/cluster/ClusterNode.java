@@ -171,6 +171,38 @@ public final class ClusterNode implements AutoCloseable {
         CompletableFuture.allOf(added.toArray(CompletableFuture[]::new)).join();
     }
 
+    /** The name of the processor unit that runs task {@code id}, or null. */
+    public String unitOf(TaskId id) {
+        ProcessorUnit unit = taskUnits.get(id);
+        return unit == null ? null : unit.name();
+    }
+
+    /** The number of processor units. */
+    public int unitCount() {
+        return units.size();
+    }
+
+    /**
+     * Runs {@code read} on the thread of the unit that owns task {@code id}, between two events; completes with null
+     * when this node does not run the task. For reads that must see a consistent task (SELECT over metric state).
+     */
+    public <T> CompletableFuture<T> onTask(TaskId id, java.util.function.Function<TaskProcessor, T> read) {
+        ProcessorUnit unit = taskUnits.get(id);
+        if (unit == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        unit.submit(u -> {
+            TaskProcessor task = u.task(id);
+            result.complete(task == null ? null : read.apply(task));
+        }).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
     private Path taskDir(TaskId id) {
         return config.dataDir().resolve("tasks").resolve(id.toString());
     }

@@ -35,6 +35,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,6 +67,13 @@ public final class CoilgunNode implements AutoCloseable {
     private ClusterNode cluster;
     private Inserter inserter;
     private PgServer pgServer;
+    private io.coilgun.sql.query.QueryEngine queryEngine;
+    /** Runs SELECTs: Calcite is synchronous and metric reads wait for processor units, so not on network threads. */
+    private final ExecutorService queries = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "coilgun-query");
+        t.setDaemon(true);
+        return t;
+    });
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
@@ -164,6 +172,9 @@ public final class CoilgunNode implements AutoCloseable {
                     + "); is it running and reachable?"), e);
         }
         inserter = new Inserter(catalog, cluster.publisher());
+        queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
+                new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
+                    config.dataDir().toString(), cluster.unitCount(), "0.1.0"}));
     }
 
     /** Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints. */
@@ -216,6 +227,19 @@ public final class CoilgunNode implements AutoCloseable {
 
     public Inserter inserter() {
         return inserter;
+    }
+
+    /** Runs a query (SELECT …) on a query thread. */
+    public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
+            List<Object> parameters, String user, String database) {
+        return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
+                database), queries);
+    }
+
+    /** The columns a query returns, without running it (extended protocol Describe). */
+    public io.coilgun.sql.query.QueryEngine.Rows describeQuery(io.coilgun.sql.compile.QueryStatement q, String user,
+            String database) {
+        return queryEngine.describe(q.text(), q.columnNames(), user, database);
     }
 
     public Catalog catalog() {
@@ -309,6 +333,7 @@ public final class CoilgunNode implements AutoCloseable {
             pgServer = null;
         }
         ddl.shutdown();
+        queries.shutdownNow();
         try {
             ddl.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -28,6 +28,8 @@ public final class TaskProcessor implements AutoCloseable {
     private Object[] results;
     private List<MetricDef> metrics;
     private boolean dirty;
+    /** Events processed since this task started on this node, by {@link ReplyStatus} ordinal. */
+    private final long[] outcomes = new long[ReplyStatus.values().length];
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
         this.id = id;
@@ -40,6 +42,16 @@ public final class TaskProcessor implements AutoCloseable {
     private void planChanged() {
         this.metrics = plan.metrics();
         this.results = new Object[plan.resultWidth()];
+    }
+
+    /** How many events got each outcome since the task started here (coilgun.statistics). */
+    public long outcomes(ReplyStatus status) {
+        return outcomes[status.ordinal()];
+    }
+
+    /** The task plan, for reads on the unit's thread (SELECT over metric state). */
+    public TaskPlan plan() {
+        return plan;
     }
 
     public TaskId id() {
@@ -104,6 +116,7 @@ public final class TaskProcessor implements AutoCloseable {
             message = "event could not be applied: " + e;
         }
         dirty = true;
+        outcomes[status.ordinal()]++;
         Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
         Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
         if (replyTo != null && correlation != null) {

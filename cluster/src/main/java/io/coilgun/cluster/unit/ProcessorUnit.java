@@ -57,6 +57,10 @@ public final class ProcessorUnit implements AutoCloseable {
         this.thread = new Thread(this::run, "coilgun-" + name);
     }
 
+    public String name() {
+        return name;
+    }
+
     public void start() {
         thread.start();
     }

@@ -28,6 +28,44 @@ public final class GroupKeys {
         return out.toByteArray();
     }
 
+    /**
+     * Reads the values of a key {@link #encode} wrote, from {@code offset}, one per type (INTEGER as Integer,
+     * BIGINT and TIMESTAMP as Long, DOUBLE, VARCHAR, BOOLEAN).
+     */
+    public static Object[] decode(byte[] key, int offset, io.coilgun.planner.model.ColumnType[] types) {
+        Object[] values = new Object[types.length];
+        int at = offset;
+        for (int i = 0; i < types.length; i++) {
+            if (key[at++] == 0) {
+                continue; // NULL
+            }
+            switch (types[i]) {
+                case VARCHAR -> {
+                    ByteArrayOutputStream s = new ByteArrayOutputStream();
+                    while (key[at] != 0 || (at + 1 < key.length && (key[at + 1] & 0xFF) == 0xFF)) {
+                        s.write(key[at]);
+                        at += key[at] == 0 ? 2 : 1;
+                    }
+                    at++; // the terminator
+                    values[i] = s.toString(StandardCharsets.UTF_8);
+                }
+                case BOOLEAN -> values[i] = key[at++] != 0;
+                case DOUBLE -> {
+                    long bits = ByteBuffer.wrap(key, at, 8).getLong();
+                    bits ^= ((~bits) >> 63) | Long.MIN_VALUE;
+                    values[i] = Double.longBitsToDouble(bits);
+                    at += 8;
+                }
+                default -> {
+                    long l = ByteBuffer.wrap(key, at, 8).getLong() ^ Long.MIN_VALUE;
+                    values[i] = types[i] == io.coilgun.planner.model.ColumnType.INTEGER ? (Object) (int) l : (Object) l;
+                    at += 8;
+                }
+            }
+        }
+        return values;
+    }
+
     private static void append(ByteArrayOutputStream out, Object v) {
         if (v == null) {
             out.write(0);

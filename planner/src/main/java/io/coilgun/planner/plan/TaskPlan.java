@@ -176,6 +176,37 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
+    /**
+     * The task's most recent events (SELECT over a stream): those of the last {@code span} of stream time, at most
+     * the newest {@code limit}, oldest first, decoded (timestamps as micros).
+     */
+    public List<Object[]> recentEvents(long span, int limit) {
+        long s = streamTime();
+        if (s == NO_TIME) {
+            return List.of();
+        }
+        java.util.ArrayDeque<Object[]> last = new java.util.ArrayDeque<>();
+        reservoir.scan(s - span, s, (seq, time, schema, data, off, len) -> {
+            Object[] event = new Object[codec.columnCount()];
+            codec.decode(data, off, len, event);
+            last.addLast(event);
+            if (last.size() > limit) {
+                last.removeFirst();
+            }
+        });
+        return new java.util.ArrayList<>(last);
+    }
+
+    /** The operator of metric {@code name}, or null when this task does not run it. */
+    public MetricOperator operator(String name) {
+        for (MetricOperator op : operators) {
+            if (op.def().name().equals(name)) {
+                return op;
+            }
+        }
+        return null;
+    }
+
     public List<MetricDef> metrics() {
         return operators.stream().map(MetricOperator::def).toList();
     }

@@ -29,4 +29,25 @@ public interface MetricOperator {
 
     /** Stops reading the reservoir. */
     void close();
+
+    /**
+     * The metric's current values for one group as of {@code streamTime} (the task's stream time: a window ending at
+     * S), one per aggregation into {@code out} from {@code at}. For SELECT; not on the per-event path.
+     *
+     * @return false when the metric never saw the group (then {@code out} is untouched)
+     */
+    boolean current(byte[] group, long streamTime, Object[] out, int at);
+
+    /**
+     * Visits up to {@code limit} groups in key order after {@code after} (null: from the first) with their current
+     * values as of {@code streamTime}, written into {@code out} from 0 (reused between calls).
+     *
+     * @return the last group visited when there may be more, null when the scan is complete
+     */
+    byte[] scanCurrent(byte[] after, int limit, long streamTime, Object[] out, CurrentValues visitor);
+
+    /** Receives a group key (see {@link io.coilgun.planner.event.GroupKeys}) and its values. */
+    interface CurrentValues {
+        void accept(byte[] group, Object[] values);
+    }
 }

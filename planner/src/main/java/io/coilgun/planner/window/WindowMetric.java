@@ -184,6 +184,44 @@ public final class WindowMetric implements MetricOperator {
     }
 
     @Override
+    public boolean current(byte[] group, long streamTime, Object[] out, int at) {
+        if (!knownGroups.mayContain(concat(statePrefix, group)) || groupRows.get(concat(statePrefix, group)) == null) {
+            return false;
+        }
+        reportAsOf(group, streamTime, out, at);
+        return true;
+    }
+
+    @Override
+    public byte[] scanCurrent(byte[] after, int limit, long streamTime, Object[] out, CurrentValues visitor) {
+        byte[] from = after == null ? statePrefix : concat(concat(statePrefix, after), new byte[] {0});
+        List<byte[]> groups = new java.util.ArrayList<>(Math.min(limit, 1024));
+        groupRows.scan(from, new byte[] {'g' + 1}, (key, value) -> {
+            groups.add(Arrays.copyOfRange(key, statePrefix.length, key.length));
+            return groups.size() < limit;
+        });
+        for (byte[] group : groups) {
+            reportAsOf(group, streamTime, out, 0);
+            visitor.accept(group, out);
+        }
+        return groups.size() < limit ? null : groups.get(groups.size() - 1);
+    }
+
+    /** The values of {@code group} as if its clock were the stream time: what the group state holds. */
+    private void reportAsOf(byte[] group, long streamTime, Object[] out, int at) {
+        byte[] savedGroup = lastGroup;
+        long savedClock = lastClock;
+        lastGroup = group;
+        lastClock = streamTime;
+        try {
+            report(streamTime, out, at);
+        } finally {
+            lastGroup = savedGroup;
+            lastClock = savedClock;
+        }
+    }
+
+    @Override
     public MetricDef def() {
         return def;
     }

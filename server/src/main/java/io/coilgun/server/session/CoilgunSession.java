@@ -23,7 +23,10 @@ import io.coilgun.sql.compile.RowsStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.ShowStatement;
 import io.coilgun.sql.compile.TransactionStatement;
+import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.parser.CoilgunParser;
+import io.coilgun.sql.parser.PgSyntax;
+import io.coilgun.sql.query.EmptyCatalogQuery;
 import io.coilgun.sql.parser.ParsedStatement;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +43,8 @@ import java.util.concurrent.CompletionStage;
 public final class CoilgunSession implements Session {
     private final CoilgunNode node;
     private final SessionSettings settings;
+    private final String user;
+    private final String database;
     private boolean inTransaction;
     /** The statement running, for cancel (which comes from another thread). */
     private volatile CompletableFuture<QueryResult> running;
@@ -47,10 +52,14 @@ public final class CoilgunSession implements Session {
     public CoilgunSession(CoilgunNode node, StartupInfo startup) {
         this.node = node;
         this.settings = new SessionSettings(startup.user(), startup.parameters().get("application_name"));
+        this.user = startup.user();
+        this.database = startup.database() == null || startup.database().isEmpty() ? startup.user()
+                : startup.database();
     }
 
     @Override
-    public List<Statement> parse(String sql) {
+    public List<Statement> parse(String text) {
+        String sql = PgSyntax.normalize(text); // same offsets; what the parser reads
         try {
             List<Statement> statements = new ArrayList<>();
             for (ParsedStatement p : CoilgunParser.parse(sql)) {
@@ -58,12 +67,19 @@ public final class CoilgunSession implements Session {
             }
             return statements;
         } catch (CoilgunException e) {
+            if (EmptyCatalogQuery.matches(sql)) {
+                // a client's catalog query Coilgun cannot parse, over relations it never has rows in: no rows
+                return List.of(new EmptyCatalogStatement(sql, EmptyCatalogQuery.columnNames(sql)));
+            }
             throw ErrorMapper.toPg(e);
         }
     }
 
     @Override
     public Statement prepare(Statement statement, int[] parameterTypeOids) {
+        if (statement instanceof EmptyCatalogStatement empty) {
+            return empty.prepared(parameterTypeOids);
+        }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         int count = parameterTypeOids.length;
         for (int n : st.parameterNumbers()) {
@@ -92,8 +108,15 @@ public final class CoilgunSession implements Session {
 
     @Override
     public List<Column> describe(Statement statement) {
+        if (statement instanceof EmptyCatalogStatement empty) {
+            return ResultShapes.textColumns(empty.columns());
+        }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
+            if (st.node().isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+                CompiledStatement compiled = node.compiler().compile(st.query(), st.node(), st.text());
+                return queryColumns(node.describeQuery((QueryStatement) compiled, user, database));
+            }
             return ResultShapes.of(node, settings, st.node());
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
@@ -102,6 +125,10 @@ public final class CoilgunSession implements Session {
 
     @Override
     public CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters) {
+        if (statement instanceof EmptyCatalogStatement empty) {
+            return CompletableFuture.completedFuture(new QueryResult(ResultShapes.textColumns(empty.columns()),
+                    List.of(), "SELECT 0"));
+        }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         CompiledStatement compiled;
         try {
@@ -111,7 +138,7 @@ public final class CoilgunSession implements Session {
         }
         CompletableFuture<QueryResult> result;
         try {
-            result = run(compiled);
+            result = compiled instanceof QueryStatement q ? query(q, parameters) : run(compiled);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
@@ -155,6 +182,30 @@ public final class CoilgunSession implements Session {
             return CompletableFuture.completedFuture(transaction(tx));
         }
         throw new IllegalStateException("unhandled statement " + compiled);
+    }
+
+    private CompletableFuture<QueryResult> query(QueryStatement q, List<Object> parameters) {
+        return node.query(q, parameters, user, database).handle((rows, e) -> {
+            if (e != null) {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof CoilgunException ce && ce.position() > 0) {
+                    // the engine's positions are within the statement's own text
+                    throw new CompletionException(new CoilgunException(ce.state(), ce.getMessage(),
+                            ce.position() + q.position() - 1, ce));
+                }
+                throw cause instanceof RuntimeException re ? new CompletionException(re) : new CompletionException(cause);
+            }
+            return new QueryResult(queryColumns(rows), rows.rows(), "SELECT " + rows.rows().size());
+        });
+    }
+
+    private static List<Column> queryColumns(io.coilgun.sql.query.QueryEngine.Rows rows) {
+        List<Column> columns = new ArrayList<>(rows.names().size());
+        for (int i = 0; i < rows.names().size(); i++) {
+            PgType type = PgType.of(rows.typeOids().get(i));
+            columns.add(new Column(rows.names().get(i), type == null ? PgType.TEXT : type));
+        }
+        return columns;
     }
 
     private QueryResult show(String name) {

@@ -190,10 +190,15 @@ public final class StatementCompiler {
         if (node instanceof SqlInsert insert) {
             return InsertCompiler.compile(sql, insert, false, catalog, values);
         }
+        if (node.isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+            // SELECT and the other query forms run in Calcite over metrics, streams and the catalogs
+            int at = query.indexOf(text);
+            return new QueryStatement(text, at < 0 ? 1 : query.codePointCount(0, at) + 1, QueryColumnNames.of(node));
+        }
         if (node instanceof SqlSetOption set) {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, INSERT, SET, BEGIN, COMMIT and ROLLBACK)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, SELECT, INSERT, SET, BEGIN, COMMIT and ROLLBACK)", node);
     }
 }

@@ -102,8 +102,10 @@ public final class CoilgunParser {
     }
 
     /** Like {@link #parseStatements(String)}, also giving each statement's own text and offset. */
-    public static List<ParsedStatement> parse(String sql) {
-        Objects.requireNonNull(sql, "sql");
+    public static List<ParsedStatement> parse(String query) {
+        Objects.requireNonNull(query, "sql");
+        // Same length, same offsets: positions into it are positions into the client's text.
+        String sql = PgSyntax.normalize(query);
         if (sql.isEmpty()) {
             // The generated char stream is sized to the input and cannot read from a 0-length buffer.
             return List.of();

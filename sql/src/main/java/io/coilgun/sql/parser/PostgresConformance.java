@@ -14,6 +14,12 @@ public final class PostgresConformance extends SqlDelegatingConformance {
         super(SqlConformanceEnum.BABEL);
     }
 
+    /** Postgres' {@code current_schema()} and {@code current_catalog}: niladic functions with parentheses. */
+    @Override
+    public boolean allowNiladicParentheses() {
+        return true;
+    }
+
     @Override
     public boolean isValueAllowed() {
         return false;

@@ -1,0 +1,113 @@
+package io.coilgun.sql.parser;
+
+import io.coilgun.planner.error.SqlState;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.sql.SqlBasicTypeNameSpec;
+import org.apache.calcite.sql.SqlBinaryOperator;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlDataTypeSpec;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * Postgres' {@code expr::type}, resolved while parsing. Types Calcite knows become a CAST; Postgres' names for them
+ * ({@code int8}, {@code text}, {@code name}, {@code float8}, …) are mapped first. The object-identifier types
+ * become catalog functions, since a {@code regclass} is an oid that prints as a name: a string literal cast to one
+ * ({@code 'pg_class'::regclass}) is the object's oid, any other value cast to one ({@code c.oid::regclass}) is its
+ * name. A cast to an array type ({@code ::int2[]}) gives text: the catalog shows arrays as text.
+ */
+public final class PgCast extends SqlBinaryOperator {
+    private static final PgCast SCALAR = new PgCast(false);
+    private static final PgCast ARRAY = new PgCast(true);
+
+    private final boolean array;
+
+    private PgCast(boolean array) {
+        // Binds tighter than any other binary operator, as in Postgres (and Calcite's Babel parser).
+        super("::", SqlKind.OTHER, 94, true, null, null, null);
+        this.array = array;
+    }
+
+    public static PgCast operator(boolean array) {
+        return array ? ARRAY : SCALAR;
+    }
+
+    @Override
+    public SqlCall createCall(SqlLiteral functionQualifier, SqlParserPos pos, SqlNode... operands) {
+        SqlNode value = operands[0];
+        SqlDataTypeSpec type = (SqlDataTypeSpec) operands[1];
+        if (array) {
+            return cast(value, SqlTypeName.VARCHAR, pos); // Coilgun's catalog shows arrays as text
+        }
+        if (type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec) {
+            return SqlStdOperatorTable.CAST.createCall(pos, value, type);
+        }
+        List<String> names = type.getTypeName().names;
+        String name = names.get(names.size() - 1).toLowerCase(Locale.ROOT);
+        if (names.size() > 1 && !names.get(0).equalsIgnoreCase("pg_catalog")) {
+            throw new CoilgunParseError(SqlState.UNDEFINED_OBJECT,
+                    "type \"" + String.join(".", names) + "\" does not exist", type.getParserPosition());
+        }
+        boolean literal = value instanceof SqlCharStringLiteral;
+        switch (name) {
+            case "regclass", "regtype", "regnamespace", "regrole" -> {
+                return function("pg_" + name + (literal ? "_oid" : "_name"), pos, value);
+            }
+            case "regproc", "regprocedure" -> {
+                if (literal) {
+                    String proc = ((SqlCharStringLiteral) value).getValueAs(String.class);
+                    proc = proc.startsWith("pg_catalog.") ? proc.substring("pg_catalog.".length()) : proc;
+                    return cast(SqlLiteral.createCharString(proc, pos), SqlTypeName.VARCHAR, pos);
+                }
+                return cast(value, SqlTypeName.VARCHAR, pos);
+            }
+            default -> {
+                SqlTypeName standard = standardType(name);
+                if (standard == null) {
+                    throw new CoilgunParseError(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist",
+                            type.getParserPosition());
+                }
+                return cast(value, standard, pos);
+            }
+        }
+    }
+
+    /** Postgres' name of a type Calcite knows (and the names of the types Coilgun maps onto those). */
+    static SqlTypeName standardType(String pgName) {
+        return switch (pgName) {
+            case "text", "name", "varchar", "bpchar", "char", "character", "citext" -> SqlTypeName.VARCHAR;
+            case "oid", "int4", "int", "integer", "xid", "cid", "regoper", "regconfig" -> SqlTypeName.INTEGER;
+            case "int2", "smallint" -> SqlTypeName.SMALLINT;
+            case "int8", "bigint" -> SqlTypeName.BIGINT;
+            case "float4", "real" -> SqlTypeName.REAL;
+            case "float8", "float" -> SqlTypeName.DOUBLE;
+            case "bool", "boolean" -> SqlTypeName.BOOLEAN;
+            case "numeric", "decimal" -> SqlTypeName.DECIMAL;
+            case "date" -> SqlTypeName.DATE;
+            case "timestamp" -> SqlTypeName.TIMESTAMP;
+            case "timestamptz" -> SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+            case "bytea" -> SqlTypeName.VARBINARY;
+            default -> null;
+        };
+    }
+
+    private static SqlCall cast(SqlNode value, SqlTypeName type, SqlParserPos pos) {
+        return SqlStdOperatorTable.CAST.createCall(pos, value,
+                new SqlDataTypeSpec(new SqlBasicTypeNameSpec(type, pos), pos));
+    }
+
+    private static SqlCall function(String name, SqlParserPos pos, SqlNode argument) {
+        SqlUnresolvedFunction f = new SqlUnresolvedFunction(new SqlIdentifier(name, pos), null, null, null, null,
+                SqlFunctionCategory.USER_DEFINED_FUNCTION);
+        return f.createCall(pos, argument);
+    }
+}

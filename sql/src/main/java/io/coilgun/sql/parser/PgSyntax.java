@@ -1,0 +1,225 @@
+package io.coilgun.sql.parser;
+
+import java.util.Locale;
+
+/**
+ * Postgres spellings that Calcite's lexer cannot read, rewritten before parsing into ones it can, keeping every
+ * character at its offset (replacements are padded with spaces) so that error positions stay right:
+ * <ul>
+ *   <li>{@code OPERATOR(pg_catalog.~)} becomes {@code ~} (psql qualifies its regular-expression matches);</li>
+ *   <li>{@code COLLATE pg_catalog.default} and {@code COLLATE "C"} go: Coilgun compares text by code point;</li>
+ *   <li>escape strings {@code E'a\nb'} become standard literals with the escapes resolved;</li>
+ *   <li>{@code current_schema}, {@code current_schema()} and {@code current_catalog} become calls of functions
+ *       Coilgun defines (see {@link #CURRENT_SCHEMA}).</li>
+ * </ul>
+ * String literals, quoted identifiers and comments are left alone.
+ */
+public final class PgSyntax {
+    private PgSyntax() {
+    }
+
+    public static String normalize(String sql) {
+        if (!mayNeed(sql)) {
+            return sql;
+        }
+        StringBuilder out = new StringBuilder(sql);
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if ((c == 'E' || c == 'e') && i + 1 < n && sql.charAt(i + 1) == '\''
+                    && (i == 0 || !isIdentifierPart(sql.charAt(i - 1)))) {
+                i = escapeString(sql, i, out);
+            } else if (c == '\'' || c == '"') {
+                i = skipQuoted(sql, i, c);
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+                    i++;
+                }
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (isIdentifierStart(c) && (i == 0 || !isIdentifierPart(sql.charAt(i - 1)))) {
+                int end = i;
+                while (end < n && isIdentifierPart(sql.charAt(end))) {
+                    end++;
+                }
+                String word = sql.substring(i, end).toUpperCase(Locale.ROOT);
+                if (word.equals("OPERATOR")) {
+                    i = operator(sql, i, end, out);
+                } else if (word.equals("COLLATE")) {
+                    i = collate(sql, i, end, out);
+                } else if (CONTEXT_FUNCTIONS.containsKey(word)) {
+                    i = contextFunction(sql, i, end, CONTEXT_FUNCTIONS.get(word), out);
+                } else {
+                    i = end;
+                }
+            } else {
+                i++;
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * The functions {@code current_schema} and {@code current_catalog} stand for (Calcite parses both as context
+     * variables it cannot evaluate); names no longer than the words, so the text keeps its length.
+     */
+    public static final String CURRENT_SCHEMA = "pgcurschema";
+    public static final String CURRENT_CATALOG = "pgcurcatalog";
+    public static final String CURRENT_USER = "pgcuruser";
+    public static final String SESSION_USER = "pgsessuser";
+    private static final java.util.Map<String, String> CONTEXT_FUNCTIONS = java.util.Map.of(
+            "CURRENT_SCHEMA", CURRENT_SCHEMA, "CURRENT_CATALOG", CURRENT_CATALOG, "CURRENT_USER", CURRENT_USER,
+            "SESSION_USER", SESSION_USER);
+
+    /** The name Postgres gives a result column computed by one of those functions, or null. */
+    public static String contextFunctionColumn(String function) {
+        for (var e : CONTEXT_FUNCTIONS.entrySet()) {
+            if (e.getValue().equalsIgnoreCase(function)) {
+                return e.getKey().toLowerCase(Locale.ROOT);
+            }
+        }
+        return null;
+    }
+
+    private static boolean mayNeed(String sql) {
+        String upper = sql.toUpperCase(Locale.ROOT);
+        return upper.contains("OPERATOR") || upper.contains("COLLATE") || upper.contains("E'")
+                || upper.contains("CURRENT_") || upper.contains("SESSION_USER");
+    }
+
+    /** {@code current_schema [()]} at {@code start}: a call of {@code function}, padded. */
+    private static int contextFunction(String sql, int start, int wordEnd, String function, StringBuilder out) {
+        int end = wordEnd;
+        int at = skipSpace(sql, wordEnd);
+        if (at < sql.length() && sql.charAt(at) == '(') {
+            int close = skipSpace(sql, at + 1);
+            if (close < sql.length() && sql.charAt(close) == ')') {
+                end = close + 1;
+            }
+        }
+        blank(out, start, end);
+        out.replace(start, start + function.length() + 2, function + "()");
+        return end;
+    }
+
+    /** {@code OPERATOR ( [schema .] op )} at {@code start}: the operator alone, padded. */
+    private static int operator(String sql, int start, int wordEnd, StringBuilder out) {
+        int at = skipSpace(sql, wordEnd);
+        if (at >= sql.length() || sql.charAt(at) != '(') {
+            return wordEnd;
+        }
+        int close = sql.indexOf(')', at);
+        if (close < 0) {
+            return wordEnd;
+        }
+        String inside = sql.substring(at + 1, close).trim();
+        int dot = inside.lastIndexOf('.');
+        String op = dot < 0 ? inside : inside.substring(dot + 1).trim();
+        if (op.isEmpty() || !op.chars().allMatch(ch -> "+-*/<>=~!@#%^&|`?".indexOf(ch) >= 0)) {
+            return wordEnd;
+        }
+        blank(out, start, close + 1);
+        out.replace(start, start + op.length(), op);
+        return close + 1;
+    }
+
+    /** {@code COLLATE name} (qualified or quoted) at {@code start}: blanked. */
+    private static int collate(String sql, int start, int wordEnd, StringBuilder out) {
+        int at = skipSpace(sql, wordEnd);
+        int end = at;
+        while (end < sql.length()) {
+            char c = sql.charAt(end);
+            if (c == '"') {
+                end = skipQuoted(sql, end, '"');
+            } else if (isIdentifierPart(c) || c == '.') {
+                end++;
+            } else {
+                break;
+            }
+        }
+        if (end == at) {
+            return wordEnd;
+        }
+        blank(out, start, end);
+        return end;
+    }
+
+    /** {@code E'...'} at {@code start}: a standard literal with the escapes resolved, padded to the same length. */
+    private static int escapeString(String sql, int start, StringBuilder out) {
+        int n = sql.length();
+        StringBuilder value = new StringBuilder();
+        int i = start + 2;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (c == '\\' && i + 1 < n) {
+                char e = sql.charAt(i + 1);
+                i += 2;
+                switch (e) {
+                    case 'n' -> value.append('\n');
+                    case 't' -> value.append('\t');
+                    case 'r' -> value.append('\r');
+                    case 'b' -> value.append('\b');
+                    case 'f' -> value.append('\f');
+                    default -> value.append(e); // \\ \' and any other character stand for themselves
+                }
+            } else if (c == '\'') {
+                if (i + 1 < n && sql.charAt(i + 1) == '\'') {
+                    value.append('\'');
+                    i += 2;
+                } else {
+                    i++;
+                    break;
+                }
+            } else {
+                value.append(c);
+                i++;
+            }
+        }
+        String literal = "'" + value.toString().replace("'", "''") + "'";
+        if (literal.length() > i - start) {
+            return i; // cannot happen: every escape is longer than what it stands for
+        }
+        blank(out, start, i);
+        out.replace(start, start + literal.length(), literal);
+        return i;
+    }
+
+    private static void blank(StringBuilder out, int from, int to) {
+        for (int k = from; k < to; k++) {
+            out.setCharAt(k, ' ');
+        }
+    }
+
+    private static int skipSpace(String sql, int i) {
+        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    private static int skipQuoted(String sql, int i, char quote) {
+        int n = sql.length();
+        i++;
+        while (i < n) {
+            if (sql.charAt(i) == quote) {
+                if (i + 1 < n && sql.charAt(i + 1) == quote) {
+                    i += 2;
+                    continue;
+                }
+                return i + 1;
+            }
+            i++;
+        }
+        return n;
+    }
+
+    private static boolean isIdentifierStart(char c) {
+        return Character.isLetter(c) || c == '_';
+    }
+
+    private static boolean isIdentifierPart(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
+}

@@ -1,0 +1,274 @@
+package io.coilgun.sql.query;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Locale;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.impl.ScalarFunctionImpl;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/**
+ * Postgres' catalog and session functions that clients call (psql's {@code \d}, pgjdbc's DatabaseMetaData, BI
+ * tools), as Calcite user-defined functions. Every public static method is registered under its name (lower case;
+ * a trailing {@code _} is dropped, for names Java reserves). They read the query's {@link Relations}, which
+ * {@link QueryEngine} sets for the thread that runs the query.
+ */
+public final class PgFunctions {
+    static final ThreadLocal<Relations> CURRENT = new ThreadLocal<>();
+    static final String VERSION = "PostgreSQL 15.0 (Coilgun 0.1.0) on Java, exact sliding-window metrics over Kafka";
+
+    private PgFunctions() {
+    }
+
+    /** Registers every function in {@code schema}. */
+    static void register(SchemaPlus schema) {
+        for (Method m : PgFunctions.class.getMethods()) {
+            if (Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == PgFunctions.class) {
+                String name = m.getName().toLowerCase(Locale.ROOT);
+                name = name.endsWith("_") ? name.substring(0, name.length() - 1) : name;
+                if (org.apache.calcite.schema.Table.class.isAssignableFrom(m.getReturnType())) {
+                    schema.add(name, org.apache.calcite.schema.impl.TableFunctionImpl.create(m));
+                } else if (m.getReturnType() == java.util.List.class
+                        || java.util.Arrays.asList(m.getParameterTypes()).contains(java.util.List.class)) {
+                    // Calcite derives no element type from a List: these are arrays of text
+                    java.util.function.Function<org.apache.calcite.rel.type.RelDataTypeFactory,
+                            org.apache.calcite.rel.type.RelDataType> textArray = types ->
+                            types.createTypeWithNullability(types.createArrayType(
+                                    types.createSqlType(SqlTypeName.VARCHAR), -1), true);
+                    java.util.List<java.util.function.Function<org.apache.calcite.rel.type.RelDataTypeFactory,
+                            org.apache.calcite.rel.type.RelDataType>> params = new java.util.ArrayList<>();
+                    for (Class<?> p : m.getParameterTypes()) {
+                        params.add(p == java.util.List.class ? textArray : null);
+                    }
+                    schema.add(name, new TypedFunction(m, m.getReturnType() == java.util.List.class ? textArray
+                            : null, params));
+                } else {
+                    schema.add(name, ScalarFunctionImpl.create(m));
+                }
+            }
+        }
+    }
+
+    private static Relations rels() {
+        Relations r = CURRENT.get();
+        if (r == null) {
+            throw new IllegalStateException("no query running on this thread");
+        }
+        return r;
+    }
+
+    public static String version() {
+        return VERSION;
+    }
+
+    public static String current_database() {
+        return rels().database;
+    }
+
+    /** {@code current_schema}, see {@link io.coilgun.sql.parser.PgSyntax#CURRENT_SCHEMA}. */
+    public static String pgcurschema() {
+        return "public";
+    }
+
+    /** {@code current_user}, see {@link io.coilgun.sql.parser.PgSyntax#CURRENT_USER}. */
+    public static String pgcuruser() {
+        return rels().user;
+    }
+
+    /** {@code session_user}. */
+    public static String pgsessuser() {
+        return rels().user;
+    }
+
+    /** {@code current_catalog}: the database. */
+    public static String pgcurcatalog() {
+        return rels().database;
+    }
+
+    public static java.util.List<String> current_schemas(Boolean implicit) {
+        return Boolean.TRUE.equals(implicit) ? java.util.List.of("pg_catalog", "public") : java.util.List.of("public");
+    }
+
+    public static String pg_get_userbyid(Integer oid) {
+        return rels().user;
+    }
+
+    public static Boolean pg_table_is_visible(Integer oid) {
+        Relations.Rel r = oid == null ? null : rels().byOid(oid);
+        return r != null && (r.namespace() == Relations.PUBLIC || r.namespace() == Relations.PG_CATALOG);
+    }
+
+    public static Boolean pg_type_is_visible(Integer oid) {
+        return true;
+    }
+
+    public static Boolean pg_function_is_visible(Integer oid) {
+        return true;
+    }
+
+    public static String pg_encoding_to_char(Integer encoding) {
+        return "UTF8";
+    }
+
+    /** Arrays are shown as text in Coilgun's catalog: the text itself. */
+    public static String array_to_string(String array, String separator) {
+        return array;
+    }
+
+    /** The upper bound of a one-dimensional array (Coilgun's catalog arrays are text: NULL). */
+    public static Integer array_upper(java.util.List<String> array, Integer dimension) {
+        if (array != null && Integer.valueOf(1).equals(dimension)) {
+            java.util.List<String> list = array;
+            return list.isEmpty() ? null : list.size();
+        }
+        return null;
+    }
+
+    /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
+    public static org.apache.calcite.schema.ScannableTable generate_series(Integer start, Integer stop) {
+        return new RowsTable(java.util.List.of(Col.int4("generate_series")), () -> {
+            java.util.List<Object[]> rows = new java.util.ArrayList<>();
+            if (start != null && stop != null) {
+                for (int i = start; i <= stop; i++) {
+                    rows.add(new Object[] {i});
+                }
+            }
+            return rows;
+        });
+    }
+
+    public static String format_type(Integer type, Integer typmod) {
+        if (type == null) {
+            return null;
+        }
+        PgTypes.TypeInfo t = PgTypes.info(type);
+        return t == null ? "???" : t.formatted();
+    }
+
+    public static String pg_get_expr(String expression, Integer relation) {
+        return null;
+    }
+
+    public static String pg_get_expr(String expression, Integer relation, Boolean pretty) {
+        return null;
+    }
+
+    public static String pg_get_indexdef(Integer index, Integer column, Boolean pretty) {
+        return null;
+    }
+
+    public static String pg_get_statisticsobjdef_columns(Integer oid) {
+        return null;
+    }
+
+    public static String obj_description(Integer oid, String catalog) {
+        return null;
+    }
+
+    public static String obj_description(Integer oid) {
+        return null;
+    }
+
+    public static String col_description(Integer oid, Integer column) {
+        return null;
+    }
+
+    public static String shobj_description(Integer oid, String catalog) {
+        return null;
+    }
+
+    public static Boolean pg_relation_is_publishable(String relation) {
+        return false;
+    }
+
+    public static Boolean has_table_privilege(String table, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_table_privilege(String user, String table, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_schema_privilege(String schema, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_database_privilege(String database, String privilege) {
+        return true;
+    }
+
+    public static Integer pg_backend_pid() {
+        return (int) ProcessHandle.current().pid();
+    }
+
+    public static String quote_ident(String name) {
+        if (name == null) {
+            return null;
+        }
+        return name.matches("[a-z_][a-z0-9_$]*") ? name : "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    /** {@code 'name'::regclass}: the relation's oid. */
+    public static Integer pg_regclass_oid(String name) {
+        Relations.Rel r = rels().byName(unquote(name));
+        if (r == null) {
+            throw new CoilgunException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist", 0);
+        }
+        return r.oid();
+    }
+
+    /** {@code oid::regclass}: the relation's name (qualified when not in public), or the number when unknown. */
+    public static String pg_regclass_name(Integer oid) {
+        if (oid == null) {
+            return null;
+        }
+        Relations.Rel r = rels().byOid(oid);
+        return r == null ? String.valueOf(oid) : r.namespace() == Relations.PUBLIC ? r.name()
+                : r.schema() + "." + r.name();
+    }
+
+    public static Integer pg_regtype_oid(String name) {
+        PgTypes.TypeInfo t = PgTypes.byName(unquote(name.startsWith("pg_catalog.") ? name.substring(11) : name));
+        if (t == null) {
+            throw new CoilgunException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist", 0);
+        }
+        return t.oid();
+    }
+
+    public static String pg_regtype_name(Integer oid) {
+        return oid == null ? null : oid == 0 ? "-" : format_type(oid, -1);
+    }
+
+    public static Integer pg_regnamespace_oid(String name) {
+        for (Relations.Namespace n : Relations.NAMESPACES) {
+            if (n.name().equals(unquote(name))) {
+                return n.oid();
+            }
+        }
+        throw new CoilgunException(SqlState.UNDEFINED_OBJECT, "schema \"" + name + "\" does not exist", 0);
+    }
+
+    public static String pg_regnamespace_name(Integer oid) {
+        for (Relations.Namespace n : Relations.NAMESPACES) {
+            if (oid != null && n.oid() == oid) {
+                return n.name();
+            }
+        }
+        return oid == null ? null : String.valueOf(oid);
+    }
+
+    public static Integer pg_regrole_oid(String name) {
+        return Relations.OWNER;
+    }
+
+    public static String pg_regrole_name(Integer oid) {
+        return rels().user;
+    }
+
+    private static String unquote(String name) {
+        return name.length() > 1 && name.startsWith("\"") && name.endsWith("\"")
+                ? name.substring(1, name.length() - 1).replace("\"\"", "\"") : name;
+    }
+}

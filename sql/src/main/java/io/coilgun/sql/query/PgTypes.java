@@ -1,0 +1,112 @@
+package io.coilgun.sql.query;
+
+import io.coilgun.planner.model.ColumnType;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+/** Postgres type oids, names and sizes, for the catalog tables. */
+final class PgTypes {
+    static final int BOOL = 16;
+    static final int BYTEA = 17;
+    static final int CHAR = 18;
+    static final int NAME = 19;
+    static final int INT8 = 20;
+    static final int INT2 = 21;
+    static final int INT4 = 23;
+    static final int TEXT = 25;
+    static final int OID = 26;
+    static final int FLOAT4 = 700;
+    static final int FLOAT8 = 701;
+    static final int VARCHAR = 1043;
+    static final int DATE = 1082;
+    static final int TIMESTAMP = 1114;
+    static final int TIMESTAMPTZ = 1184;
+    static final int INTERVAL = 1186;
+    static final int NUMERIC = 1700;
+
+    /** oid, name, length (-1 variable), category, format_type name. */
+    record TypeInfo(int oid, String name, int length, String category, String formatted) {
+    }
+
+    static final TypeInfo[] ALL = {
+        new TypeInfo(BOOL, "bool", 1, "B", "boolean"),
+        new TypeInfo(BYTEA, "bytea", -1, "U", "bytea"),
+        new TypeInfo(CHAR, "char", 1, "Z", "\"char\""),
+        new TypeInfo(NAME, "name", 64, "S", "name"),
+        new TypeInfo(INT8, "int8", 8, "N", "bigint"),
+        new TypeInfo(INT2, "int2", 2, "N", "smallint"),
+        new TypeInfo(INT4, "int4", 4, "N", "integer"),
+        new TypeInfo(TEXT, "text", -1, "S", "text"),
+        new TypeInfo(OID, "oid", 4, "N", "oid"),
+        new TypeInfo(FLOAT4, "float4", 4, "N", "real"),
+        new TypeInfo(FLOAT8, "float8", 8, "N", "double precision"),
+        new TypeInfo(VARCHAR, "varchar", -1, "S", "character varying"),
+        new TypeInfo(DATE, "date", 4, "D", "date"),
+        new TypeInfo(TIMESTAMP, "timestamp", 8, "D", "timestamp without time zone"),
+        new TypeInfo(TIMESTAMPTZ, "timestamptz", 8, "D", "timestamp with time zone"),
+        new TypeInfo(INTERVAL, "interval", 16, "T", "interval"),
+        new TypeInfo(NUMERIC, "numeric", -1, "N", "numeric"),
+    };
+
+    private PgTypes() {
+    }
+
+    static TypeInfo info(int oid) {
+        for (TypeInfo t : ALL) {
+            if (t.oid == oid) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    static TypeInfo byName(String name) {
+        for (TypeInfo t : ALL) {
+            if (t.name.equals(name) || t.formatted.equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    static int of(ColumnType t) {
+        return switch (t) {
+            case BOOLEAN -> BOOL;
+            case INTEGER -> INT4;
+            case BIGINT -> INT8;
+            case DOUBLE -> FLOAT8;
+            case VARCHAR -> VARCHAR;
+            case TIMESTAMP -> TIMESTAMP;
+        };
+    }
+
+    static SqlTypeName sql(ColumnType t) {
+        return switch (t) {
+            case BOOLEAN -> SqlTypeName.BOOLEAN;
+            case INTEGER -> SqlTypeName.INTEGER;
+            case BIGINT -> SqlTypeName.BIGINT;
+            case DOUBLE -> SqlTypeName.DOUBLE;
+            case VARCHAR -> SqlTypeName.VARCHAR;
+            case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+        };
+    }
+
+    /** A stream value (timestamps as micros) in Calcite's representation (timestamps as millis). */
+    static Object toCalcite(ColumnType t, Object v) {
+        if (v == null) {
+            return null;
+        }
+        if (t == ColumnType.TIMESTAMP) {
+            return Math.floorDiv(((Number) v).longValue(), 1000L);
+        }
+        if (t == ColumnType.INTEGER) {
+            return ((Number) v).intValue();
+        }
+        if (t == ColumnType.BIGINT) {
+            return ((Number) v).longValue();
+        }
+        if (t == ColumnType.DOUBLE) {
+            return ((Number) v).doubleValue();
+        }
+        return v;
+    }
+}

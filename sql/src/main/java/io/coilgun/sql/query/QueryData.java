@@ -1,0 +1,46 @@
+package io.coilgun.sql.query;
+
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What SELECT reads beyond the catalog, supplied by the node: metric state, a stream's recent events and the rows of
+ * the system tables. Called on a query thread; implementations may block.
+ */
+public interface QueryData {
+    Catalog catalog();
+
+    /**
+     * Visits the metric's groups with their current values (see {@link MetricRow}): all groups, or with {@code key}
+     * (a value for every group-by column, in GROUP BY order, as the column's Java class) only that one.
+     */
+    void metricRows(StreamDef stream, MetricDef metric, Object[] key, Consumer<MetricRow> visitor);
+
+    /**
+     * The stream's most recent events, newest last, at most {@code limit} per task: each its column values (timestamps
+     * as micros) in the stream's column order.
+     */
+    List<Object[]> recentEvents(StreamDef stream, int limit);
+
+    /** Rows of {@code coilgun.tasks}: see {@link SystemTables#TASKS} for the columns. */
+    List<Object[]> tasks();
+
+    /** Rows of {@code coilgun.nodes}: see {@link SystemTables#NODES}. */
+    List<Object[]> nodes();
+
+    /** Rows of {@code coilgun.statistics}: see {@link SystemTables#STATISTICS}. */
+    List<Object[]> statistics();
+
+    /**
+     * One group of a metric as of its task's stream time.
+     *
+     * @param group the group-by values in GROUP BY order (timestamps as micros)
+     * @param values one per aggregation (SUM of integers as Long, timestamps as micros)
+     * @param streamTime micros, or null before the task's first event
+     */
+    record MetricRow(Object[] group, Object[] values, Long streamTime) {
+    }
+}

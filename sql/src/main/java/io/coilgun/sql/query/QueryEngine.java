@@ -1,0 +1,335 @@
+package io.coilgun.sql.query;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.sql.parser.ParameterMarkers;
+import io.coilgun.sql.parser.PgSyntax;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Calendar;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TimeZone;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.jdbc.CalciteConnection;
+import org.apache.calcite.jdbc.Driver;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+
+/**
+ * Runs SELECT (and the other query forms: VALUES, UNION, WITH, ORDER BY) with Calcite's Enumerable engine over
+ * Coilgun's relations: metrics and streams in schema {@code public}, the system tables in {@code coilgun}, and
+ * {@code pg_catalog} and {@code information_schema} for clients. Each query sees the catalog as it is when it starts.
+ *
+ * <p>Blocking (metric reads wait for the processor units): call it from a query thread.
+ */
+public final class QueryEngine {
+    private static final Driver DRIVER = new Driver();
+    private static final Calendar UTC = Calendar.getInstance(TimeZone.getTimeZone("UTC"));
+    private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
+
+    private final QueryData data;
+
+    public QueryEngine(QueryData data) {
+        this.data = data;
+    }
+
+    /** A query's result: column names and Postgres type oids, and the rows as pgwire's Java values. */
+    public record Rows(List<String> names, List<Integer> typeOids, List<Object[]> rows) {
+    }
+
+    /**
+     * @param statement the query's text as the client wrote it ($n markers allowed)
+     * @param columnNames the names Postgres would give the select list's columns (see {@link QueryStatement}), used
+     *     where Calcite generates one
+     * @param parameters the values of $1..$n
+     * @throws CoilgunException for every error a user can cause (unknown relation or column, wrong types, …)
+     */
+    public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
+            String database) {
+        return prepare(statement, columnNames, parameters, user, database, true);
+    }
+
+    /** The columns {@link #run} would return (no rows), without reading any data. */
+    public Rows describe(String statement, List<String> columnNames, String user, String database) {
+        return prepare(statement, columnNames, List.of(), user, database, false);
+    }
+
+    private Rows prepare(String statement, List<String> columnNames, List<Object> parameters, String user,
+            String database, boolean execute) {
+        ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
+        Relations rels = relations(user, database);
+        PgFunctions.CURRENT.set(rels);
+        try (Connection connection = connect(rels, user)) {
+            try (PreparedStatement ps = connection.prepareStatement(markers.sql())) {
+                if (!execute) {
+                    return columns(ps.getMetaData(), columnNames, List.of());
+                }
+                int[] numbers = markers.numbers();
+                for (int i = 0; i < numbers.length; i++) {
+                    int n = numbers[i];
+                    ps.setObject(i + 1, n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    return read(rs, columnNames);
+                }
+            }
+        } catch (SQLException e) {
+            Rows empty = EmptyCatalogQuery.answer(statement);
+            if (empty != null) {
+                return empty;
+            }
+            throw QueryErrors.toCoilgun(statement, e);
+        } catch (RuntimeException e) {
+            CoilgunException ce = QueryErrors.find(e);
+            if (ce != null) {
+                throw ce;
+            }
+            if (e instanceof ArithmeticException) {
+                throw new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0, e);
+            }
+            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e, 0, e);
+        } finally {
+            PgFunctions.CURRENT.remove();
+        }
+    }
+
+    private Relations relations(String user, String database) {
+        Relations rels = new Relations(user, database);
+        for (StreamDef s : data.catalog().streams()) {
+            rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s), new StreamTable(s, data));
+            for (MetricDef m : data.catalog().metricsOf(s.name())) {
+                rels.add(Relations.PUBLIC, m.name(), "metric", Relations.metricColumns(s, m),
+                        new MetricTable(s, m, data));
+            }
+        }
+        for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
+            rels.add(Relations.COILGUN, t.getKey(), "system table", t.getValue().columns, t.getValue());
+        }
+        for (Map.Entry<String, RowsTable> t : PgCatalog.tables(rels).entrySet()) {
+            rels.add(Relations.PG_CATALOG, t.getKey(), "catalog", t.getValue().columns, t.getValue());
+        }
+        for (Map.Entry<String, RowsTable> t : InformationSchema.tables(rels).entrySet()) {
+            rels.add(Relations.INFORMATION_SCHEMA, t.getKey(), "catalog", t.getValue().columns, t.getValue());
+        }
+        return rels;
+    }
+
+    private static Connection connect(Relations rels, String user) throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("parserFactory", "io.coilgun.sql.parser.impl.CoilgunSqlParserImpl#FACTORY");
+        p.setProperty("quoting", "DOUBLE_QUOTE");
+        p.setProperty("unquotedCasing", "TO_LOWER");
+        p.setProperty("quotedCasing", "UNCHANGED");
+        p.setProperty("caseSensitive", "true");
+        // MYSQL_5: like BABEL for what clients send, and CASE over strings of different lengths gives VARCHAR
+        // (Postgres gives text; BABEL would pad to the longest, CHAR(n)).
+        p.setProperty("conformance", "MYSQL_5");
+        p.setProperty("fun", "standard,postgresql");
+        p.setProperty("timeZone", "UTC");
+        p.setProperty("user", user);
+        Connection connection = DRIVER.connect("jdbc:calcite:", p);
+        SchemaPlus root = connection.unwrap(CalciteConnection.class).getRootSchema();
+        SchemaPlus pgCatalog = root.add("pg_catalog", schema(rels, Relations.PG_CATALOG, -1));
+        // Postgres searches pg_catalog implicitly: its relations are found unqualified too (after the user's).
+        SchemaPlus publicSchema = root.add("public", schema(rels, Relations.PUBLIC, Relations.PG_CATALOG));
+        root.add("information_schema", schema(rels, Relations.INFORMATION_SCHEMA, -1));
+        root.add("coilgun", schema(rels, Relations.COILGUN, -1));
+        PgFunctions.register(root);
+        PgFunctions.register(pgCatalog);
+        PgFunctions.register(publicSchema);
+        connection.setSchema("public");
+        return connection;
+    }
+
+    private static AbstractSchema schema(Relations rels, int namespace, int fallback) {
+        Map<String, Table> tables = new java.util.LinkedHashMap<>();
+        if (fallback >= 0) {
+            for (Relations.Rel r : rels.in(fallback)) {
+                tables.put(r.name(), r.table());
+            }
+        }
+        for (Relations.Rel r : rels.in(namespace)) {
+            tables.put(r.name(), r.table());
+        }
+        return new AbstractSchema() {
+            @Override
+            protected Map<String, Table> getTableMap() {
+                return tables;
+            }
+        };
+    }
+
+    private static Rows columns(ResultSetMetaData md, List<String> columnNames, List<Object[]> rows)
+            throws SQLException {
+        int n = md.getColumnCount();
+        List<String> names = new ArrayList<>(n);
+        List<Integer> types = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+            String label = md.getColumnLabel(i);
+            if (GENERATED_NAME.matcher(label).matches()) {
+                label = i <= columnNames.size() ? columnNames.get(i - 1) : "?column?";
+            }
+            names.add(label);
+            types.add(pgType(md.getColumnType(i)));
+        }
+        return new Rows(names, types, rows);
+    }
+
+    private static Rows read(ResultSet rs, List<String> columnNames) throws SQLException {
+        ResultSetMetaData md = rs.getMetaData();
+        int n = md.getColumnCount();
+        List<Object[]> rows = new ArrayList<>();
+        while (rs.next()) {
+            Object[] row = new Object[n];
+            for (int i = 1; i <= n; i++) {
+                row[i - 1] = value(rs, i, md.getColumnType(i));
+            }
+            rows.add(row);
+        }
+        return columns(md, columnNames, rows);
+    }
+
+    private static int pgType(int jdbcType) {
+        return switch (jdbcType) {
+            case Types.BOOLEAN, Types.BIT -> PgTypes.BOOL;
+            case Types.TINYINT, Types.SMALLINT -> PgTypes.INT2;
+            case Types.INTEGER -> PgTypes.INT4;
+            case Types.BIGINT -> PgTypes.INT8;
+            case Types.REAL -> PgTypes.FLOAT4;
+            case Types.DOUBLE, Types.FLOAT -> PgTypes.FLOAT8;
+            case Types.DECIMAL, Types.NUMERIC -> PgTypes.NUMERIC;
+            case Types.DATE -> PgTypes.DATE;
+            case Types.TIMESTAMP -> PgTypes.TIMESTAMP;
+            case Types.TIMESTAMP_WITH_TIMEZONE -> PgTypes.TIMESTAMPTZ;
+            case Types.BINARY, Types.VARBINARY -> PgTypes.BYTEA;
+            default -> PgTypes.TEXT;
+        };
+    }
+
+    private static Object value(ResultSet rs, int i, int jdbcType) throws SQLException {
+        Object v;
+        switch (jdbcType) {
+            case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE -> {
+                java.sql.Timestamp ts = rs.getTimestamp(i, (Calendar) UTC.clone());
+                return ts == null ? null : LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
+            }
+            case Types.DATE -> {
+                java.sql.Date d = rs.getDate(i, (Calendar) UTC.clone());
+                return d == null ? null : LocalDateTime.ofInstant(d.toInstant(), ZoneOffset.UTC).toLocalDate();
+            }
+            case Types.TINYINT, Types.SMALLINT -> {
+                short s = rs.getShort(i);
+                return rs.wasNull() ? null : s;
+            }
+            case Types.ARRAY -> {
+                java.sql.Array a = rs.getArray(i);
+                return a == null ? null : arrayText((Object[]) a.getArray());
+            }
+            default -> v = rs.getObject(i);
+        }
+        if (v instanceof BigDecimal || v instanceof Number || v instanceof Boolean || v instanceof String
+                || v instanceof byte[] || v == null) {
+            return v;
+        }
+        return String.valueOf(v);
+    }
+
+    /** An array in Postgres' text form, {@code {a,b}}. */
+    private static String arrayText(Object[] values) {
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < values.length; i++) {
+            b.append(i == 0 ? "" : ",").append(values[i] == null ? "NULL" : values[i]);
+        }
+        return b.append('}').toString();
+    }
+
+    static final class QueryErrors {
+        private static final Pattern POSITION = Pattern.compile("From line (\\d+), column (\\d+)");
+
+        private QueryErrors() {
+        }
+
+        static CoilgunException find(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof CoilgunException ce) {
+                    return ce;
+                }
+            }
+            return null;
+        }
+
+        /** A Calcite error as Postgres would report it: SQLSTATE by kind of error, position from Calcite's. */
+        static CoilgunException toCoilgun(String sql, SQLException e) {
+            CoilgunException inner = find(e);
+            if (inner != null) {
+                return inner;
+            }
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof ArithmeticException) {
+                    return new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0, e);
+                }
+            }
+            String message = rootMessage(e);
+            int position = 0;
+            Matcher m = POSITION.matcher(String.valueOf(e.getMessage()) + " " + message);
+            if (m.find()) {
+                position = offset(sql, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+            }
+            SqlState state = SqlState.SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION;
+            String text = message;
+            Matcher table = Pattern.compile("Object '([^']+)' not found").matcher(message);
+            Matcher column = Pattern.compile("Column '([^']+)' not found").matcher(message);
+            Matcher function = Pattern.compile("No match found for function signature ([^(]+)\\(").matcher(message);
+            if (table.find()) {
+                state = SqlState.UNDEFINED_TABLE;
+                text = "relation \"" + table.group(1) + "\" does not exist";
+            } else if (column.find()) {
+                state = SqlState.UNDEFINED_COLUMN;
+                text = "column \"" + column.group(1) + "\" does not exist";
+            } else if (function.find()) {
+                state = SqlState.UNDEFINED_FUNCTION;
+                text = "function " + function.group(1).toLowerCase(java.util.Locale.ROOT) + " does not exist";
+            } else if (message.contains("Cannot apply") || message.contains("cannot be converted")) {
+                state = SqlState.UNDEFINED_FUNCTION;
+            } else if (message.contains("Encountered") || message.contains("parse failed")) {
+                state = SqlState.SYNTAX_ERROR;
+            } else if (message.contains("ambiguous")) {
+                state = SqlState.AMBIGUOUS_COLUMN;
+            }
+            return new CoilgunException(state, text, position, e);
+        }
+
+        private static String rootMessage(Throwable e) {
+            String message = e.getMessage();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t.getMessage() != null) {
+                    message = t.getMessage();
+                }
+            }
+            return message == null ? e.toString() : message;
+        }
+
+        private static int offset(String sql, int line, int column) {
+            int i = 0;
+            for (int l = 1; l < line && i < sql.length(); l++) {
+                int nl = sql.indexOf('\n', i);
+                i = nl < 0 ? sql.length() : nl + 1;
+            }
+            return Math.min(i + column, sql.length());
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.coilgun.sql.query;
+
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.planner.model.StreamDef;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.calcite.schema.Table;
+
+/**
+ * Every relation one query can see, with the oids the Postgres catalog shows for it: streams and metrics in schema
+ * {@code public}, the system tables in {@code coilgun}, and {@code pg_catalog} and {@code information_schema}
+ * themselves. Built per query from the catalog, so the catalog tables always agree with the relations.
+ */
+final class Relations {
+    static final int PG_CATALOG = 11;
+    static final int PUBLIC = 2200;
+    static final int INFORMATION_SCHEMA = 13000;
+    static final int COILGUN = 16383;
+    /** The one role: every object is owned by it. */
+    static final int OWNER = 10;
+    static final int DATABASE = 16381;
+
+    /** A namespace (schema) and its oid. */
+    record Namespace(int oid, String name) {
+    }
+
+    static final List<Namespace> NAMESPACES = List.of(new Namespace(PG_CATALOG, "pg_catalog"),
+            new Namespace(PUBLIC, "public"), new Namespace(INFORMATION_SCHEMA, "information_schema"),
+            new Namespace(COILGUN, "coilgun"));
+
+    /**
+     * One relation.
+     *
+     * @param kind what the catalog calls it: {@code stream}, {@code metric}, {@code system table}
+     */
+    record Rel(int oid, int namespace, String name, String kind, List<Col> columns, Table table) {
+        String schema() {
+            for (Namespace n : NAMESPACES) {
+                if (n.oid == namespace) {
+                    return n.name;
+                }
+            }
+            return "public";
+        }
+    }
+
+    final String user;
+    final String database;
+    private final Map<String, Rel> byQualifiedName = new LinkedHashMap<>();
+    private final List<Rel> all = new ArrayList<>();
+
+    Relations(String user, String database) {
+        this.user = user;
+        this.database = database;
+    }
+
+    void add(int namespace, String name, String kind, List<Col> columns, Table table) {
+        int oid;
+        if (namespace == PUBLIC) {
+            oid = 16384 + Math.floorMod(("public." + name).hashCode(), 1_000_000_000);
+        } else {
+            oid = 1000 + all.size(); // system relations are defined in a fixed order
+        }
+        Rel rel = new Rel(oid, namespace, name, kind, columns, table);
+        all.add(rel);
+        byQualifiedName.put(rel.schema() + "." + name, rel);
+    }
+
+    List<Rel> all() {
+        return all;
+    }
+
+    List<Rel> in(int namespace) {
+        return all.stream().filter(r -> r.namespace() == namespace).toList();
+    }
+
+    Rel byOid(int oid) {
+        for (Rel r : all) {
+            if (r.oid() == oid) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** By name as {@code regclass} reads it: {@code name} (searched in public, then pg_catalog) or {@code schema.name}. */
+    Rel byName(String name) {
+        if (name.contains(".")) {
+            return byQualifiedName.get(name);
+        }
+        Rel r = byQualifiedName.get("public." + name);
+        return r != null ? r : byQualifiedName.get("pg_catalog." + name);
+    }
+
+    /** The columns a stream's table shows: the stream's own. */
+    static List<Col> streamColumns(StreamDef s) {
+        List<Col> cols = new ArrayList<>();
+        for (StreamColumn c : s.columns()) {
+            cols.add(new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), !c.notNull()));
+        }
+        return cols;
+    }
+
+    /** The columns a metric's table shows: its group-by columns, its aggregations, and the stream time. */
+    static List<Col> metricColumns(StreamDef s, MetricDef m) {
+        List<Col> cols = new ArrayList<>();
+        for (int g : m.groupBy()) {
+            StreamColumn c = s.column(g);
+            cols.add(new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), true));
+        }
+        for (var a : m.aggregations()) {
+            cols.add(new Col(a.name(), PgTypes.sql(a.resultType()), PgTypes.of(a.resultType()), true));
+        }
+        cols.add(Col.timestamp(MetricTable.STREAM_TIME));
+        return cols;
+    }
+}

@@ -1,0 +1,45 @@
+package io.coilgun.sql.query;
+
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.ScannableTable;
+import org.apache.calcite.schema.impl.AbstractTable;
+
+/** A relation whose rows are computed when a query scans it (catalog and system tables). */
+class RowsTable extends AbstractTable implements ScannableTable {
+    final List<Col> columns;
+    private final Supplier<List<Object[]>> rows;
+
+    RowsTable(List<Col> columns, Supplier<List<Object[]>> rows) {
+        this.columns = List.copyOf(columns);
+        this.rows = rows;
+    }
+
+    /** A relation that is always empty in Coilgun (indexes, constraints, policies, …), with Postgres' columns. */
+    static RowsTable empty(List<Col> columns) {
+        return new RowsTable(columns, List::of);
+    }
+
+    @Override
+    public RelDataType getRowType(RelDataTypeFactory types) {
+        return rowType(types, columns);
+    }
+
+    static RelDataType rowType(RelDataTypeFactory types, List<Col> columns) {
+        RelDataTypeFactory.Builder b = types.builder();
+        for (Col c : columns) {
+            b.add(c.name(), c.relType(types));
+        }
+        return b.build();
+    }
+
+    @Override
+    public Enumerable<Object[]> scan(DataContext root) {
+        return Linq4j.asEnumerable(rows.get());
+    }
+}

@@ -1,0 +1,72 @@
+package io.coilgun.sql.query;
+
+import static io.coilgun.sql.query.Col.int4;
+import static io.coilgun.sql.query.Col.int8;
+import static io.coilgun.sql.query.Col.text;
+
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Coilgun's own system tables, schema {@code coilgun}: {@code streams}, {@code metrics} (from the catalog) and
+ * {@code tasks}, {@code nodes}, {@code statistics} (from the running node, see {@link QueryData}).
+ */
+public final class SystemTables {
+    public static final List<String> TASKS = List.of("task", "stream", "partitioner", "partition", "processor_unit",
+            "stream_time", "next_offset", "metrics");
+    public static final List<String> NODES = List.of("node_id", "pgwire", "kafka", "data_dir", "processor_units",
+            "version");
+    public static final List<String> STATISTICS = List.of("task", "stream", "events", "applied", "duplicates",
+            "late_rejected", "late_dropped", "invalid");
+
+    private SystemTables() {
+    }
+
+    static Map<String, RowsTable> tables(QueryData data) {
+        Map<String, RowsTable> t = new LinkedHashMap<>();
+        t.put("streams", new RowsTable(List.of(text("name"), text("columns"), text("event_time"), text("event_id"),
+                text("partition_by"), int4("partitions"), text("lateness"), text("late_events"),
+                int4("schema_version"), text("ddl")), () -> streams(data.catalog())));
+        t.put("metrics", new RowsTable(List.of(text("name"), text("stream"), text("aggregations"), text("group_by"),
+                text("window"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
+        t.put("tasks", new RowsTable(List.of(text("task"), text("stream"), text("partitioner"), int4("partition"),
+                text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics")),
+                data::tasks));
+        t.put("nodes", new RowsTable(List.of(text("node_id"), text("pgwire"), text("kafka"), text("data_dir"),
+                int4("processor_units"), text("version")), data::nodes));
+        t.put("statistics", new RowsTable(List.of(text("task"), text("stream"), int8("events"), int8("applied"),
+                int8("duplicates"), int8("late_rejected"), int8("late_dropped"), int8("invalid")), data::statistics));
+        return t;
+    }
+
+    private static List<Object[]> streams(Catalog catalog) {
+        List<Object[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            rows.add(new Object[] {s.name(), String.join(", ", s.columns().stream()
+                    .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
+                s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
+                s.partitions(), Durations.format(s.latenessMicros()),
+                s.latePolicy().name().toLowerCase(Locale.ROOT), s.schemaVersion(), s.ddl()});
+        }
+        return rows;
+    }
+
+    private static List<Object[]> metrics(Catalog catalog) {
+        List<Object[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            for (MetricDef m : catalog.metricsOf(s.name())) {
+                rows.add(new Object[] {m.name(), m.stream(), String.join(", ", m.aggregations().stream()
+                        .map(a -> a.name()).toList()), String.join(", ", m.groupBy().stream()
+                        .map(i -> s.column(i).name()).toList()), m.window().toString(), m.partitioner(), m.ddl()});
+            }
+        }
+        return rows;
+    }
+}
