@@ -294,6 +294,11 @@ class StatementCompilerTest {
     @Test
     void otherStatements() {
         assertEquals(new SetStatement("extra_float_digits", "3"), compile("SET extra_float_digits = 3"));
-        error("SELECT 1", "0A000");
+        QueryStatement q = (QueryStatement) compile("SELECT version(), 1 + 1, card_id, x AS y FROM t");
+        assertEquals(java.util.List.of("version", "?column?", "card_id", "y"), q.columnNames());
+        assertEquals(java.util.List.of("current_schema", "oid", "relname"),
+                ((QueryStatement) compile("SELECT current_schema, c.oid::regclass, c.relname FROM pg_class c "
+                        + "ORDER BY 1")).columnNames());
+        error("DELETE FROM payments", "0A000");
     }
 }

@@ -1,0 +1,60 @@
+package io.coilgun.sql.parser;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.coilgun.planner.error.CoilgunException;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
+import org.junit.jupiter.api.Test;
+
+class PgSyntaxTest {
+    private static void rewrites(String in, String out) {
+        String got = PgSyntax.normalize(in);
+        assertEquals(out, got.stripTrailing());
+        assertEquals(in.length(), got.length(), "every offset is kept");
+    }
+
+    @Test
+    void psqlOperatorsCollationsAndEscapes() {
+        rewrites("WHERE c.relname OPERATOR(pg_catalog.~) '^(x)$' COLLATE pg_catalog.default AND 1 = 1",
+                "WHERE c.relname ~                      '^(x)$'                            AND 1 = 1");
+        rewrites("SELECT array_to_string(d.datacl, E'\\n') AS a", "SELECT array_to_string(d.datacl, '\n'  ) AS a");
+        rewrites("SELECT E'it''s \\'x\\''", "SELECT 'it''s ''x'''");
+        rewrites("SELECT current_schema(), current_catalog, session_user",
+                "SELECT pgcurschema()   , pgcurcatalog() , pgsessuser()");
+    }
+
+    @Test
+    void literalsIdentifiersAndCommentsAreLeftAlone() {
+        for (String sql : new String[] {"SELECT 'OPERATOR(pg_catalog.~)'", "SELECT \"COLLATE x\" FROM t",
+            "SELECT 1 -- current_schema()", "SELECT 1 /* E'x' */", "SELECT a FROM t", "SELECT name FROM t"}) {
+            assertEquals(sql, PgSyntax.normalize(sql));
+        }
+    }
+
+    @Test
+    void castsParseAsCastsOrCatalogFunctions() {
+        SqlSelect s = (SqlSelect) CoilgunParser.parseStatements(
+                "SELECT a::int8, 'pg_class'::regclass, c.oid::pg_catalog.regclass, x::text[] FROM t").get(0);
+        SqlNode[] items = s.getSelectList().toArray(new SqlNode[0]);
+        assertEquals(SqlKind.CAST, items[0].getKind());
+        assertEquals("pg_regclass_oid", ((SqlBasicCall) items[1]).getOperator().getName());
+        assertEquals("pg_regclass_name", ((SqlBasicCall) items[2]).getOperator().getName());
+        assertEquals(SqlKind.CAST, items[3].getKind());
+        CoilgunException e = assertThrows(CoilgunException.class,
+                () -> CoilgunParser.parse("SELECT 1::nosuchtype"));
+        assertEquals("42704", e.state().code());
+        assertEquals(11, e.position());
+    }
+
+    @Test
+    void regularExpressionOperators() {
+        SqlSelect s = (SqlSelect) CoilgunParser.parseStatements("SELECT 1 FROM t WHERE a ~ 'x' AND b !~ '^pg_'")
+                .get(0);
+        assertInstanceOf(SqlBasicCall.class, s.getWhere());
+    }
+}
