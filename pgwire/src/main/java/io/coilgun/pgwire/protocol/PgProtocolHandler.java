@@ -465,8 +465,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             return;
         }
         if (!(message instanceof FrontendMessage.PasswordMessage password)) {
-            String type = message instanceof OtherMessage other ? Integer.toString(other.type())
-                    : message.getClass().getSimpleName();
+            int type = typeByte(message);
             fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, authentication.method()
                     == Authentication.Method.PASSWORD ? "expected password response, got message type " + type
                     : "expected SASL response, got message type " + type));
@@ -488,6 +487,18 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
                 resume();
             }
         }));
+    }
+
+    /** The type byte a typed message came with, as Postgres names it in errors. */
+    private static int typeByte(FrontendMessage message) {
+        if (message instanceof OtherMessage other) {
+            return other.type();
+        }
+        return message instanceof Query ? 'Q' : message instanceof Parse ? 'P' : message instanceof Bind ? 'B'
+                : message instanceof Describe ? 'D' : message instanceof Execute ? 'E' : message instanceof Close ? 'C'
+                : message == FrontendMessage.Sync.INSTANCE ? 'S' : message == FrontendMessage.Flush.INSTANCE ? 'H'
+                : message instanceof CopyData ? 'd' : message == FrontendMessage.CopyDone.INSTANCE ? 'c'
+                : message instanceof CopyFail ? 'f' : 0;
     }
 
     private void authenticationStep(CompletionStage<Authenticator.Outcome> completed) {
