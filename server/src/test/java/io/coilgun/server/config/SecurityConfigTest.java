@@ -40,8 +40,11 @@ class SecurityConfigTest {
         Authentication auth = config.security().authentication();
         assertEquals(Authentication.Method.SCRAM_SHA_256, auth.method());
         assertEquals(Set.of("alice", "bob"), auth.users());
-        assertEquals(Authentication.Method.PASSWORD,
-                read("auth = password\nuser.alice = s3cret\n").security().authentication().method());
+        Authentication password = read("auth = password\nuser.alice = s3cret\nuser.bob = " + verifier + "\n")
+                .security().authentication();
+        assertEquals(Authentication.Method.PASSWORD, password.method());
+        assertTrue(password.checkPassword("bob", "pencil"), "docs/operations.md's example verifier is pencil's");
+        assertTrue(password.checkPassword("alice", "s3cret"));
     }
 
     @Test
