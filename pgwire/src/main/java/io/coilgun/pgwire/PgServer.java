@@ -57,6 +57,8 @@ public final class PgServer implements AutoCloseable {
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
     public static final int DEFAULT_WORKER_THREADS = 2;
     public static final int DEFAULT_MAX_CONNECTIONS = 1000;
+    /** As Postgres' authentication_timeout. */
+    public static final Duration DEFAULT_AUTHENTICATION_TIMEOUT = Duration.ofSeconds(60);
 
     private static final BackendMessageEncoder ENCODER = new BackendMessageEncoder();
 
@@ -69,6 +71,7 @@ public final class PgServer implements AutoCloseable {
     private final Duration idleTimeout;
     private final Authentication authentication;
     private final ServerTls tls;
+    private final Duration authenticationTimeout;
     /** Open connections by BackendKeyData, for CancelRequests and the connection limit. */
     private final CancelRegistry connections = new CancelRegistry();
 
@@ -87,11 +90,12 @@ public final class PgServer implements AutoCloseable {
      */
     public PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize) {
         this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS, DEFAULT_MAX_CONNECTIONS, Duration.ZERO,
-                Authentication.trust(), null);
+                Authentication.trust(), null, DEFAULT_AUTHENTICATION_TIMEOUT);
     }
 
     private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads,
-            int maxConnections, Duration idleTimeout, Authentication authentication, ServerTls tls) {
+            int maxConnections, Duration idleTimeout, Authentication authentication, ServerTls tls,
+            Duration authenticationTimeout) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535: " + port);
         }
@@ -113,6 +117,10 @@ public final class PgServer implements AutoCloseable {
         this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
         this.authentication = Objects.requireNonNull(authentication, "authentication");
         this.tls = tls;
+        if (authenticationTimeout.isNegative() || authenticationTimeout.isZero()) {
+            throw new IllegalArgumentException("authenticationTimeout must be positive: " + authenticationTimeout);
+        }
+        this.authenticationTimeout = authenticationTimeout;
     }
 
     public static Builder builder(SessionFactory sessionFactory) {
@@ -153,7 +161,7 @@ public final class PgServer implements AutoCloseable {
                                 .addLast("decoder", new FrontendMessageDecoder(maxMessageSize))
                                 .addLast("encoder", ENCODER)
                                 .addLast("protocol", new PgProtocolHandler(sessionFactory, connections,
-                                        maxConnections, authentication, tls));
+                                        maxConnections, authentication, tls, authenticationTimeout));
                     }
                 });
         ChannelFuture bind = bootstrap.bind(host, requestedPort).awaitUninterruptibly();
@@ -222,6 +230,7 @@ public final class PgServer implements AutoCloseable {
         private Duration idleTimeout = Duration.ZERO;
         private Authentication authentication = Authentication.trust();
         private ServerTls tls;
+        private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
 
         private Builder(SessionFactory sessionFactory) {
             this.sessionFactory = sessionFactory;
@@ -275,9 +284,18 @@ public final class PgServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A connection that has not completed its startup and authentication by then is closed without a message
+         * (as Postgres' authentication_timeout, default 60 s).
+         */
+        public Builder authenticationTimeout(Duration authenticationTimeout) {
+            this.authenticationTimeout = authenticationTimeout;
+            return this;
+        }
+
         public PgServer build() {
             return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads, maxConnections,
-                    idleTimeout, authentication, tls);
+                    idleTimeout, authentication, tls, authenticationTimeout);
         }
     }
 }

@@ -158,6 +158,26 @@ class PgAuthenticationTest {
         }
     }
 
+    @Test
+    void connectionsNotAuthenticatedInTimeAreClosed() throws IOException, SQLException {
+        PgServer quick = PgServer.builder(SESSIONS).port(0).authentication(Authentication.scram(USERS))
+                .authenticationTimeout(java.time.Duration.ofSeconds(2)).build();
+        quick.start();
+        try {
+            try (RawPgClient silent = new RawPgClient(quick.port())) {
+                assertTrue(silent.closedByServer()); // no startup message at all (RawPgClient reads for 5 s at most)
+            }
+            try (RawPgClient stalled = new RawPgClient(quick.port())) {
+                stalled.send(RawPgClient.startup("user", "alice"));
+                assertEquals('R', stalled.read().type()); // AuthenticationSASL, never answered
+                assertTrue(stalled.closedByServer());
+            }
+            assertWorks(quick, "alice", "s3cret"); // a client in time is not affected (SCRAM on both sides: < 2 s)
+        } finally {
+            quick.close();
+        }
+    }
+
     /** Exit code, stdout, stderr of {@code psql -c 'SELECT 1'} with PGPASSWORD. */
     private static String[] psql(PgServer server, String user, String pass) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(PSQL.toString(), "-h", "127.0.0.1", "-p",

@@ -126,6 +126,16 @@ class PgTlsTest {
     }
 
     @Test
+    void clearTextAfterSAnswerEndsTheConnection() throws IOException {
+        try (RawPgClient client = new RawPgClient(server.port())) {
+            client.send(RawPgClient.untypedCode(80877103));
+            assertEquals('S', client.readByte());
+            client.send(RawPgClient.startup("user", "alice")); // not a TLS record
+            assertTrue(client.closedByServer());
+        }
+    }
+
+    @Test
     void badFilesAreRefusedWithTheirName() throws IOException {
         Path missing = dir.resolve("missing.pem");
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,

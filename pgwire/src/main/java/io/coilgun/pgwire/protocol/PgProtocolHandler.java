@@ -31,14 +31,18 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -138,6 +142,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     /** True while a password check runs off the event loop: messages wait in {@link #pending}. */
     private boolean checkingPassword;
     private boolean tlsStarted;
+    /** Closes the connection if it is not past authentication by then (Postgres' authentication_timeout). */
+    private final Duration authenticationTimeout;
+    private ScheduledFuture<?> authenticationDeadline;
 
     public PgProtocolHandler(SessionFactory sessionFactory) {
         this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
@@ -148,20 +155,22 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
      * @param maxConnections refuse a startup when this many connections are open already
      */
     public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections) {
-        this(sessionFactory, cancelRegistry, maxConnections, Authentication.trust(), null);
+        this(sessionFactory, cancelRegistry, maxConnections, Authentication.trust(), null, Duration.ofSeconds(60));
     }
 
     /**
      * @param authentication how clients prove who they are
      * @param tls the certificate to offer on SSLRequest, or null to answer 'N'
+     * @param authenticationTimeout a connection not past authentication by then is closed, silently as Postgres
      */
     public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections,
-            Authentication authentication, ServerTls tls) {
+            Authentication authentication, ServerTls tls, Duration authenticationTimeout) {
         this.sessionFactory = sessionFactory;
         this.cancelRegistry = cancelRegistry;
         this.maxConnections = maxConnections;
         this.authentication = authentication;
         this.tls = tls;
+        this.authenticationTimeout = authenticationTimeout;
     }
 
     @Override
@@ -186,6 +195,15 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        authenticationDeadline = ctx.executor().schedule(() -> {
+            if (state == State.AWAITING_STARTUP || state == State.AUTHENTICATING) {
+                LOG.debug("Connection {} not authenticated after {}: closing", ctx.channel().remoteAddress(),
+                        authenticationTimeout);
+                state = State.CLOSED;
+                pending.clear();
+                ctx.close();
+            }
+        }, authenticationTimeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -219,6 +237,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        authenticationDeadline.cancel(false);
         state = State.CLOSED;
         pending.clear();
         cancelRegistry.unregister(backendKey);
@@ -234,8 +253,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
-            LOG.debug("TLS failed on connection {}: {}", ctx.channel().remoteAddress(), cause.getCause().toString());
+        if (cause instanceof NotSslRecordException
+                || (cause instanceof DecoderException && cause.getCause() instanceof SSLException)) {
+            LOG.debug("TLS failed on connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
             state = State.CLOSED;
             ctx.close(); // nothing can be said to a client whose TLS failed
         } else if (cause instanceof IOException) {
@@ -531,6 +551,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     private void authenticated() {
         StartupInfo info = startupInfo;
         String user = info.user();
+        authenticationDeadline.cancel(false);
         ctx.write(AuthenticationOk.INSTANCE);
 
         try {
