@@ -156,6 +156,14 @@ class PgAuthenticationTest {
             assertEquals("08P01", error.fields().get('C'));
             assertEquals("invalid password packet size", error.fields().get('M'));
         }
+        try (RawPgClient client = new RawPgClient(password.port())) {
+            client.send(RawPgClient.startup("user", "alice"));
+            client.read();
+            client.send(RawPgClient.typed('p', new byte[0]));
+            RawPgClient.Message error = client.read();
+            assertEquals("08P01", error.fields().get('C'));
+            assertEquals("invalid password packet size", error.fields().get('M'));
+        }
     }
 
     @Test

@@ -121,7 +121,7 @@ final class Authenticator {
 
     private static String cstring(byte[] body, String error) {
         int end = indexOfNul(body);
-        if (end != body.length - 1) {
+        if (end < 0 || end != body.length - 1) {
             throw protocolViolation(error);
         }
         return new String(body, 0, end, StandardCharsets.UTF_8);
