@@ -98,7 +98,7 @@ public final class Main {
                 }, "coilgun-shutdown"));
                 System.out.println("coilgun: ready. pgwire on " + c.host() + ":" + node.port() + ", data in "
                         + c.dataDir().toAbsolutePath() + ", Kafka " + node.kafkaDescription());
-                System.out.println("Connect with:  psql -h " + c.host() + " -p " + node.port() + " -U coilgun coilgun");
+                System.out.println("Connect with:  " + connectHint(c, node.port()));
                 System.out.println("Stop with Ctrl-C.");
                 System.out.flush();
                 stopped.await();
@@ -109,6 +109,14 @@ public final class Main {
             } catch (InterruptedException e) {
                 return 0;
             }
+        }
+
+        /** The psql command line for this node: a configured user and sslmode=require when TLS is on. */
+        private static String connectHint(NodeConfig c, int port) {
+            String user = c.security().users().keySet().stream().sorted().findFirst().orElse("coilgun");
+            String hint = "psql -h " + c.host() + " -p " + port + " -U " + user + " coilgun";
+            return c.security().tlsCert() == null ? hint
+                    : "psql \"host=" + c.host() + " port=" + port + " user=" + user + " dbname=coilgun sslmode=require\"";
         }
     }
 }
