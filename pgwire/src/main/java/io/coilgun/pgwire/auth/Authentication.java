@@ -39,7 +39,10 @@ public final class Authentication {
         }
     }
 
-    /** A user's secret: the password when configured in clear, and the SCRAM keys (null in password mode). */
+    /**
+     * A user's secret: the password, kept only in password mode when configured in clear; the SCRAM keys, derived
+     * in SCRAM mode from a plain password, or from the verifier.
+     */
     record Secret(byte[] password, ScramCredential credential) {
     }
 
@@ -100,8 +103,8 @@ public final class Authentication {
                     throw new IllegalArgumentException(e.getMessage() + " for user \"" + user + "\"", e);
                 }
             } else {
-                s = new Secret(secret.getBytes(StandardCharsets.UTF_8),
-                        deriveScramKeys ? ScramCredential.fromPassword(secret) : null);
+                s = deriveScramKeys ? new Secret(null, ScramCredential.fromPassword(secret))
+                        : new Secret(secret.getBytes(StandardCharsets.UTF_8), null);
             }
             secrets.put(user, s);
         });

@@ -48,21 +48,26 @@ public record ScramCredential(byte[] salt, int iterations, byte[] storedKey, byt
             throw new IllegalArgumentException(
                     "malformed SCRAM-SHA-256 verifier: expected SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>");
         }
+        int iterations = Integer.parseInt(m.group(1));
+        if (iterations < 1) {
+            throw new IllegalArgumentException("malformed SCRAM-SHA-256 verifier: iterations must be positive");
+        }
+        byte[] salt;
+        byte[] stored;
+        byte[] server;
         try {
             Base64.Decoder b64 = Base64.getDecoder();
-            byte[] stored = b64.decode(m.group(3));
-            byte[] server = b64.decode(m.group(4));
-            if (stored.length != ScramSha256.KEY_LENGTH || server.length != ScramSha256.KEY_LENGTH) {
-                throw new IllegalArgumentException("malformed SCRAM-SHA-256 verifier: StoredKey and ServerKey must be "
-                        + "32 bytes each");
-            }
-            return new ScramCredential(b64.decode(m.group(2)), Integer.parseInt(m.group(1)), stored, server);
+            salt = b64.decode(m.group(2));
+            stored = b64.decode(m.group(3));
+            server = b64.decode(m.group(4));
         } catch (IllegalArgumentException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("malformed")) {
-                throw e;
-            }
             throw new IllegalArgumentException("malformed SCRAM-SHA-256 verifier: bad base64 (" + e.getMessage() + ")");
         }
+        if (stored.length != ScramSha256.KEY_LENGTH || server.length != ScramSha256.KEY_LENGTH) {
+            throw new IllegalArgumentException("malformed SCRAM-SHA-256 verifier: StoredKey and ServerKey must be "
+                    + "32 bytes each");
+        }
+        return new ScramCredential(salt, iterations, stored, server);
     }
 
     /** A credential for {@code password} with a fresh random salt and {@value #DEFAULT_ITERATIONS} iterations. */
