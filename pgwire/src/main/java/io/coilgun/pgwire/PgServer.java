@@ -1,10 +1,12 @@
 package io.coilgun.pgwire;
 
+import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
 import io.coilgun.pgwire.protocol.CancelRegistry;
 import io.coilgun.pgwire.protocol.PgProtocolHandler;
 import io.coilgun.pgwire.spi.SessionFactory;
+import io.coilgun.pgwire.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -40,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * <p>Authentication is {@link Authentication#trust() trust} unless {@link Builder#authentication} says otherwise;
+ * with {@link Builder#tls}, an SSLRequest is answered 'S' and the connection continues in TLS.
+ *
  * <p>Uses the NIO transport: one acceptor thread and a small worker group (2 threads by default) shared by
  * all connections. Session code runs on the worker threads and must not block them.
  */
@@ -52,6 +57,8 @@ public final class PgServer implements AutoCloseable {
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
     public static final int DEFAULT_WORKER_THREADS = 2;
     public static final int DEFAULT_MAX_CONNECTIONS = 1000;
+    /** As Postgres' authentication_timeout. */
+    public static final Duration DEFAULT_AUTHENTICATION_TIMEOUT = Duration.ofSeconds(60);
 
     private static final BackendMessageEncoder ENCODER = new BackendMessageEncoder();
 
@@ -62,6 +69,9 @@ public final class PgServer implements AutoCloseable {
     private final int workerThreads;
     private final int maxConnections;
     private final Duration idleTimeout;
+    private final Authentication authentication;
+    private final ServerTls tls;
+    private final Duration authenticationTimeout;
     /** Open connections by BackendKeyData, for CancelRequests and the connection limit. */
     private final CancelRegistry connections = new CancelRegistry();
 
@@ -79,11 +89,13 @@ public final class PgServer implements AutoCloseable {
      *     the connection with an 08P01 error
      */
     public PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize) {
-        this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS, DEFAULT_MAX_CONNECTIONS, Duration.ZERO);
+        this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS, DEFAULT_MAX_CONNECTIONS, Duration.ZERO,
+                Authentication.trust(), null, DEFAULT_AUTHENTICATION_TIMEOUT);
     }
 
     private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads,
-            int maxConnections, Duration idleTimeout) {
+            int maxConnections, Duration idleTimeout, Authentication authentication, ServerTls tls,
+            Duration authenticationTimeout) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535: " + port);
         }
@@ -103,6 +115,12 @@ public final class PgServer implements AutoCloseable {
         }
         this.maxConnections = maxConnections;
         this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
+        this.authentication = Objects.requireNonNull(authentication, "authentication");
+        this.tls = tls;
+        if (authenticationTimeout.isNegative() || authenticationTimeout.isZero()) {
+            throw new IllegalArgumentException("authenticationTimeout must be positive: " + authenticationTimeout);
+        }
+        this.authenticationTimeout = authenticationTimeout;
     }
 
     public static Builder builder(SessionFactory sessionFactory) {
@@ -143,7 +161,7 @@ public final class PgServer implements AutoCloseable {
                                 .addLast("decoder", new FrontendMessageDecoder(maxMessageSize))
                                 .addLast("encoder", ENCODER)
                                 .addLast("protocol", new PgProtocolHandler(sessionFactory, connections,
-                                        maxConnections));
+                                        maxConnections, authentication, tls, authenticationTimeout));
                     }
                 });
         ChannelFuture bind = bootstrap.bind(host, requestedPort).awaitUninterruptibly();
@@ -158,7 +176,8 @@ public final class PgServer implements AutoCloseable {
         }
         serverChannel = bind.channel();
         boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-        LOG.info("pgwire listening on {}:{}", host, boundPort);
+        LOG.info("pgwire listening on {}:{} (authentication {}, TLS {})", host, boundPort,
+                authentication.method().pgName(), tls == null ? "off" : "on");
     }
 
     /** The port listened on, once started (the actual one when 0 was asked for). */
@@ -209,6 +228,9 @@ public final class PgServer implements AutoCloseable {
         private int workerThreads = DEFAULT_WORKER_THREADS;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration idleTimeout = Duration.ZERO;
+        private Authentication authentication = Authentication.trust();
+        private ServerTls tls;
+        private Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
 
         private Builder(SessionFactory sessionFactory) {
             this.sessionFactory = sessionFactory;
@@ -250,9 +272,30 @@ public final class PgServer implements AutoCloseable {
             return this;
         }
 
+        /** How clients authenticate (default {@link Authentication#trust()}). */
+        public Builder authentication(Authentication authentication) {
+            this.authentication = authentication;
+            return this;
+        }
+
+        /** The certificate offered on SSLRequest; null (the default) answers 'N'. */
+        public Builder tls(ServerTls tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * A connection that has not completed its startup and authentication by then is closed without a message
+         * (as Postgres' authentication_timeout, default 60 s).
+         */
+        public Builder authenticationTimeout(Duration authenticationTimeout) {
+            this.authenticationTimeout = authenticationTimeout;
+            return this;
+        }
+
         public PgServer build() {
             return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads, maxConnections,
-                    idleTimeout);
+                    idleTimeout, authentication, tls, authenticationTimeout);
         }
     }
 }

@@ -5,6 +5,8 @@ import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.pgwire.PgServer;
+import io.coilgun.pgwire.auth.Authentication;
+import io.coilgun.pgwire.tls.ServerTls;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
@@ -74,6 +76,9 @@ public final class CoilgunNode implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** pgwire's authentication and TLS, checked before anything starts. */
+    private Authentication authentication;
+    private ServerTls tls;
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
@@ -86,9 +91,13 @@ public final class CoilgunNode implements AutoCloseable {
      * message is one line for the operator.
      */
     public static CoilgunNode start(NodeConfig config) {
+        Authentication authentication = config.security().authentication();
+        ServerTls tls = config.security().tls();
         FileLock lock = lockDataDir(config.dataDir());
         checkPortFree(config.host(), config.port());
         CoilgunNode node = new CoilgunNode(config, lock);
+        node.authentication = authentication;
+        node.tls = tls;
         try {
             node.startKafka();
             node.startCluster();
@@ -205,7 +214,7 @@ public final class CoilgunNode implements AutoCloseable {
 
     private void startPgwire() {
         pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
-                .build();
+                .authentication(authentication).tls(tls).build();
         try {
             pgServer.start();
         } catch (IOException e) {

@@ -79,7 +79,7 @@ public interface FrontendMessage {
     record PasswordMessage(byte[] body) implements FrontendMessage {
     }
 
-    /** Any other typed message (FunctionCall 'F', a password message, unknown types). */
+    /** Any other typed message (FunctionCall 'F', unknown types). */
     record OtherMessage(char type) implements FrontendMessage {
     }
 

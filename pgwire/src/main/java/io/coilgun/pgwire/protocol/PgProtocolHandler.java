@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessage;
 import io.coilgun.pgwire.codec.BackendMessage.AuthenticationOk;
 import io.coilgun.pgwire.codec.BackendMessage.BackendKeyData;
@@ -24,18 +25,26 @@ import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.SessionFactory;
 import io.coilgun.pgwire.spi.StartupInfo;
+import io.coilgun.pgwire.tls.ServerTls;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,11 +55,17 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *  client                                     server
  *  ── AWAITING_STARTUP ───────────────────────────────────────────────────────
- *  SSLRequest / GSSENCRequest        ──▶
- *                                    ◀──  'N' (no encryption; wait for startup)
+ *  SSLRequest                        ──▶
+ *                                    ◀──  'S' and TLS from here on (a certificate is configured), else 'N'
+ *  GSSENCRequest                     ──▶
+ *                                    ◀──  'N' (no GSSAPI encryption; wait for startup)
  *  CancelRequest                     ──▶  cancel the matching connection's statement; close
- *  StartupMessage(user, database…)   ──▶  SessionFactory.open
- *                                    ◀──  [NegotiateProtocolVersion] AuthenticationOk
+ *  StartupMessage(user, database…)   ──▶
+ *                                    ◀──  [NegotiateProtocolVersion]
+ *  ── AUTHENTICATING (unless trust) ──────────────────────────────────────────
+ *                                    ◀─▶  password or SCRAM-SHA-256 exchange        (Authenticator)
+ *                                    ◀──  AuthenticationOk (or FATAL 28P01, close)
+ *                                         SessionFactory.open
  *                                         ParameterStatus* BackendKeyData
  *                                         ReadyForQuery            (or FATAL ErrorResponse, close)
  *  ── IDLE ───────────────────────────────────────────────────────────────────
@@ -87,6 +102,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     enum State {
         /** Before the StartupMessage (SSLRequest/GSSENCRequest may come first). */
         AWAITING_STARTUP,
+        /** After the StartupMessage, until the password or SCRAM exchange succeeds. */
+        AUTHENTICATING,
         /** Ready for the next message. */
         IDLE,
         /** A statement is running; new messages wait in {@link #pending}. */
@@ -100,6 +117,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     private final SessionFactory sessionFactory;
     private final CancelRegistry cancelRegistry;
     private final int maxConnections;
+    private final Authentication authentication;
+    /** Null when no certificate is configured: SSLRequest is answered 'N'. */
+    private final ServerTls tls;
     private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
     private final AtomicBoolean sessionClosed = new AtomicBoolean();
     private ChannelHandlerContext ctx;
@@ -116,6 +136,15 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     private BackendKeyData backendKey;
     /** True while {@link #finished} hands queued messages on, so a query ending at once does not recurse. */
     private boolean draining;
+    /** The exchange under way in AUTHENTICATING, and the startup it authenticates. */
+    private Authenticator authenticator;
+    private StartupInfo startupInfo;
+    /** True while a password check runs off the event loop: messages wait in {@link #pending}. */
+    private boolean checkingPassword;
+    private boolean tlsStarted;
+    /** Closes the connection if it is not past authentication by then (Postgres' authentication_timeout). */
+    private final Duration authenticationTimeout;
+    private ScheduledFuture<?> authenticationDeadline;
 
     public PgProtocolHandler(SessionFactory sessionFactory) {
         this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
@@ -126,9 +155,22 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
      * @param maxConnections refuse a startup when this many connections are open already
      */
     public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections) {
+        this(sessionFactory, cancelRegistry, maxConnections, Authentication.trust(), null, Duration.ofSeconds(60));
+    }
+
+    /**
+     * @param authentication how clients prove who they are
+     * @param tls the certificate to offer on SSLRequest, or null to answer 'N'
+     * @param authenticationTimeout a connection not past authentication by then is closed, silently as Postgres
+     */
+    public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections,
+            Authentication authentication, ServerTls tls, Duration authenticationTimeout) {
         this.sessionFactory = sessionFactory;
         this.cancelRegistry = cancelRegistry;
         this.maxConnections = maxConnections;
+        this.authentication = authentication;
+        this.tls = tls;
+        this.authenticationTimeout = authenticationTimeout;
     }
 
     @Override
@@ -153,6 +195,15 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        authenticationDeadline = ctx.executor().schedule(() -> {
+            if (state == State.AWAITING_STARTUP || state == State.AUTHENTICATING) {
+                LOG.debug("Connection {} not authenticated after {}: closing", ctx.channel().remoteAddress(),
+                        authenticationTimeout);
+                state = State.CLOSED;
+                pending.clear();
+                ctx.close();
+            }
+        }, authenticationTimeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -165,7 +216,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (state == State.CLOSED) {
             return;
         }
-        if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
+        if (state == State.BUSY || checkingPassword || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
             if (!ctx.channel().isWritable()) {
                 ctx.flush();
@@ -186,6 +237,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        authenticationDeadline.cancel(false);
         state = State.CLOSED;
         pending.clear();
         cancelRegistry.unregister(backendKey);
@@ -201,7 +253,12 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof IOException) {
+        if (cause instanceof NotSslRecordException
+                || (cause instanceof DecoderException && cause.getCause() instanceof SSLException)) {
+            LOG.debug("TLS failed on connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
+            state = State.CLOSED;
+            ctx.close(); // nothing can be said to a client whose TLS failed
+        } else if (cause instanceof IOException) {
             LOG.debug("Connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
             ctx.close();
         } else {
@@ -224,6 +281,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, ((MalformedMessage) message).reason()));
         } else if (state == State.AWAITING_STARTUP) {
             handleStartupPhase(message);
+        } else if (state == State.AUTHENTICATING) {
+            authenticationMessage(message);
         } else if (message == FrontendMessage.Terminate.INSTANCE) {
             LOG.debug("Connection {} terminated by the client", ctx.channel().remoteAddress());
             state = State.CLOSED;
@@ -361,7 +420,14 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     }
 
     private void handleStartupPhase(FrontendMessage message) {
-        if (message == FrontendMessage.SslRequest.INSTANCE || message == FrontendMessage.GssEncRequest.INSTANCE) {
+        if (message == FrontendMessage.SslRequest.INSTANCE && tls != null && !tlsStarted) {
+            tlsStarted = true;
+            // 'S' leaves in clear; everything after it, both ways, goes through TLS. The client sends nothing
+            // before reading 'S' (the decoder refuses bytes that came with the request), so nothing is misread.
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'S'}));
+            ctx.pipeline().addFirst("tls", tls.newHandler(ctx.alloc()));
+        } else if (message == FrontendMessage.SslRequest.INSTANCE
+                || message == FrontendMessage.GssEncRequest.INSTANCE) {
             ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'N'})); // no encryption; the client goes on
         } else if (message instanceof FrontendMessage.CancelRequest cancel) {
             boolean found = cancelRegistry.cancel(cancel.processId(), cancel.secretKey());
@@ -400,7 +466,93 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (startup.minorVersion() > 0 || !unrecognized.isEmpty()) {
             ctx.write(new NegotiateProtocolVersion(0, unrecognized));
         }
-        ctx.write(AuthenticationOk.INSTANCE); // trust authentication: every user and database is accepted
+        startupInfo = info;
+        authenticator = new Authenticator(authentication, user);
+        BackendMessage request = authenticator.start();
+        if (request == null) {
+            authenticated(); // trust: every user and database is accepted
+        } else {
+            state = State.AUTHENTICATING;
+            ctx.writeAndFlush(request);
+        }
+    }
+
+    /** A message while authenticating: the client's next password or SASL message. */
+    private void authenticationMessage(FrontendMessage message) {
+        if (message == FrontendMessage.Terminate.INSTANCE) {
+            state = State.CLOSED;
+            ctx.close();
+            return;
+        }
+        if (!(message instanceof FrontendMessage.PasswordMessage password)) {
+            int type = typeByte(message);
+            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, authentication.method()
+                    == Authentication.Method.PASSWORD ? "expected password response, got message type " + type
+                    : "expected SASL response, got message type " + type));
+            return;
+        }
+        CompletionStage<Authenticator.Outcome> outcome = authenticator.respond(password.body());
+        if (outcome.toCompletableFuture().isDone()) {
+            authenticationStep(outcome);
+            return;
+        }
+        checkingPassword = true;
+        ctx.channel().config().setAutoRead(false);
+        outcome.whenComplete((result, error) -> ctx.executor().execute(() -> {
+            checkingPassword = false;
+            if (state == State.AUTHENTICATING) {
+                authenticationStep(outcome);
+            }
+            if (state == State.IDLE) {
+                resume();
+            }
+        }));
+    }
+
+    /** The type byte a typed message came with, as Postgres names it in errors. */
+    private static int typeByte(FrontendMessage message) {
+        if (message instanceof OtherMessage other) {
+            return other.type();
+        }
+        return message instanceof Query ? 'Q' : message instanceof Parse ? 'P' : message instanceof Bind ? 'B'
+                : message instanceof Describe ? 'D' : message instanceof Execute ? 'E' : message instanceof Close ? 'C'
+                : message == FrontendMessage.Sync.INSTANCE ? 'S' : message == FrontendMessage.Flush.INSTANCE ? 'H'
+                : message instanceof CopyData ? 'd' : message == FrontendMessage.CopyDone.INSTANCE ? 'c'
+                : message instanceof CopyFail ? 'f' : 0;
+    }
+
+    private void authenticationStep(CompletionStage<Authenticator.Outcome> completed) {
+        Authenticator.Outcome outcome;
+        try {
+            outcome = completed.toCompletableFuture().join();
+        } catch (RuntimeException e) {
+            Throwable cause = ErrorResponses.unwrap(e);
+            if (cause instanceof PgException pg) {
+                LOG.debug("Authentication failed on {}: {}", ctx.channel().remoteAddress(), pg.getMessage());
+                fatal(ErrorResponses.of(pg));
+            } else {
+                LOG.warn("Authentication error on {}", ctx.channel().remoteAddress(), cause);
+                fatal(ErrorResponses.internal(cause, ErrorResponse.FATAL));
+            }
+            return;
+        }
+        if (outcome.reply() != null) {
+            ctx.write(outcome.reply());
+        }
+        if (outcome.done()) {
+            authenticator = null;
+            authenticated();
+        } else {
+            ctx.flush();
+        }
+    }
+
+    /** Past authentication: AuthenticationOk, the session, its parameters and key, ReadyForQuery. */
+    private void authenticated() {
+        StartupInfo info = startupInfo;
+        String user = info.user();
+        authenticationDeadline.cancel(false);
+        ctx.write(AuthenticationOk.INSTANCE);
 
         try {
             session = sessionFactory.open(info);

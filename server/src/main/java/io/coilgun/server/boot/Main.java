@@ -3,6 +3,7 @@ package io.coilgun.server.boot;
 import io.coilgun.server.CoilgunNode;
 import io.coilgun.server.config.ConfigFile;
 import io.coilgun.server.config.NodeConfig;
+import io.coilgun.server.config.SecurityConfig;
 import io.coilgun.server.config.StartupException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -60,6 +61,17 @@ public final class Main {
         @Option(names = "--chunk-cache-mb", description = "... and at most this many MiB of them (default 64).")
         Long cacheMb;
 
+        @Option(names = "--auth", description = "pgwire authentication: trust (default), scram or password; users "
+                + "come from the config file (user.<name> = <password or SCRAM-SHA-256 verifier>).")
+        String auth;
+
+        @Option(names = "--tls-cert", description = "PEM certificate chain: SSLRequest is answered with TLS "
+                + "(needs --tls-key).")
+        Path tlsCert;
+
+        @Option(names = "--tls-key", description = "PEM private key (unencrypted) of --tls-cert.")
+        Path tlsKey;
+
         @Override
         public Integer call() {
             NodeConfig c = NodeConfig.defaults();
@@ -72,7 +84,10 @@ public final class Main {
                         kafkaPort != null ? kafkaPort : c.kafkaPort(), nodeId != null ? nodeId : c.nodeId(),
                         units != null ? units : c.processorUnits(), c.kafkaConnectTimeoutMs(),
                         cacheChunks != null ? cacheChunks : c.chunkCacheChunks(),
-                        cacheMb != null ? cacheMb : c.chunkCacheMb());
+                        cacheMb != null ? cacheMb : c.chunkCacheMb())
+                        .withSecurity(new SecurityConfig(auth != null ? auth : c.security().auth(),
+                                c.security().users(), tlsCert != null ? tlsCert : c.security().tlsCert(),
+                                tlsKey != null ? tlsKey : c.security().tlsKey()));
                 CoilgunNode node = CoilgunNode.start(c);
                 CountDownLatch stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -83,7 +98,7 @@ public final class Main {
                 }, "coilgun-shutdown"));
                 System.out.println("coilgun: ready. pgwire on " + c.host() + ":" + node.port() + ", data in "
                         + c.dataDir().toAbsolutePath() + ", Kafka " + node.kafkaDescription());
-                System.out.println("Connect with:  psql -h " + c.host() + " -p " + node.port() + " -U coilgun coilgun");
+                System.out.println("Connect with:  " + connectHint(c, node.port()));
                 System.out.println("Stop with Ctrl-C.");
                 System.out.flush();
                 stopped.await();
@@ -94,6 +109,14 @@ public final class Main {
             } catch (InterruptedException e) {
                 return 0;
             }
+        }
+
+        /** The psql command line for this node: a configured user and sslmode=require when TLS is on. */
+        private static String connectHint(NodeConfig c, int port) {
+            String user = c.security().users().keySet().stream().sorted().findFirst().orElse("coilgun");
+            String hint = "psql -h " + c.host() + " -p " + port + " -U " + user + " coilgun";
+            return c.security().tlsCert() == null ? hint
+                    : "psql \"host=" + c.host() + " port=" + port + " user=" + user + " dbname=coilgun sslmode=require\"";
         }
     }
 }

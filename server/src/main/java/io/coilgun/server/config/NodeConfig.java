@@ -10,9 +10,11 @@ import java.nio.file.Path;
  * @param processorUnits processor threads (default: number of cores)
  * @param chunkCacheChunks decoded reservoir chunks cached per processor unit, at most (default 256)
  * @param chunkCacheMb ... and at most this many MiB of them (default 64)
+ * @param security pgwire authentication and TLS (default: trust, no TLS)
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
-        int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb) {
+        int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
+        SecurityConfig security) {
 
     public static final int DEFAULT_CHUNK_CACHE_CHUNKS = 256;
     public static final long DEFAULT_CHUNK_CACHE_MB = 64;
@@ -23,6 +25,12 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
                 DEFAULT_CHUNK_CACHE_CHUNKS, DEFAULT_CHUNK_CACHE_MB);
     }
 
+    public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
+            int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb) {
+        this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs, chunkCacheChunks,
+                chunkCacheMb, SecurityConfig.defaults());
+    }
+
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 5433;
 
@@ -31,22 +39,27 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
                 Math.max(1, Runtime.getRuntime().availableProcessors()), 15_000);
     }
 
+    public NodeConfig withSecurity(SecurityConfig s) {
+        return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb, s);
+    }
+
     public boolean embeddedKafka() {
         return kafka == null || kafka.isBlank();
     }
 
     public NodeConfig withPort(int p) {
         return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb);
+                chunkCacheChunks, chunkCacheMb, security);
     }
 
     public NodeConfig withDataDir(Path d) {
         return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb);
+                chunkCacheChunks, chunkCacheMb, security);
     }
 
     public NodeConfig withKafka(String k) {
         return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb);
+                chunkCacheChunks, chunkCacheMb, security);
     }
 }
