@@ -133,6 +133,10 @@ public final class CoilgunParser {
             SqlParserPos extent = extents.get(i);
             int begin = charIndex(sql, extent.getLineNum(), extent.getColumnNum());
             int end = charIndex(sql, extent.getEndLineNum(), extent.getEndColumnNum()) + 1;
+            // a statement ending in $12 ends, for the parser, at the "?" that stands for it: take the digits too
+            while (end < sql.length() && markers.sql().charAt(end) == ' ' && sql.charAt(end) != ' ') {
+                end++;
+            }
             statements.add(new ParsedStatement(nodes.get(i), sql.substring(begin, Math.min(end, sql.length())),
                 sql.codePointCount(0, begin) + 1, markers.numbers()));
         }

@@ -285,7 +285,15 @@ public final class QueryEngine {
             }
             String message = rootMessage(e);
             int position = 0;
-            Matcher m = POSITION.matcher(String.valueOf(e.getMessage()) + " " + message);
+            StringBuilder all = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                all.append(t.getMessage()).append('\n');
+                if (t instanceof org.apache.calcite.runtime.CalciteContextException cce && cce.getPosLine() > 0) {
+                    all.append("From line ").append(cce.getPosLine()).append(", column ").append(cce.getPosColumn())
+                            .append('\n');
+                }
+            }
+            Matcher m = POSITION.matcher(all);
             if (m.find()) {
                 position = offset(sql, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
             }

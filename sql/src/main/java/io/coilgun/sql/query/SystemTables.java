@@ -19,11 +19,13 @@ import java.util.Map;
  * {@code tasks}, {@code nodes}, {@code statistics} (from the running node, see {@link QueryData}).
  */
 public final class SystemTables {
-    public static final List<String> TASKS = List.of("task", "stream", "partitioner", "partition", "processor_unit",
+    // Column names avoid SQL's reserved words (stream, partition, window), so queries need no quotes.
+    public static final List<String> TASKS = List.of("task", "stream_name", "partitioner", "kafka_partition",
+            "processor_unit",
             "stream_time", "next_offset", "metrics");
     public static final List<String> NODES = List.of("node_id", "pgwire", "kafka", "data_dir", "processor_units",
             "version");
-    public static final List<String> STATISTICS = List.of("task", "stream", "events", "applied", "duplicates",
+    public static final List<String> STATISTICS = List.of("task", "stream_name", "events", "applied", "duplicates",
             "late_rejected", "late_dropped", "invalid");
 
     private SystemTables() {
@@ -34,14 +36,14 @@ public final class SystemTables {
         t.put("streams", new RowsTable(List.of(text("name"), text("columns"), text("event_time"), text("event_id"),
                 text("partition_by"), int4("partitions"), text("lateness"), text("late_events"),
                 int4("schema_version"), text("ddl")), () -> streams(data.catalog())));
-        t.put("metrics", new RowsTable(List.of(text("name"), text("stream"), text("aggregations"), text("group_by"),
-                text("window"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
-        t.put("tasks", new RowsTable(List.of(text("task"), text("stream"), text("partitioner"), int4("partition"),
+        t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
+                text("group_by"), text("window_spec"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
+        t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
                 text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics")),
                 data::tasks));
         t.put("nodes", new RowsTable(List.of(text("node_id"), text("pgwire"), text("kafka"), text("data_dir"),
                 int4("processor_units"), text("version")), data::nodes));
-        t.put("statistics", new RowsTable(List.of(text("task"), text("stream"), int8("events"), int8("applied"),
+        t.put("statistics", new RowsTable(List.of(text("task"), text("stream_name"), int8("events"), int8("applied"),
                 int8("duplicates"), int8("late_rejected"), int8("late_dropped"), int8("invalid")), data::statistics));
         return t;
     }

@@ -57,4 +57,10 @@ class PgSyntaxTest {
                 .get(0);
         assertInstanceOf(SqlBasicCall.class, s.getWhere());
     }
+
+    @Test
+    void aStatementEndingInAParameterKeepsItsDigits() {
+        assertEquals("SELECT a FROM t WHERE b = $12",
+                CoilgunParser.parse("SELECT a FROM t WHERE b = $12; SELECT 1").get(0).text());
+    }
 }
