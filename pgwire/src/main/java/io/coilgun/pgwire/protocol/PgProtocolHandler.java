@@ -116,6 +116,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     private BackendKeyData backendKey;
     /** True while {@link #finished} hands queued messages on, so a query ending at once does not recurse. */
     private boolean draining;
+    /** The streamed result being sent (SUBSCRIBE, COPY TO STDOUT), if any: pumped again when writable. */
+    private StreamedRows streaming;
 
     public PgProtocolHandler(SessionFactory sessionFactory) {
         this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
@@ -167,6 +169,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         }
         if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
+            if (state == State.BUSY) {
+                ctx.channel().config().setAutoRead(false); // it read on during a stream to notice a disconnect
+            }
             if (!ctx.channel().isWritable()) {
                 ctx.flush();
                 ctx.channel().config().setAutoRead(false); // until channelWritabilityChanged
@@ -180,6 +185,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable() && (state == State.IDLE || state == State.COPY_IN)) {
             resume();
+        } else if (ctx.channel().isWritable() && streaming != null) {
+            streaming.pump();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -192,6 +199,12 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (copy != null) {
             copy.abort();
             copy = null;
+        }
+        if (streaming != null) {
+            streaming.abort(); // releases the subscription; the statement ends with the connection
+        }
+        if (extended != null) {
+            extended.closeAll();
         }
         if (running == null && !executing) {
             closeSession(); // else when the running statement completes: session calls never overlap
@@ -486,6 +499,18 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             } else if (pending.isEmpty()) {
                 ctx.channel().config().setAutoRead(true);
             }
+        }
+    }
+
+    /**
+     * A streamed result started or ended. While one is sent, the channel keeps reading (messages are queued, and
+     * reading stops at the first one) so that a client that goes away is noticed even when no row flows.
+     */
+    @Override
+    public void streaming(StreamedRows rows) {
+        streaming = rows;
+        if (rows != null && pending.isEmpty() && state != State.CLOSED) {
+            ctx.channel().config().setAutoRead(true);
         }
     }
 

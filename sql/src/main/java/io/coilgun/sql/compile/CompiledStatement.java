@@ -6,5 +6,6 @@ package io.coilgun.sql.compile;
  */
 public sealed interface CompiledStatement
         permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement, ExplainStatement,
-        InsertStatement, RowsStatement, SetStatement, ShowStatement, TransactionStatement, CopyStatement {
+        InsertStatement, RowsStatement, SetStatement, ShowStatement, TransactionStatement, CopyStatement,
+        SubscribeStatement, CopyToStatement {
 }

@@ -190,6 +190,12 @@ public final class StatementCompiler {
         if (node instanceof SqlInsert insert) {
             return InsertCompiler.compile(sql, insert, false, catalog, values);
         }
+        if (node instanceof io.coilgun.sql.parser.SqlSubscribe subscribe) {
+            return SubscribeCompiler.compile(sql, subscribe, catalog);
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlCopyTo copyTo) {
+            return SubscribeCompiler.copyTo(sql, copyTo);
+        }
         if (node instanceof SqlSetOption set) {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));
         }
