@@ -270,6 +270,9 @@ final class FakeSessionFactory implements SessionFactory {
             if (upper.startsWith("ECHO")) {
                 return echoColumns(statement);
             }
+            if (upper.startsWith("SUBSCRIBE") || upper.startsWith("STREAM ")) {
+                return FEED;
+            }
             return switch (upper) {
                 case "SELECT 1" -> List.of(new Column("?column?", PgType.INT4));
                 case "SELECT MANY" -> MANY;

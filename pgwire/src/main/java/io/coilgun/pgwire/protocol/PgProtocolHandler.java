@@ -167,6 +167,11 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (state == State.CLOSED) {
             return;
         }
+        if (streaming != null && message == FrontendMessage.Terminate.INSTANCE) {
+            state = State.CLOSED; // a client leaving during a SUBSCRIBE: end it now (channelInactive releases it)
+            ctx.close();
+            return;
+        }
         if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
             if (state == State.BUSY) {

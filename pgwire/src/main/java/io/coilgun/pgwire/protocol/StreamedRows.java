@@ -87,6 +87,7 @@ final class StreamedRows {
         this.limit = copy != null ? 0 : maxRows;
         this.sentThisRun = 0;
         this.listener = listener;
+        ctx.flush(); // what came before (RowDescription, CopyOutResponse): the client may wait long for rows
         schedule();
     }
 

@@ -57,8 +57,10 @@ public final class SqlCopyTo extends SqlCall {
     @Override
     public void unparse(SqlWriter writer, int leftPrec, int rightPrec) {
         writer.keyword("COPY");
-        SqlWriter.Frame inner = writer.startList("(", ")");
-        query.unparse(writer, 0, 0);
+        // a query inside a frame puts its own parentheses; other statements get them here
+        boolean query = this.query.getKind().belongsTo(SqlKind.QUERY);
+        SqlWriter.Frame inner = query ? writer.startList("", "") : writer.startList("(", ")");
+        this.query.unparse(writer, 0, 0);
         writer.endList(inner);
         writer.keyword("TO STDOUT");
         if (!options.isEmpty()) {
