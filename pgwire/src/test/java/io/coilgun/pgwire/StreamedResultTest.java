@@ -112,13 +112,20 @@ class StreamedResultTest {
             client.send(RawPgClient.parse("", "SUBSCRIBE"), RawPgClient.bind("p1", ""),
                     RawPgClient.describe('P', "p1"), RawPgClient.execute("p1", 2), RawPgClient.sync());
             await(SESSIONS::openFeeds, before + 1);
+            assertEquals('1', client.read().type());
+            assertEquals('2', client.read().type());
+            assertEquals('T', client.read().type()); // the Execute waits for its first row
             SESSIONS.push(1);
+            assertEquals("1", firstValue(client.read()));
+            assertEquals("sZ", client.readUntilReady(null)); // no more rows waiting: suspended early
             SESSIONS.push(2);
             SESSIONS.push(3);
-            assertEquals("12TDDsZ", client.readUntilReady(null));
-            client.send(RawPgClient.execute("p1", 2), RawPgClient.sync());
-            assertEquals("3", firstValue(client.read()));
             SESSIONS.push(4);
+            client.send(RawPgClient.execute("p1", 2), RawPgClient.sync());
+            assertEquals("2", firstValue(client.read()));
+            assertEquals("3", firstValue(client.read()));
+            assertEquals("sZ", client.readUntilReady(null)); // the limit
+            client.send(RawPgClient.execute("p1", 2), RawPgClient.sync());
             assertEquals("4", firstValue(client.read()));
             assertEquals("sZ", client.readUntilReady(null));
             // Close the portal: its subscription is released

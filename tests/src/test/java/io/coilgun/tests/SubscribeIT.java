@@ -127,6 +127,49 @@ class SubscribeIT {
         }
     }
 
+    /** A reader that falls more than 10,000 events behind is ended with 54000 instead of growing the node. */
+    @Test
+    void aSubscriberThatFallsBehindEndsWith54000() throws Exception {
+        awaitSubscriptions(n -> n == 0);
+        try (Connection reader = node.connect(); Connection writer = node.connect()) {
+            reader.setAutoCommit(false);
+            Statement subscribe = reader.createStatement();
+            subscribe.setFetchSize(1000);
+            CompletableFuture<ResultSet> opened = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return subscribe.executeQuery("SUBSCRIBE card_5m");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            awaitSubscriptions(n -> n == 1);
+            insert(writer, 5000, 200, "f", 1);
+            ResultSet rs = opened.get(30, TimeUnit.SECONDS); // a fetch returns what waits: here one row
+            assertTrue(rs.next());
+            assertEquals(5000, rs.getLong(1));
+            StringBuilder data = new StringBuilder();
+            int flood = 10_050;
+            for (int i = 1; i <= flood; i++) {
+                data.append(5000 + i).append('\t').append(T0.plusSeconds(200).plusNanos(i * 1000L).toString()
+                        .replace('T', ' ')).append("\tf\t1\n");
+            }
+            long copied = writer.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+                    .copyIn("COPY card FROM STDIN", new java.io.StringReader(data.toString()));
+            assertEquals(flood, copied);
+            int[] rows = {0};
+            SQLException e = assertThrows(SQLException.class, () -> {
+                while (rs.next()) {
+                    rows[0]++;
+                }
+            });
+            assertEquals("54000", e.getSQLState(), e.getMessage());
+            assertTrue(e.getMessage().contains("subscriber fell behind"), e.getMessage());
+            assertTrue(rows[0] <= 10_000, rows[0] + " rows before the error");
+            awaitSubscriptions(n -> n == 0);
+            reader.rollback();
+        }
+    }
+
     /** pgjdbc cancels a statement while it executes: here while SUBSCRIBE waits for its first event. */
     @Test
     void pgjdbcStatementCancelEndsSubscribeWith57014() throws Exception {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Sends a streamed result ({@link QueryResult#stream()}) as its rows come: DataRows (simple query, or an Execute
- * with a row limit that leaves the portal suspended and goes on at the next Execute), or COPY data for
+ * with a row limit that leaves the portal suspended and goes on at the next Execute; an Execute waits only for its
+ * first row and suspends early when no more rows wait), or COPY data for
  * {@code COPY (query) TO STDOUT}. Rows are pulled only while the channel is writable and the row limit allows, so
  * a slow reader holds back the source (whose own buffer is bounded) instead of growing the server's memory.
  *
@@ -133,6 +134,14 @@ final class StreamedRows {
                 if (row == null) {
                     if (stream.ended()) {
                         complete();
+                        return;
+                    }
+                    if (limit > 0 && sentThisRun > 0) {
+                        // A row limit with rows sent and none waiting: suspend now rather than hold the rows back
+                        // until the limit fills (a fetch size of 100 over SUBSCRIBE gets each event promptly).
+                        ctx.write(Empty.PORTAL_SUSPENDED);
+                        ctx.flush();
+                        end(true, null);
                         return;
                     }
                     if (written > 0) {
