@@ -225,6 +225,23 @@ class StreamedResultTest {
     }
 
     @Test
+    void aDisconnectWhileAResumedExecuteWaitsReleasesTheSubscription() throws Exception {
+        long before = SESSIONS.openFeeds();
+        RawPgClient client = connect(null);
+        client.send(RawPgClient.query("BEGIN"));
+        assertEquals("CZ", client.readUntilReady(null));
+        client.send(RawPgClient.parse("", "SUBSCRIBE"), RawPgClient.bind("p", ""), RawPgClient.execute("p", 1),
+                RawPgClient.sync());
+        await(SESSIONS::openFeeds, before + 1);
+        SESSIONS.push(1);
+        assertEquals("12DsZ", client.readUntilReady(null));
+        client.send(RawPgClient.execute("p", 1), RawPgClient.sync());
+        Thread.sleep(100); // the Execute waits for a row
+        client.close();
+        await(SESSIONS::openFeeds, before);
+    }
+
+    @Test
     void aSlowReaderHoldsTheSourceBack() throws Exception {
         long total = 200_000; // rows of ~220 bytes: 44 MB if the server pulled them all
         try (RawPgClient client = connect(null)) {

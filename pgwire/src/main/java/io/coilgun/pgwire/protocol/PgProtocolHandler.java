@@ -97,6 +97,12 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         CLOSED
     }
 
+    /**
+     * While a streamed result is sent the channel keeps reading, so a client that goes away is noticed even when no
+     * row flows; messages that arrive meanwhile (a Sync after the Execute) are queued, up to this many.
+     */
+    private static final int MAX_PENDING_WHILE_STREAMING = 8;
+
     private final SessionFactory sessionFactory;
     private final CancelRegistry cancelRegistry;
     private final int maxConnections;
@@ -174,7 +180,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         }
         if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
-            if (state == State.BUSY) {
+            if (state == State.BUSY && (streaming == null || pending.size() >= MAX_PENDING_WHILE_STREAMING)) {
                 ctx.channel().config().setAutoRead(false); // it read on during a stream to notice a disconnect
             }
             if (!ctx.channel().isWritable()) {
@@ -292,7 +298,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             } else if (extended.execute((Execute) message, this)) {
                 executing = true;
                 state = State.BUSY;
-                ctx.channel().config().setAutoRead(false);
+                // a resumed streamed portal reads on (to notice a disconnect), as in streaming(...)
+                ctx.channel().config().setAutoRead(streaming != null
+                        && pending.size() < MAX_PENDING_WHILE_STREAMING);
             }
         } catch (RuntimeException e) {
             extendedError(e);
@@ -509,12 +517,13 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     /**
      * A streamed result started or ended. While one is sent, the channel keeps reading (messages are queued, and
-     * reading stops at the first one) so that a client that goes away is noticed even when no row flows.
+     * reading stops at {@link #MAX_PENDING_WHILE_STREAMING}) so that a client that goes away is noticed even when
+     * no row flows.
      */
     @Override
     public void streaming(StreamedRows rows) {
         streaming = rows;
-        if (rows != null && pending.isEmpty() && state != State.CLOSED) {
+        if (rows != null && pending.size() < MAX_PENDING_WHILE_STREAMING && state != State.CLOSED) {
             ctx.channel().config().setAutoRead(true);
         }
     }
