@@ -211,7 +211,15 @@ SqlNode SqlCopy() :
 {
     <COPY> { s = span(); } name = SimpleIdentifier()
     [ columns = ParenthesizedSimpleIdentifierList() ]
-    <FROM> <STDIN>
+    (
+        <FROM> <STDIN>
+    |
+        <TO> <STDOUT> {
+            throw new CoilgunParseError(SqlState.FEATURE_NOT_SUPPORTED, "COPY " + name.getSimple()
+                + " TO STDOUT is not supported: a stream's events are not kept as rows; use COPY (SUBSCRIBE "
+                + name.getSimple() + ") TO STDOUT for its events from now on", s.end(this));
+        }
+    )
     [ <WITH> ]
     [
         <LPAREN> CopyOption(copyOptions) ( <COMMA> CopyOption(copyOptions) )* <RPAREN>
@@ -508,5 +516,44 @@ void InfixCast(List<Object> list, ExprContext exprContext, Span s) :
     {
         list.add(new SqlParserUtil.ToTreeListItem(io.coilgun.sql.parser.PgCast.operator(array), s.pos()));
         list.add(dt);
+    }
+}
+
+/**
+ * Parses {@code COPY ( statement ) TO STDOUT [[WITH] options]}: any statement in the parentheses (SUBSCRIBE,
+ * SHOW, SELECT, ...), its rows sent as COPY data. Options as for COPY FROM.
+ */
+SqlNode SqlCopyTo() :
+{
+    final Span s;
+    final SqlNode query;
+    final List<SqlNode> copyOptions = new ArrayList<SqlNode>();
+}
+{
+    <COPY> { s = span(); } <LPAREN> query = SqlStmt() <RPAREN>
+    <TO> <STDOUT>
+    [ <WITH> ]
+    [
+        <LPAREN> CopyOption(copyOptions) ( <COMMA> CopyOption(copyOptions) )* <RPAREN>
+    |
+        ( CopyLegacyOption(copyOptions) )+
+    ]
+    {
+        return new SqlCopyTo(s.end(this), query, new SqlNodeList(copyOptions, s.end(this)));
+    }
+}
+
+/** Parses {@code SUBSCRIBE [TO] <metric | stream> [WHERE condition]}. */
+SqlNode SqlSubscribe() :
+{
+    final Span s;
+    final SqlIdentifier name;
+    SqlNode where = null;
+}
+{
+    <SUBSCRIBE> { s = span(); } [ <TO> ] name = SimpleIdentifier()
+    [ <WHERE> where = Expression(ExprContext.ACCEPT_NON_QUERY) ]
+    {
+        return new SqlSubscribe(s.end(this), name, where);
     }
 }

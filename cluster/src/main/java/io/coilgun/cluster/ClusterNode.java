@@ -41,6 +41,7 @@ public final class ClusterNode implements AutoCloseable {
     private final List<ProcessorUnit> units = new ArrayList<>();
     private final ReservoirIO reservoirIO = ReservoirIO.defaults();
     private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
+    private final io.coilgun.cluster.feed.ResultFeed feed = new io.coilgun.cluster.feed.ResultFeed();
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
         this.config = config;
@@ -90,6 +91,11 @@ public final class ClusterNode implements AutoCloseable {
         return catalog;
     }
 
+    /** This node's feed of applied events to subscriptions (SUBSCRIBE). */
+    public io.coilgun.cluster.feed.ResultFeed feed() {
+        return feed;
+    }
+
     public EventPublisher publisher() {
         return publisher;
     }
@@ -120,7 +126,7 @@ public final class ClusterNode implements AutoCloseable {
                 taskUnits.put(id, unit);
                 started.add(unit.submit(u -> {
                     TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
-                    u.addTask(new TaskProcessor(id, plan, producer));
+                    u.addTask(new TaskProcessor(id, plan, producer, feed));
                 }));
             }
         }

@@ -36,6 +36,10 @@ import java.util.stream.Collectors;
  *   <li>{@code ECHO $1 $2 ...}: one row with the parameter values (columns typed as the parameters)</li>
  *   <li>{@code WAIT}: completes only when cancelled (57014)</li>
  *   <li>{@code COPY t (a, b) FROM STDIN [CSV]}: COPY FROM STDIN into {@link #copied}; a field "bad" fails the row</li>
+ *   <li>{@code SUBSCRIBE}: a never-ending streamed result (n int8, s text) fed by {@link #push}; cancel fails it</li>
+ *   <li>{@code STREAM n}: a streamed result of n rows made as they are pulled ({@link #pulled} counts them)</li>
+ *   <li>{@code COPY (SUBSCRIBE | SPECIAL | STREAM n) TO STDOUT [CSV [HEADER]]}: the same rows as COPY data;
+ *       SPECIAL has values that need escaping</li>
  * </ul>
  */
 final class FakeSessionFactory implements SessionFactory {
@@ -45,6 +49,124 @@ final class FakeSessionFactory implements SessionFactory {
     final ConcurrentLinkedQueue<StartupInfo> startups = new ConcurrentLinkedQueue<>();
 
     final ConcurrentLinkedQueue<List<String>> copied = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<FakeFeed> feeds = new ConcurrentLinkedQueue<>();
+    final java.util.concurrent.atomic.AtomicLong pulled = new java.util.concurrent.atomic.AtomicLong();
+
+    static final List<Column> FEED = List.of(new Column("n", PgType.INT8), new Column("s", PgType.TEXT));
+    static final List<Column> SPECIAL = List.of(new Column("a", PgType.TEXT), new Column("b", PgType.INT4));
+
+    /** Offers row {n, "row n"} to every open SUBSCRIBE (from the calling thread, as a processor unit would). */
+    void push(long n) {
+        for (FakeFeed feed : feeds) {
+            feed.offer(new Object[] {n, "row " + n});
+        }
+    }
+
+    long openFeeds() {
+        return feeds.stream().filter(f -> !f.closed).count();
+    }
+
+    /** A subscription: a bounded queue (100 rows) that fails with 54000 when its reader falls behind. */
+    static final class FakeFeed implements io.coilgun.pgwire.spi.RowStream {
+        private final ConcurrentLinkedQueue<Object[]> rows = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger size = new AtomicInteger();
+        private volatile Runnable callback = () -> { };
+        private volatile PgException failed;
+        volatile boolean closed;
+
+        void offer(Object[] row) {
+            if (closed) {
+                return;
+            }
+            if (size.incrementAndGet() > 100) {
+                failed = new PgException("54000", "subscriber fell behind");
+            } else {
+                rows.add(row);
+            }
+            callback.run();
+        }
+
+        void fail(PgException e) {
+            failed = e;
+            callback.run();
+        }
+
+        @Override
+        public void onAvailable(Runnable callback) {
+            this.callback = callback;
+        }
+
+        @Override
+        public Object[] poll() {
+            Object[] row = rows.poll();
+            if (row != null) {
+                size.decrementAndGet();
+                return row;
+            }
+            if (failed != null) {
+                throw failed;
+            }
+            return null;
+        }
+
+        @Override
+        public boolean ended() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    /** n rows of about 200 bytes, made as they are pulled. */
+    private io.coilgun.pgwire.spi.RowStream generated(long n) {
+        String filler = "x".repeat(200);
+        return new io.coilgun.pgwire.spi.RowStream() {
+            private long made;
+
+            @Override
+            public void onAvailable(Runnable callback) {
+            }
+
+            @Override
+            public Object[] poll() {
+                if (made == n) {
+                    return null;
+                }
+                made++;
+                pulled.incrementAndGet();
+                return new Object[] {made, filler};
+            }
+
+            @Override
+            public boolean ended() {
+                return made == n;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private io.coilgun.pgwire.spi.RowStream rowsOf(String upper, List<FakeFeed> mine) {
+        if (upper.startsWith("SUBSCRIBE")) {
+            FakeFeed feed = new FakeFeed();
+            feeds.add(feed);
+            mine.add(feed);
+            return feed;
+        }
+        if (upper.startsWith("STREAM ")) {
+            return generated(Long.parseLong(upper.substring(7).trim()));
+        }
+        List<Object[]> rows = new ArrayList<>();
+        rows.add(new Object[] {"tab\there", 1});
+        rows.add(new Object[] {"new\nline\\back,\"q\"", null});
+        rows.add(new Object[] {"", 2});
+        return io.coilgun.pgwire.spi.RowStream.of(rows);
+    }
 
     record FakeStatement(String sql, List<PgType> parameterTypes) implements Statement {
         FakeStatement(String sql) {
@@ -148,6 +270,9 @@ final class FakeSessionFactory implements SessionFactory {
             if (upper.startsWith("ECHO")) {
                 return echoColumns(statement);
             }
+            if (upper.startsWith("SUBSCRIBE") || upper.startsWith("STREAM ")) {
+                return FEED;
+            }
             return switch (upper) {
                 case "SELECT 1" -> List.of(new Column("?column?", PgType.INT4));
                 case "SELECT MANY" -> MANY;
@@ -164,12 +289,18 @@ final class FakeSessionFactory implements SessionFactory {
         }
 
         private volatile CompletableFuture<QueryResult> waiting;
+        private final List<FakeFeed> mine = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
         public void cancel() {
             CompletableFuture<QueryResult> w = waiting;
             if (w != null) {
                 w.completeExceptionally(new PgException("57014", "canceling statement due to user request"));
+            }
+            for (FakeFeed feed : mine) {
+                if (!feed.closed) {
+                    feed.fail(new PgException("57014", "canceling statement due to user request"));
+                }
             }
         }
 
@@ -184,6 +315,21 @@ final class FakeSessionFactory implements SessionFactory {
                     executed.add(statement.sql());
                     return CompletableFuture.completedFuture(new QueryResult(echoColumns(statement),
                             List.<Object[]>of(parameters.toArray()), "SELECT 1"));
+                }
+                if (upper.startsWith("SUBSCRIBE") || upper.startsWith("STREAM ")) {
+                    executed.add(statement.sql());
+                    return CompletableFuture.completedFuture(QueryResult.stream(FEED, rowsOf(upper, mine),
+                            upper.startsWith("SUBSCRIBE") ? "SUBSCRIBE" : "SELECT"));
+                }
+                if (upper.startsWith("COPY (")) {
+                    executed.add(statement.sql());
+                    String inner = upper.substring(6, upper.indexOf(')'));
+                    CopyFormat format = upper.contains("CSV") ? CopyFormat.csv() : CopyFormat.text();
+                    if (upper.contains("HEADER")) {
+                        format = format.withHeader(CopyFormat.Header.TRUE);
+                    }
+                    return CompletableFuture.completedFuture(QueryResult.copyOut(
+                            inner.equals("SPECIAL") ? SPECIAL : FEED, rowsOf(inner, mine), format));
                 }
                 if (upper.startsWith("COPY")) {
                     executed.add(statement.sql());

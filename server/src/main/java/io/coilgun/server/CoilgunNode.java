@@ -234,6 +234,11 @@ public final class CoilgunNode implements AutoCloseable {
         return compiler;
     }
 
+    /** This node's feed of applied events to SUBSCRIBE statements. */
+    public io.coilgun.cluster.feed.ResultFeed feed() {
+        return cluster.feed();
+    }
+
     public Inserter inserter() {
         return inserter;
     }

@@ -41,6 +41,11 @@ final class TestNode implements AutoCloseable {
         return node.port();
     }
 
+    /** The number of open SUBSCRIBE statements on the node (its result feed's subscribers). */
+    int subscriptions() {
+        return node.feed().size();
+    }
+
     /** A pgjdbc connection with the driver's defaults (extended protocol, server-prepared statements). */
     Connection connect() throws SQLException {
         return connect("");

@@ -1,5 +1,8 @@
 package io.coilgun.cluster.task;
 
+import io.coilgun.cluster.feed.FeedEvent;
+import io.coilgun.cluster.feed.FeedSubscriber;
+import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
@@ -24,6 +27,7 @@ public final class TaskProcessor implements AutoCloseable {
     private final TaskId id;
     private final TaskPlan plan;
     private final Producer<byte[], byte[]> replies;
+    private final ResultFeed feed;
     private Object[] decoded;
     private Object[] results;
     private List<MetricDef> metrics;
@@ -32,9 +36,15 @@ public final class TaskProcessor implements AutoCloseable {
     private final long[] outcomes = new long[ReplyStatus.values().length];
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
+        this(id, plan, replies, new ResultFeed());
+    }
+
+    /** @param feed where applied events go when someone subscribes (SUBSCRIBE) */
+    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies, ResultFeed feed) {
         this.id = id;
         this.plan = plan;
         this.replies = replies;
+        this.feed = feed;
         this.decoded = new Object[plan.stream().columns().size()];
         planChanged();
     }
@@ -117,12 +127,29 @@ public final class TaskProcessor implements AutoCloseable {
         }
         dirty = true;
         outcomes[status.ordinal()]++;
+        FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
+        if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
+            feed(subscribers);
+        }
         Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
         Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
         if (replyTo != null && correlation != null) {
             String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
             replies.send(new ProducerRecord<>(Topics.replies(node), 0, correlation.value(),
                     ReplyCodec.encode(status, message, metrics, results)));
+        }
+    }
+
+    /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */
+    private void feed(FeedSubscriber[] subscribers) {
+        FeedEvent event = null;
+        for (FeedSubscriber subscriber : subscribers) {
+            if (subscriber.wants(id.topic())) {
+                if (event == null) {
+                    event = new FeedEvent(id.topic(), plan.assignedId(), decoded.clone(), metrics, results.clone());
+                }
+                subscriber.offer(event);
+            }
         }
     }
 

@@ -38,6 +38,10 @@ final class ExtendedQuery {
         void executed(Throwable error);
 
         void abandoned();
+
+        /** A streamed result is being sent ({@code rows}), or that Execute has ended (null). */
+        default void streaming(StreamedRows rows) {
+        }
     }
 
     /** A prepared statement; {@code statement} is null for an empty query string. */
@@ -91,8 +95,11 @@ final class ExtendedQuery {
         if (!bind.portal().isEmpty() && portals.containsKey(bind.portal())) {
             throw new PgException("42P03", "portal \"" + bind.portal() + "\" already exists");
         }
-        portals.put(bind.portal(), new Portal(prepared.statement(), Collections.unmodifiableList(values),
-                bind.resultFormats()));
+        Portal replaced = portals.put(bind.portal(), new Portal(prepared.statement(),
+                Collections.unmodifiableList(values), bind.resultFormats()));
+        if (replaced != null) {
+            replaced.release();
+        }
         ctx.write(Empty.BIND_COMPLETE);
     }
 
@@ -129,6 +136,10 @@ final class ExtendedQuery {
         if (portal.statement == null) {
             ctx.write(EmptyQueryResponse.INSTANCE);
             return false;
+        }
+        if (portal.streamed != null) {
+            runStreamed(portal, execute.maxRows(), listener);
+            return true;
         }
         if (portal.executed()) {
             sendRows(portal, execute.maxRows());
@@ -168,12 +179,44 @@ final class ExtendedQuery {
                     ctx.write(new NoticeResponse("00000", notice));
                 }
             }
+            if (result.stream() != null) {
+                try {
+                    if (result.columns() != null && !result.columns().isEmpty()) {
+                        WireValues.checkFormats(portal.resultFormats, result.columns().size(), "result");
+                    }
+                    portal.streamed = new StreamedRows(ctx, result, portal.resultFormats);
+                } catch (RuntimeException e) {
+                    result.stream().close();
+                    throw e;
+                }
+                runStreamed(portal, maxRows, listener);
+                return; // the listener hears when this Execute has ended
+            }
             sendRows(portal, maxRows);
         } catch (RuntimeException e) {
             listener.executed(e);
             return;
         }
         listener.executed(null);
+    }
+
+    /**
+     * Sends the portal's streamed rows up to {@code maxRows} (0: until the stream ends); the listener hears when
+     * the Execute has ended. A stream that ended or failed leaves an empty result behind.
+     */
+    private void runStreamed(Portal portal, int maxRows, Listener listener) {
+        StreamedRows rows = portal.streamed;
+        listener.streaming(rows);
+        rows.run(maxRows, (suspended, error) -> {
+            listener.streaming(null);
+            if (!suspended) {
+                portal.streamed = null;
+                String tag = rows.copyOut() ? "COPY 0" : (portal.result.commandTag() == null ? "SELECT"
+                        : portal.result.commandTag()) + " 0";
+                portal.result = new QueryResult(portal.result.columns(), List.of(), tag);
+            }
+            listener.executed(error);
+        });
     }
 
     /** Up to {@code maxRows} (0: all) of the portal's rows, then PortalSuspended or CommandComplete. */
@@ -207,7 +250,7 @@ final class ExtendedQuery {
         if (close.kind() == 'S') {
             statements.remove(close.name());
         } else {
-            portals.remove(close.name());
+            release(portals.remove(close.name()));
         }
         ctx.write(Empty.CLOSE_COMPLETE);
     }
@@ -215,16 +258,30 @@ final class ExtendedQuery {
     /** Sync: the unnamed portal ends; outside a transaction block every portal does. */
     void sync(char transactionStatus) {
         if (transactionStatus == 'I') {
-            portals.clear();
+            closeAll();
         } else {
-            portals.remove("");
+            release(portals.remove(""));
         }
     }
 
     /** A simple Query drops the unnamed statement and portal, as in Postgres. */
     void simpleQuery() {
         statements.remove("");
-        portals.remove("");
+        release(portals.remove(""));
+    }
+
+    /** Drops every portal, releasing streamed results (also when the connection ends). */
+    void closeAll() {
+        for (Portal portal : portals.values()) {
+            portal.release();
+        }
+        portals.clear();
+    }
+
+    private static void release(Portal portal) {
+        if (portal != null) {
+            portal.release();
+        }
     }
 
     private Prepared statement(String name) {

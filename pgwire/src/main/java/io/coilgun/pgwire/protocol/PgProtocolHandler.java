@@ -114,6 +114,12 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         CLOSED
     }
 
+    /**
+     * While a streamed result is sent the channel keeps reading, so a client that goes away is noticed even when no
+     * row flows; messages that arrive meanwhile (a Sync after the Execute) are queued, up to this many.
+     */
+    private static final int MAX_PENDING_WHILE_STREAMING = 8;
+
     private final SessionFactory sessionFactory;
     private final CancelRegistry cancelRegistry;
     private final int maxConnections;
@@ -145,6 +151,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     /** Closes the connection if it is not past authentication by then (Postgres' authentication_timeout). */
     private final Duration authenticationTimeout;
     private ScheduledFuture<?> authenticationDeadline;
+    /** The streamed result being sent (SUBSCRIBE, COPY TO STDOUT), if any: pumped again when writable. */
+    private StreamedRows streaming;
 
     public PgProtocolHandler(SessionFactory sessionFactory) {
         this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
@@ -216,8 +224,16 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (state == State.CLOSED) {
             return;
         }
+        if (streaming != null && message == FrontendMessage.Terminate.INSTANCE) {
+            state = State.CLOSED; // a client leaving during a SUBSCRIBE: end it now (channelInactive releases it)
+            ctx.close();
+            return;
+        }
         if (state == State.BUSY || checkingPassword || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
+            if (state == State.BUSY && (streaming == null || pending.size() >= MAX_PENDING_WHILE_STREAMING)) {
+                ctx.channel().config().setAutoRead(false); // it read on during a stream to notice a disconnect
+            }
             if (!ctx.channel().isWritable()) {
                 ctx.flush();
                 ctx.channel().config().setAutoRead(false); // until channelWritabilityChanged
@@ -231,6 +247,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable() && (state == State.IDLE || state == State.COPY_IN)) {
             resume();
+        } else if (ctx.channel().isWritable() && streaming != null) {
+            streaming.pump();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -244,6 +262,12 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (copy != null) {
             copy.abort();
             copy = null;
+        }
+        if (streaming != null) {
+            streaming.abort(); // releases the subscription; the statement ends with the connection
+        }
+        if (extended != null) {
+            extended.closeAll();
         }
         if (running == null && !executing) {
             closeSession(); // else when the running statement completes: session calls never overlap
@@ -333,7 +357,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             } else if (extended.execute((Execute) message, this)) {
                 executing = true;
                 state = State.BUSY;
-                ctx.channel().config().setAutoRead(false);
+                // a resumed streamed portal reads on (to notice a disconnect), as in streaming(...)
+                ctx.channel().config().setAutoRead(streaming != null
+                        && pending.size() < MAX_PENDING_WHILE_STREAMING);
             }
         } catch (RuntimeException e) {
             extendedError(e);
@@ -638,6 +664,19 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             } else if (pending.isEmpty()) {
                 ctx.channel().config().setAutoRead(true);
             }
+        }
+    }
+
+    /**
+     * A streamed result started or ended. While one is sent, the channel keeps reading (messages are queued, and
+     * reading stops at {@link #MAX_PENDING_WHILE_STREAMING}) so that a client that goes away is noticed even when
+     * no row flows.
+     */
+    @Override
+    public void streaming(StreamedRows rows) {
+        streaming = rows;
+        if (rows != null && pending.size() < MAX_PENDING_WHILE_STREAMING && state != State.CLOSED) {
+            ctx.channel().config().setAutoRead(true);
         }
     }
 

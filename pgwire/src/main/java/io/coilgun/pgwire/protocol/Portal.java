@@ -16,6 +16,8 @@ final class Portal {
     final short[] resultFormats;
     QueryResult result;
     int sent;
+    /** A streamed result still being sent (SUBSCRIBE): its next Execute goes on pulling rows; else null. */
+    StreamedRows streamed;
 
     Portal(Statement statement, List<Object> parameters, short[] resultFormats) {
         this.statement = statement;
@@ -29,6 +31,14 @@ final class Portal {
 
     boolean exhausted() {
         return result != null && sent >= rows().size();
+    }
+
+    /** Releases a streamed result's source (the portal is closed or dropped). */
+    void release() {
+        if (streamed != null) {
+            streamed.close();
+            streamed = null;
+        }
     }
 
     List<Object[]> rows() {

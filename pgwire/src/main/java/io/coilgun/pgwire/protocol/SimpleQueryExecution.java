@@ -44,6 +44,10 @@ final class SimpleQueryExecution {
          * {@link #copyEnded} when the copy has ended.
          */
         void copyIn(CopyIn copyIn, SimpleQueryExecution execution);
+
+        /** A streamed result is being sent ({@code rows}), or has ended (null). */
+        default void streaming(StreamedRows rows) {
+        }
     }
 
     private final ChannelHandlerContext ctx;
@@ -114,6 +118,10 @@ final class SimpleQueryExecution {
             listener.copyIn(result.copyIn(), this);
             return;
         }
+        if (result != null && result.stream() != null) {
+            stream(index + 1, result);
+            return;
+        }
         try {
             writeResult(result);
         } catch (Exception e) { // e.g. a value that does not fit its column type
@@ -122,6 +130,44 @@ final class SimpleQueryExecution {
         }
         ctx.flush();
         execute(index + 1);
+    }
+
+    /**
+     * A streamed result (SUBSCRIBE, COPY (query) TO STDOUT): its rows go out as they come, then the query goes on
+     * with statement {@code nextIndex}, or ends at its error (a cancel, a subscriber that fell behind).
+     */
+    private void stream(int nextIndex, QueryResult result) {
+        StreamedRows rows;
+        try {
+            if (result.notices() != null) {
+                for (String notice : result.notices()) {
+                    ctx.write(new NoticeResponse("00000", notice));
+                }
+            }
+            if (result.copyOut() == null && result.columns() != null && !result.columns().isEmpty()) {
+                ctx.write(new RowDescription(result.columns()));
+            }
+            rows = new StreamedRows(ctx, result, WireValues.ALL_TEXT);
+        } catch (Exception e) {
+            try {
+                result.stream().close();
+            } catch (RuntimeException ignored) {
+                // the error that led here is what the client hears
+            }
+            fail(e);
+            return;
+        }
+        listener.streaming(rows);
+        rows.run(0, (suspended, error) -> {
+            listener.streaming(null);
+            if (error != null) {
+                fail(error);
+            } else if (!ctx.channel().isActive()) {
+                listener.finished(false);
+            } else {
+                execute(nextIndex);
+            }
+        });
     }
 
     /** The COPY statement ended (on the event loop): with its result (CommandComplete) or its error. */

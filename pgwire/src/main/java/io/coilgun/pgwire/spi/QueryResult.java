@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.spi;
 
+import io.coilgun.pgwire.copy.CopyFormat;
 import java.util.List;
 
 /**
@@ -14,9 +15,19 @@ import java.util.List;
  * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows
  * @param copyIn for {@code COPY ... FROM STDIN}: where the data goes (then columns and rows are empty and the
  *     tag comes from {@link CopyIn#finish()}); null otherwise
+ * @param stream for a streamed result: the rows, sent as they come ({@code rows} is then empty and
+ *     {@code commandTag} is the verb pgwire completes with the row count, e.g. {@code SUBSCRIBE} → "SUBSCRIBE 3");
+ *     null for a materialized result
+ * @param copyOut for {@code COPY (query) TO STDOUT}: the format the stream's rows are sent in as CopyData
+ *     (CommandComplete "COPY n"); null otherwise
  */
 public record QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices,
-        CopyIn copyIn) {
+        CopyIn copyIn, RowStream stream, CopyFormat copyOut) {
+    public QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices,
+            CopyIn copyIn) {
+        this(columns, rows, commandTag, notices, copyIn, null, null);
+    }
+
     public QueryResult(List<Column> columns, List<Object[]> rows, String commandTag, List<String> notices) {
         this(columns, rows, commandTag, notices, null);
     }
@@ -31,5 +42,19 @@ public record QueryResult(List<Column> columns, List<Object[]> rows, String comm
 
     public static QueryResult copyIn(CopyIn copyIn) {
         return new QueryResult(List.of(), List.of(), null, List.of(), copyIn);
+    }
+
+    /**
+     * Rows sent as the stream yields them (RowDescription, DataRow*, CommandComplete "{@code verb} n").
+     *
+     * @param verb the command tag before the row count, e.g. {@code SUBSCRIBE} or {@code SELECT}
+     */
+    public static QueryResult stream(List<Column> columns, RowStream stream, String verb) {
+        return new QueryResult(columns, List.of(), verb, List.of(), null, stream, null);
+    }
+
+    /** {@code COPY (query) TO STDOUT}: the rows sent as COPY data in {@code format}, then "COPY n". */
+    public static QueryResult copyOut(List<Column> columns, RowStream stream, CopyFormat format) {
+        return new QueryResult(columns, List.of(), "COPY", List.of(), null, stream, format);
     }
 }

@@ -48,6 +48,8 @@ public final class TaskPlan implements AutoCloseable {
     private Object[] values;
     private final DuplicateFilter duplicates;
     private long lastOffset;
+    /** The id the front end assigned to the last event processed (streams without an event_id column). */
+    private long assignedId;
 
     private TaskPlan(StreamDef stream, StateStore store, Reservoir reservoir, long lastOffset) {
         this.stream = stream;
@@ -238,7 +240,7 @@ public final class TaskPlan implements AutoCloseable {
      */
     public Outcome process(byte[] payload, long offset, Object[] decoded, Object[] results) {
         lastOffset = offset;
-        codec.decode(payload, values);
+        assignedId = codec.decode(payload, values);
         System.arraycopy(values, 0, decoded, 0, values.length);
         Object t = values[stream.eventTimeIndex()];
         if (t == null) {
@@ -278,6 +280,11 @@ public final class TaskPlan implements AutoCloseable {
             at += op.def().aggregations().size();
         }
         return Outcome.APPLIED;
+    }
+
+    /** The id the front end assigned to the event {@link #process} took last (0 for a stream with event ids). */
+    public long assignedId() {
+        return assignedId;
     }
 
     /** Records that {@code offset} was consumed without an event to apply (e.g. a skipped record). */

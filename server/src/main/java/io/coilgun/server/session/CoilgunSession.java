@@ -4,6 +4,7 @@ import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.pgwire.spi.RowStream;
 import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.StartupInfo;
 import io.coilgun.pgwire.spi.Statement;
@@ -14,6 +15,8 @@ import io.coilgun.server.CoilgunNode;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
+import io.coilgun.sql.compile.CopyToStatement;
+import io.coilgun.sql.compile.SubscribeStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
@@ -30,6 +33,8 @@ import io.coilgun.sql.query.EmptyCatalogQuery;
 import io.coilgun.sql.parser.ParsedStatement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -48,6 +53,8 @@ public final class CoilgunSession implements Session {
     private boolean inTransaction;
     /** The statement running, for cancel (which comes from another thread). */
     private volatile CompletableFuture<QueryResult> running;
+    /** The open SUBSCRIBEs of this session (running or in a suspended portal), for cancel and close. */
+    private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
     public CoilgunSession(CoilgunNode node, StartupInfo startup) {
         this.node = node;
@@ -117,6 +124,10 @@ public final class CoilgunSession implements Session {
                 CompiledStatement compiled = node.compiler().compile(st.query(), st.node(), st.text());
                 return queryColumns(node.describeQuery((QueryStatement) compiled, user, database));
             }
+            if (st.node() instanceof io.coilgun.sql.parser.SqlSubscribe) {
+                return Subscription.columns((SubscribeStatement) node.compiler().compile(st.query(), st.node(),
+                        st.text(), st.parameterNumbers(), List.of()));
+            }
             return ResultShapes.of(node, settings, st.node());
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
@@ -138,7 +149,8 @@ public final class CoilgunSession implements Session {
         }
         CompletableFuture<QueryResult> result;
         try {
-            result = compiled instanceof QueryStatement q ? query(q, parameters) : run(compiled);
+            result = compiled instanceof QueryStatement q ? query(q, parameters)
+                    : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters) : run(compiled);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
@@ -178,6 +190,8 @@ public final class CoilgunSession implements Session {
         } else if (compiled instanceof CopyStatement copy) {
             return CompletableFuture.completedFuture(QueryResult.copyIn(
                     new StreamCopyIn(copy, node.compiler(), node.inserter())));
+        } else if (compiled instanceof SubscribeStatement sub) {
+            return CompletableFuture.completedFuture(subscribe(sub));
         } else if (compiled instanceof TransactionStatement tx) {
             return CompletableFuture.completedFuture(transaction(tx));
         }
@@ -206,6 +220,36 @@ public final class CoilgunSession implements Session {
             columns.add(new Column(rows.names().get(i), type == null ? PgType.TEXT : type));
         }
         return columns;
+    }
+
+    /** SUBSCRIBE: registers with the node's result feed now; rows are events applied from now on. */
+    private QueryResult subscribe(SubscribeStatement sub) {
+        Subscription[] self = new Subscription[1];
+        self[0] = new Subscription(node.feed(), sub, () -> subscriptions.remove(self[0]));
+        subscriptions.add(self[0]);
+        return QueryResult.stream(Subscription.columns(sub), self[0], sub.verb());
+    }
+
+    /**
+     * COPY (statement) TO STDOUT: the inner statement is compiled and run as any statement, and its rows are sent
+     * as COPY data. A statement that returns no rows is refused before it runs (bad input changes nothing).
+     */
+    private CompletableFuture<QueryResult> copyTo(CopyToStatement copyTo, ParsedSqlStatement st,
+            List<Object> parameters) {
+        io.coilgun.pgwire.copy.CopyFormat format = StreamCopyIn.format(copyTo.options());
+        CompiledStatement inner = node.compiler().compile(st.query(), copyTo.query(), st.text(),
+                st.parameterNumbers(), parameters);
+        if (inner instanceof CreateStreamStatement || inner instanceof AlterStreamStatement
+                || inner instanceof CreateMetricStatement || inner instanceof DropMetricStatement
+                || inner instanceof SetStatement || inner instanceof TransactionStatement
+                || inner instanceof CopyStatement || inner instanceof CopyToStatement
+                || inner instanceof InsertStatement ins && !ins.returning()) {
+            throw new PgException(SqlState.FEATURE_NOT_SUPPORTED.code(), "COPY (...) TO STDOUT needs a statement "
+                    + "that returns rows (SUBSCRIBE, SELECT, SHOW, EXPLAIN or INSERT ... RETURNING)");
+        }
+        CompletableFuture<QueryResult> rows = inner instanceof QueryStatement q ? query(q, parameters) : run(inner);
+        return rows.thenApply(r -> QueryResult.copyOut(r.columns(),
+                r.stream() != null ? r.stream() : RowStream.of(r.rows()), format));
     }
 
     private QueryResult show(String name) {
@@ -246,10 +290,17 @@ public final class CoilgunSession implements Session {
             current.completeExceptionally(new PgException(SqlState.QUERY_CANCELED.code(),
                     "canceling statement due to user request"));
         }
+        for (Subscription subscription : subscriptions) {
+            subscription.fail(new PgException(SqlState.QUERY_CANCELED.code(),
+                    "canceling statement due to user request"));
+        }
     }
 
+    /** Releases the session's subscriptions (pgwire closes them too; closing twice is harmless). */
     @Override
     public void close() {
-        // nothing held per session yet
+        for (Subscription subscription : subscriptions) {
+            subscription.close();
+        }
     }
 }

@@ -34,7 +34,7 @@ final class StreamCopyIn implements CopyIn {
     }
 
     /** The options as pgwire's COPY reader takes them (it checks their combinations as Postgres does). */
-    private static CopyFormat format(Map<String, String> options) {
+    static CopyFormat format(Map<String, String> options) {
         CopyFormat.Format kind = "csv".equals(options.get("format")) ? CopyFormat.Format.CSV : CopyFormat.Format.TEXT;
         String header = options.get("header");
         CopyFormat.Header h = null;

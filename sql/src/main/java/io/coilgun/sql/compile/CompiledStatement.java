@@ -7,5 +7,5 @@ package io.coilgun.sql.compile;
 public sealed interface CompiledStatement
         permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement, ExplainStatement,
         InsertStatement, RowsStatement, SetStatement, ShowStatement, TransactionStatement, CopyStatement,
-        QueryStatement {
+        QueryStatement, SubscribeStatement, CopyToStatement {
 }

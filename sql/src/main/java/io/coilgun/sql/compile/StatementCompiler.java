@@ -195,6 +195,12 @@ public final class StatementCompiler {
             int at = query.indexOf(text);
             return new QueryStatement(text, at < 0 ? 1 : query.codePointCount(0, at) + 1, QueryColumnNames.of(node));
         }
+        if (node instanceof io.coilgun.sql.parser.SqlSubscribe subscribe) {
+            return SubscribeCompiler.compile(sql, subscribe, catalog);
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlCopyTo copyTo) {
+            return SubscribeCompiler.copyTo(sql, copyTo);
+        }
         if (node instanceof SqlSetOption set) {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));
         }

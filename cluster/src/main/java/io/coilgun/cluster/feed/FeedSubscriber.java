@@ -1,0 +1,70 @@
+package io.coilgun.cluster.feed;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One subscription's end of the {@link ResultFeed}: takes the events of the tasks of one partitioner topic into a
+ * bounded, lock-free queue (many processor units offer, one reader polls). When the reader falls more than
+ * {@code capacity} events behind, the subscriber stops taking events and reports {@link #overflowed()}: memory
+ * stays bounded and the subscription ends with an error instead of silently skipping events.
+ */
+public final class FeedSubscriber {
+    private final String topic;
+    private final int capacity;
+    private final ConcurrentLinkedQueue<FeedEvent> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private volatile boolean overflowed;
+    private volatile Runnable listener = () -> { };
+
+    /**
+     * @param topic the partitioner topic whose tasks' events this subscriber takes
+     * @param capacity the most events held for a reader that is behind
+     */
+    public FeedSubscriber(String topic, int capacity) {
+        this.topic = topic;
+        this.capacity = capacity;
+    }
+
+    /** Whether events of tasks of {@code topic} go to this subscriber (called by task processors). */
+    public boolean wants(String taskTopic) {
+        return !overflowed && topic.equals(taskTopic);
+    }
+
+    /** Called (from any thread) after events were added or the subscriber overflowed. */
+    public void onAvailable(Runnable listener) {
+        this.listener = listener;
+    }
+
+    /** Hands one event over (processor unit threads); never blocks. */
+    public void offer(FeedEvent event) {
+        if (overflowed) {
+            return;
+        }
+        if (size.incrementAndGet() > capacity) {
+            size.decrementAndGet();
+            overflowed = true;
+        } else {
+            queue.offer(event);
+        }
+        listener.run();
+    }
+
+    /** The next event, or null when none waits (the reader's thread). */
+    public FeedEvent poll() {
+        FeedEvent event = queue.poll();
+        if (event != null) {
+            size.decrementAndGet();
+        }
+        return event;
+    }
+
+    /** True once more than the capacity waited: events were lost to this subscriber. */
+    public boolean overflowed() {
+        return overflowed;
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+}

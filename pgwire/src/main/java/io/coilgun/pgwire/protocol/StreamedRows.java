@@ -1,0 +1,221 @@
+package io.coilgun.pgwire.protocol;
+
+import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
+import io.coilgun.pgwire.codec.BackendMessage.CopyData;
+import io.coilgun.pgwire.codec.BackendMessage.CopyResponse;
+import io.coilgun.pgwire.codec.BackendMessage.Empty;
+import io.coilgun.pgwire.copy.CopyFormat;
+import io.coilgun.pgwire.copy.CopyRowWriter;
+import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.pgwire.spi.QueryResult;
+import io.coilgun.pgwire.spi.RowStream;
+import io.coilgun.pgwire.types.PgTextEncoder;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Sends a streamed result ({@link QueryResult#stream()}) as its rows come: DataRows (simple query, or an Execute
+ * with a row limit that leaves the portal suspended and goes on at the next Execute; an Execute waits only for its
+ * first row and suspends early when no more rows wait), or COPY data for
+ * {@code COPY (query) TO STDOUT}. Rows are pulled only while the channel is writable and the row limit allows, so
+ * a slow reader holds back the source (whose own buffer is bounded) instead of growing the server's memory.
+ *
+ * <p>Runs on the channel's event loop; the source's readiness callback may come from any thread and only
+ * schedules {@link #pump} there (at most one pending hop at a time).
+ */
+final class StreamedRows {
+    /** How one run ({@link #run}) ended, told on the event loop. */
+    interface Listener {
+        /**
+         * @param suspended the row limit was reached (PortalSuspended sent); the stream stays open
+         * @param error the stream failed (nothing was written for it; the stream is closed), or null
+         */
+        void ended(boolean suspended, Throwable error);
+    }
+
+    private final ChannelHandlerContext ctx;
+    private final RowStream stream;
+    private final List<Column> columns;
+    private final short[] formats;
+    private final String verb;
+    private final CopyRowWriter copy;
+    private final PgType[] types;
+    private final String[] fields;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Runnable pumpTask = () -> {
+        scheduled.set(false);
+        pump();
+    };
+    private long sent;
+    private boolean closed;
+    private Listener listener;
+    private int limit;
+    private int sentThisRun;
+
+    /** @param formats the result formats asked for (DataRows only) */
+    StreamedRows(ChannelHandlerContext ctx, QueryResult result, short[] formats) {
+        this.ctx = ctx;
+        this.stream = result.stream();
+        this.columns = result.columns() == null ? List.of() : result.columns();
+        this.formats = formats;
+        this.verb = result.commandTag() == null ? "SELECT" : result.commandTag();
+        CopyFormat copyFormat = result.copyOut();
+        this.copy = copyFormat == null ? null : new CopyRowWriter(copyFormat);
+        this.types = columns.stream().map(Column::type).toArray(PgType[]::new);
+        this.fields = new String[columns.size()];
+        stream.onAvailable(this::available);
+        if (copy != null) {
+            ctx.write(new CopyResponse(false, columns.size()));
+            if (copyFormat.header() != CopyFormat.Header.FALSE) {
+                ctx.write(new CopyData(copy.header(columns.stream().map(Column::name).toArray(String[]::new))));
+            }
+        }
+    }
+
+    boolean copyOut() {
+        return copy != null;
+    }
+
+    /**
+     * Sends rows until the stream ends, fails, or {@code maxRows} (0: no limit; ignored for COPY) were sent in
+     * this run; the listener hears how it ended. Always starts later on the event loop, never inside this call.
+     */
+    void run(int maxRows, Listener listener) {
+        this.limit = copy != null ? 0 : maxRows;
+        this.sentThisRun = 0;
+        this.listener = listener;
+        ctx.flush(); // what came before (RowDescription, CopyOutResponse): the client may wait long for rows
+        schedule();
+    }
+
+    /** The source has rows (or ended, or failed): any thread. */
+    private void available() {
+        if (scheduled.compareAndSet(false, true)) {
+            schedule();
+        }
+    }
+
+    private void schedule() {
+        scheduled.set(true);
+        try {
+            ctx.executor().execute(pumpTask);
+        } catch (RejectedExecutionException shutDown) {
+            scheduled.set(false); // the server is stopping; the connection goes with it
+        }
+    }
+
+    /** Writes what the source has, as far as the client keeps up. On the event loop. */
+    void pump() {
+        if (listener == null || closed) {
+            return; // between runs (portal suspended): rows wait in the source's bounded buffer
+        }
+        if (!ctx.channel().isActive()) {
+            abort();
+            return;
+        }
+        int written = 0;
+        try {
+            while (true) {
+                if (limit > 0 && sentThisRun >= limit) {
+                    ctx.write(Empty.PORTAL_SUSPENDED);
+                    ctx.flush();
+                    end(true, null);
+                    return;
+                }
+                if (!ctx.channel().isWritable()) {
+                    ctx.flush(); // channelWritabilityChanged calls pump again
+                    return;
+                }
+                Object[] row = stream.poll();
+                if (row == null) {
+                    if (stream.ended()) {
+                        complete();
+                        return;
+                    }
+                    if (limit > 0 && sentThisRun > 0) {
+                        // A row limit with rows sent and none waiting: suspend now rather than hold the rows back
+                        // until the limit fills (a fetch size of 100 over SUBSCRIBE gets each event promptly).
+                        ctx.write(Empty.PORTAL_SUSPENDED);
+                        ctx.flush();
+                        end(true, null);
+                        return;
+                    }
+                    if (written > 0) {
+                        ctx.flush();
+                    }
+                    return; // the readiness callback calls pump again
+                }
+                write(row);
+                sent++;
+                sentThisRun++;
+                if (++written % SimpleQueryExecution.FLUSH_EVERY_ROWS == 0) {
+                    ctx.flush();
+                }
+            }
+        } catch (RuntimeException e) {
+            if (written > 0) {
+                ctx.flush();
+            }
+            close();
+            end(false, e);
+        }
+    }
+
+    private void write(Object[] row) {
+        if (copy == null) {
+            ctx.write(WireValues.dataRow(columns, row, formats));
+            return;
+        }
+        if (row == null || row.length != fields.length) {
+            throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
+                    + fields.length + " columns");
+        }
+        for (int i = 0; i < fields.length; i++) {
+            Object v = row[i];
+            fields[i] = v == null ? null : types[i] == PgType.UNKNOWN ? v.toString() : PgTextEncoder.encode(types[i], v);
+        }
+        ctx.write(new CopyData(copy.row(fields)));
+    }
+
+    private void complete() {
+        close();
+        if (copy != null) {
+            ctx.write(Empty.COPY_DONE);
+            ctx.write(new CommandComplete("COPY " + sent));
+        } else {
+            ctx.write(new CommandComplete(verb + " " + sent));
+        }
+        ctx.flush();
+        end(false, null);
+    }
+
+    private void end(boolean suspended, Throwable error) {
+        Listener told = listener;
+        listener = null;
+        told.ended(suspended, error);
+    }
+
+    /** The connection is gone: release the source and end the run (if one is going) with an error. */
+    void abort() {
+        close();
+        if (listener != null) {
+            end(false, new PgException("08006", "connection closed while sending a streamed result"));
+        }
+    }
+
+    /** Releases the source (idempotent): the portal was closed or the statement ended. */
+    void close() {
+        if (!closed) {
+            closed = true;
+            try {
+                stream.close();
+            } catch (RuntimeException ignored) {
+                // releasing must not fail the connection
+            }
+        }
+    }
+}
