@@ -13,6 +13,10 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.ReservoirIO;
+import io.coilgun.cluster.ingest.TaskClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,13 +118,15 @@ public final class ClusterNode implements AutoCloseable {
         for (String field : stream.partitionBy()) {
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
             String topic = Topics.partitioner(stream.name(), field);
+            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions());
             for (int p = 0; p < stream.partitions(); p++) {
                 TaskId id = new TaskId(topic, p);
                 ProcessorUnit unit = units.get(Math.floorMod(id.hashCode(), units.size()));
                 taskUnits.put(id, unit);
+                TaskClock clock = clocks[p];
                 started.add(unit.submit(u -> {
                     TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
-                    u.addTask(new TaskProcessor(id, plan, producer));
+                    u.addTask(new TaskProcessor(id, plan, producer, clock));
                 }));
             }
         }
@@ -141,6 +147,56 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * Takes a dropped stream's tasks away: each stops between two events without a checkpoint, then its directory
+     * (reservoir and state store) is deleted, then the stream's topics, waiting until Kafka no longer lists them so
+     * a stream of the same name can be created at once. Blocking.
+     */
+    public void dropStream(StreamDef stream) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (String field : stream.partitionBy()) {
+            String topic = Topics.partitioner(stream.name(), field);
+            publisher.unregisterClocks(topic);
+            for (int p = 0; p < stream.partitions(); p++) {
+                TaskId id = new TaskId(topic, p);
+                ProcessorUnit unit = taskUnits.remove(id);
+                if (unit != null) {
+                    done.add(unit.submit(u -> u.removeTask(id)));
+                }
+            }
+        }
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        purgeStream(stream.name());
+    }
+
+    /**
+     * Deletes whatever a stream of this name left behind: task directories and topics (a drop that a crash
+     * interrupted after its catalog record). Called before a stream is created, so it starts from scratch.
+     * Blocking.
+     */
+    public void purgeStream(String name) {
+        String prefix = Topics.partitioner(name, "");
+        Path tasks = config.dataDir().resolve("tasks");
+        if (Files.isDirectory(tasks)) {
+            try (var dirs = Files.list(tasks)) {
+                for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(prefix)).toList()) {
+                    deleteRecursively(dir);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete the task directories of stream " + name, e);
+            }
+        }
+        admin.deleteTopics(admin.topicsStartingWith(prefix));
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 
     /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */

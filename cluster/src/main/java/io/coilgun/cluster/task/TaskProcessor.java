@@ -1,5 +1,6 @@
 package io.coilgun.cluster.task;
 
+import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
@@ -28,12 +29,20 @@ public final class TaskProcessor implements AutoCloseable {
     private Object[] results;
     private List<MetricDef> metrics;
     private boolean dirty;
+    /** Where the front end reads this task's stream time (lateness judged before publishing). */
+    private final TaskClock clock;
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
+        this(id, plan, replies, new TaskClock());
+    }
+
+    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies, TaskClock clock) {
         this.id = id;
         this.plan = plan;
         this.replies = replies;
         this.decoded = new Object[plan.stream().columns().size()];
+        this.clock = clock;
+        clock.streamTime(plan.streamTime());
         planChanged();
     }
 
@@ -79,6 +88,7 @@ public final class TaskProcessor implements AutoCloseable {
         String message = null;
         try {
             TaskPlan.Outcome outcome = plan.process(record.value(), record.offset(), decoded, results);
+            clock.streamTime(plan.streamTime());
             status = switch (outcome) {
                 case APPLIED -> ReplyStatus.APPLIED;
                 case DROPPED -> ReplyStatus.DROPPED;
@@ -119,6 +129,15 @@ public final class TaskProcessor implements AutoCloseable {
             plan.checkpoint();
             dirty = false;
         }
+    }
+
+    /**
+     * Releases the task without checkpointing (its stream is being dropped); its directory may be deleted
+     * afterwards.
+     */
+    public void discard() {
+        dirty = false; // a later checkpointIfDirty (the unit's touched set) does nothing
+        plan.discard();
     }
 
     @Override
