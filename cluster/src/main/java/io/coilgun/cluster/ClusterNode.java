@@ -25,6 +25,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -131,6 +132,57 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * Waits until every task of the streams has taken the records that were in its partition when this was called
+     * (at start-up: the records after its checkpoint). Until then a task's stream time does not count them, and the
+     * front end's lateness check ({@code EventPublisher.publishAll}) would judge against an older one. Blocking,
+     * bounded by {@code timeoutMs}; returns false if some task had not caught up by then.
+     */
+    public boolean awaitReplayed(List<StreamDef> streams, long timeoutMs) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (StreamDef stream : streams) {
+            for (String field : stream.partitionBy()) {
+                for (int p = 0; p < stream.partitions(); p++) {
+                    partitions.add(new TopicPartition(Topics.partitioner(stream.name(), field), p));
+                }
+            }
+        }
+        if (partitions.isEmpty()) {
+            return true;
+        }
+        Map<TopicPartition, Long> ends = admin.endOffsets(partitions);
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            List<CompletableFuture<Boolean>> checks = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                TaskId id = new TaskId(tp.topic(), tp.partition());
+                ProcessorUnit unit = taskUnits.get(id);
+                long end = ends.getOrDefault(tp, 0L);
+                if (unit != null) {
+                    CompletableFuture<Boolean> caughtUp = new CompletableFuture<>();
+                    unit.submit(u -> caughtUp.complete(u.task(id) == null || u.task(id).nextOffset() >= end));
+                    checks.add(caughtUp);
+                }
+            }
+            boolean all = true;
+            for (CompletableFuture<Boolean> c : checks) {
+                all &= c.join();
+            }
+            if (all) {
+                return true;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */

@@ -191,6 +191,12 @@ public final class CoilgunNode implements AutoCloseable {
         for (StreamDef stream : catalog.streams()) {
             cluster.deployStream(stream, catalog.metricsOf(stream.name()));
         }
+        // Before taking statements: each task's stream time must count the records after its checkpoint, or a
+        // multi-row INSERT could pass the lateness check and still lose a row to its task.
+        if (!cluster.awaitReplayed(catalog.streams(), 120_000)) {
+            LOG.warn("some tasks are still replaying after 120 s; statements are taken meanwhile, and a late row may "
+                    + "then be rejected by its task after the other rows of its statement were applied");
+        }
         LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
     }
 

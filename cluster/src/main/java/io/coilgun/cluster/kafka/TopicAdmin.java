@@ -1,6 +1,7 @@
 package io.coilgun.cluster.kafka;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -12,6 +13,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -59,6 +62,25 @@ public final class TopicAdmin implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaUnavailableException("interrupted creating topic " + name, e);
+        }
+    }
+
+    /** The log-end offset of each partition (the offset its next record will get). */
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            specs.put(tp, OffsetSpec.latest());
+        }
+        try {
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+            return ends;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KafkaUnavailableException("cannot read the end offsets of " + partitions + ": " + e.getMessage(),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaUnavailableException("interrupted reading end offsets", e);
         }
     }
 
