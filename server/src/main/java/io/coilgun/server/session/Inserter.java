@@ -75,6 +75,9 @@ public final class Inserter {
             } catch (LateEventException late) {
                 result.completeExceptionally(lateError(stream, late, rowName, rowContext));
                 return result;
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e); // Kafka refused a send
+                return result;
             }
         }
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
@@ -161,9 +164,11 @@ public final class Inserter {
         };
     }
 
+    /** As Postgres prints a timestamp: {@code 2026-01-01 10:00:00}, with the fraction only when there is one. */
     private static String timestamp(long micros) {
-        return java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-                (int) Math.floorMod(micros, 1_000_000L) * 1000, java.time.ZoneOffset.UTC).toString().replace('T', ' ');
+        return io.coilgun.pgwire.types.PgTextEncoder.encode(PgType.TIMESTAMP, java.time.LocalDateTime.ofEpochSecond(
+                Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L) * 1000,
+                java.time.ZoneOffset.UTC));
     }
 
     private static Object eventId(StreamDef stream, Object[] event, long assignedId) {
