@@ -124,6 +124,25 @@ SqlDrop SqlDropMetric(Span s, boolean replace) :
     }
 }
 
+/** Parses {@code DROP STREAM [IF EXISTS] name [CASCADE | RESTRICT]} (after DROP). */
+SqlDrop SqlDropStream(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+    boolean cascade = false;
+}
+{
+    <STREAM> ifExists = IfExistsOpt() name = SimpleIdentifier()
+    [
+        <CASCADE> { cascade = true; }
+    |
+        <RESTRICT> { cascade = false; }
+    ]
+    {
+        return new SqlDropStream(s.end(this), ifExists, name, cascade);
+    }
+}
+
 /** Parses {@code EXPLAIN STREAM name} or {@code EXPLAIN METRIC name}: the task plan. */
 SqlNode SqlExplainPlan() :
 {

@@ -13,6 +13,10 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.ReservoirIO;
+import io.coilgun.cluster.ingest.TaskClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +25,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -120,17 +125,70 @@ public final class ClusterNode implements AutoCloseable {
         for (String field : stream.partitionBy()) {
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
             String topic = Topics.partitioner(stream.name(), field);
+            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions());
             for (int p = 0; p < stream.partitions(); p++) {
                 TaskId id = new TaskId(topic, p);
                 ProcessorUnit unit = units.get(Math.floorMod(id.hashCode(), units.size()));
                 taskUnits.put(id, unit);
+                TaskClock clock = clocks[p];
                 started.add(unit.submit(u -> {
                     TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
-                    u.addTask(new TaskProcessor(id, plan, producer, feed));
+                    u.addTask(new TaskProcessor(id, plan, producer, feed, clock));
                 }));
             }
         }
         CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * Waits until every task of the streams has taken the records that were in its partition when this was called
+     * (at start-up: the records after its checkpoint). Until then a task's stream time does not count them, and the
+     * front end's lateness check ({@code EventPublisher.publishAll}) would judge against an older one. Blocking,
+     * bounded by {@code timeoutMs}; returns false if some task had not caught up by then.
+     */
+    public boolean awaitReplayed(List<StreamDef> streams, long timeoutMs) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (StreamDef stream : streams) {
+            for (String field : stream.partitionBy()) {
+                for (int p = 0; p < stream.partitions(); p++) {
+                    partitions.add(new TopicPartition(Topics.partitioner(stream.name(), field), p));
+                }
+            }
+        }
+        if (partitions.isEmpty()) {
+            return true;
+        }
+        Map<TopicPartition, Long> ends = admin.endOffsets(partitions);
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            List<CompletableFuture<Boolean>> checks = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                TaskId id = new TaskId(tp.topic(), tp.partition());
+                ProcessorUnit unit = taskUnits.get(id);
+                long end = ends.getOrDefault(tp, 0L);
+                if (unit != null) {
+                    CompletableFuture<Boolean> caughtUp = new CompletableFuture<>();
+                    unit.submit(u -> caughtUp.complete(u.task(id) == null || u.task(id).nextOffset() >= end));
+                    checks.add(caughtUp);
+                }
+            }
+            boolean all = true;
+            for (CompletableFuture<Boolean> c : checks) {
+                all &= c.join();
+            }
+            if (all) {
+                return true;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
@@ -147,6 +205,56 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * Takes a dropped stream's tasks away: each stops between two events without a checkpoint, then its directory
+     * (reservoir and state store) is deleted, then the stream's topics, waiting until Kafka no longer lists them so
+     * a stream of the same name can be created at once. Blocking.
+     */
+    public void dropStream(StreamDef stream) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (String field : stream.partitionBy()) {
+            String topic = Topics.partitioner(stream.name(), field);
+            publisher.unregisterClocks(topic);
+            for (int p = 0; p < stream.partitions(); p++) {
+                TaskId id = new TaskId(topic, p);
+                ProcessorUnit unit = taskUnits.remove(id);
+                if (unit != null) {
+                    done.add(unit.submit(u -> u.removeTask(id)));
+                }
+            }
+        }
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        purgeStream(stream.name());
+    }
+
+    /**
+     * Deletes whatever a stream of this name left behind: task directories and topics (a drop that a crash
+     * interrupted after its catalog record). Called before a stream is created, so it starts from scratch.
+     * Blocking.
+     */
+    public void purgeStream(String name) {
+        String prefix = Topics.partitioner(name, "");
+        Path tasks = config.dataDir().resolve("tasks");
+        if (Files.isDirectory(tasks)) {
+            try (var dirs = Files.list(tasks)) {
+                for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith(prefix)).toList()) {
+                    deleteRecursively(dir);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot delete the task directories of stream " + name, e);
+            }
+        }
+        admin.deleteTopics(admin.topicsStartingWith(prefix));
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 
     /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */

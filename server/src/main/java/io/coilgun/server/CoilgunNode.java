@@ -192,6 +192,8 @@ public final class CoilgunNode implements AutoCloseable {
             if (entry.ddl() == null) {
                 if (entry.key().startsWith("metric:")) {
                     catalog.removeMetric(entry.key().substring("metric:".length()));
+                } else if (entry.key().startsWith("stream:") && entry.key().indexOf(':', "stream:".length()) < 0) {
+                    catalog.removeStream(entry.key().substring("stream:".length())); // DROP STREAM
                 }
                 continue;
             }
@@ -208,6 +210,12 @@ public final class CoilgunNode implements AutoCloseable {
         }
         for (StreamDef stream : catalog.streams()) {
             cluster.deployStream(stream, catalog.metricsOf(stream.name()));
+        }
+        // Before taking statements: each task's stream time must count the records after its checkpoint, or a
+        // multi-row INSERT could pass the lateness check and still lose a row to its task.
+        if (!cluster.awaitReplayed(catalog.streams(), 120_000)) {
+            LOG.warn("some tasks are still replaying after 120 s; statements are taken meanwhile, and a late row may "
+                    + "then be rejected by its task after the other rows of its statement were applied");
         }
         LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
     }
@@ -278,6 +286,7 @@ public final class CoilgunNode implements AutoCloseable {
                 }
                 throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name() + "\" already exists");
             }
+            cluster.purgeStream(s.name()); // what a dropped stream of this name may have left (a crash mid-drop)
             cluster.createTopics(s);
             cluster.catalog().append("stream:" + s.name(), s.ddl());
             catalog.addStream(s);
@@ -301,6 +310,39 @@ public final class CoilgunNode implements AutoCloseable {
             cluster.catalog().append("stream:" + altered.name() + ":v" + altered.schemaVersion(), as.ddl());
             catalog.addStream(altered);
             cluster.alterStream(altered);
+        }, ddl);
+    }
+
+    /**
+     * DROP STREAM: refused (2BP01) while the stream has metrics, unless CASCADE. The catalog tombstones (each metric,
+     * each schema version, then the stream: the point of no return; a restart does not bring it back), then the
+     * stream leaves the node's catalog while no statement of it publishes, statements waiting for replies fail
+     * (42P01), and its tasks, their reservoirs and state, and its topics are deleted. Completes with the notices.
+     */
+    public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
+        return CompletableFuture.supplyAsync(() -> {
+            StreamDef s = catalog.stream(ds.name()).orElse(null);
+            if (s == null) {
+                if (ds.ifExists()) {
+                    return java.util.List.of(io.coilgun.sql.compile.StreamDrops.skipping(ds.name()));
+                }
+                throw io.coilgun.sql.compile.StreamDrops.doesNotExist(ds.name());
+            }
+            java.util.List<MetricDef> metrics = catalog.metricsOf(s.name());
+            if (!metrics.isEmpty() && !ds.cascade()) {
+                throw io.coilgun.sql.compile.StreamDrops.dependentObjects(s.name(), metrics);
+            }
+            for (MetricDef m : metrics) {
+                cluster.catalog().remove("metric:" + m.name());
+            }
+            for (int v = 2; v <= s.schemaVersion(); v++) {
+                cluster.catalog().remove("stream:" + s.name() + ":v" + v);
+            }
+            cluster.catalog().remove("stream:" + s.name());
+            inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
+            cluster.dropStream(s);
+            String cascaded = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
+            return cascaded == null ? java.util.List.<String>of() : java.util.List.of(cascaded);
         }, ddl);
     }
 

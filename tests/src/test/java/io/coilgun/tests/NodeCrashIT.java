@@ -88,8 +88,10 @@ class NodeCrashIT {
                 return p;
             }
         }
+        boolean alive = p.isAlive();
         p.destroyForcibly();
-        throw new AssertionError("the node did not start:\n" + seen);
+        throw new AssertionError("the node did not start (alive=" + alive + (alive ? "" : ", exit " + p.waitFor())
+                + ", after " + (System.currentTimeMillis() - deadline + 120_000) + " ms):\n" + seen);
     }
 
     static Connection connect(int port) throws Exception {

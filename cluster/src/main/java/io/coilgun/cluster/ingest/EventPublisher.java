@@ -11,11 +11,14 @@ import io.coilgun.planner.model.StreamDef;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The front end's side of the event path (paper, figure 3): publishes each event once per partitioner topic of
@@ -28,6 +31,9 @@ public final class EventPublisher {
     private final ReplyRouter router;
     private final AtomicLong correlations = new AtomicLong(System.nanoTime());
     private final AtomicLong assignedIds;
+    /** The stream-time clocks of the tasks, by partitioner topic. */
+    private final Map<String, TaskClock[]> clocks = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
 
     public EventPublisher(String nodeId, KafkaProducer<byte[], byte[]> producer, ReplyRouter router) {
         this.nodeId = nodeId;
@@ -47,24 +53,104 @@ public final class EventPublisher {
         return assignedIds.incrementAndGet();
     }
 
+    /** The partition of a record key in a topic of {@code partitions} partitions: Kafka's default partitioner. */
+    public static int partition(byte[] key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+    }
+
+    /**
+     * Registers the stream-time clocks of a partitioner topic's tasks (one per partition), which the tasks update
+     * and {@link #publishAll} judges lateness against.
+     */
+    public TaskClock[] registerClocks(String topic, int partitions) {
+        TaskClock[] c = new TaskClock[partitions];
+        for (int p = 0; p < partitions; p++) {
+            c[p] = new TaskClock();
+        }
+        clocks.put(topic, c);
+        return c;
+    }
+
+    /** The topic's tasks are gone (their stream was dropped). */
+    public void unregisterClocks(String topic) {
+        clocks.remove(topic);
+    }
+
+    /**
+     * The lock a statement holds while its rows are judged and published ({@link #publishAll}), and DROP STREAM
+     * while it takes the stream away: statements of one stream publish one after the other.
+     */
+    public Object ingestLock(String stream) {
+        return locks.computeIfAbsent(stream, k -> new Object());
+    }
+
+    /**
+     * Publishes a statement's events, all or none: under {@code late_events = 'reject'} every row is first judged
+     * against its tasks' stream times ({@link IngestGate}); if one is late nothing is published. The caller holds
+     * {@link #ingestLock} of the stream.
+     *
+     * @return per row, its replies (one per partitioner topic)
+     * @throws LateEventException for the first late row
+     */
+    public List<CompletableFuture<List<Reply>>> publishAll(StreamDef stream, EventCodec codec, List<Object[]> rows,
+            long[] assignedIds) {
+        List<String> fields = stream.partitionBy();
+        String[] topics = new String[fields.size()];
+        TaskClock[][] taskClocks = new TaskClock[fields.size()][];
+        byte[][][] keys = new byte[fields.size()][rows.size()][];
+        int[][] partitions = new int[fields.size()][rows.size()];
+        for (int f = 0; f < fields.size(); f++) {
+            topics[f] = Topics.partitioner(stream.name(), fields.get(f));
+            taskClocks[f] = clocks.get(topics[f]);
+            int column = stream.columnIndex(fields.get(f)).orElseThrow();
+            for (int i = 0; i < rows.size(); i++) {
+                keys[f][i] = GroupKeys.encodeOne(rows.get(i)[column]);
+                partitions[f][i] = partition(keys[f][i], stream.partitions());
+            }
+        }
+        IngestGate.check(stream, rows, taskClocks, partitions, topics);
+        IngestGate.markPublished(stream, rows, taskClocks, partitions);
+        List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            byte[][] rowKeys = new byte[fields.size()][];
+            int[] rowPartitions = new int[fields.size()];
+            for (int f = 0; f < fields.size(); f++) {
+                rowKeys[f] = keys[f][i];
+                rowPartitions[f] = partitions[f][i];
+            }
+            replies.add(send(codec.encode(rows.get(i), assignedIds[i]), topics, rowKeys, rowPartitions));
+        }
+        return replies;
+    }
+
     /**
      * Publishes one event and completes with one reply per partitioner topic, or exceptionally if Kafka
-     * refused it or no reply came in time.
+     * refused it or no reply came in time. Not judged for lateness: the tasks judge it.
      */
     public CompletableFuture<List<Reply>> publish(StreamDef stream, EventCodec codec, Object[] values, long assignedId) {
-        long correlation = correlations.incrementAndGet();
-        byte[] payload = codec.encode(values, assignedId);
         List<String> fields = stream.partitionBy();
-        CompletableFuture<List<Reply>> replies = router.expect(correlation, fields.size());
-        List<CompletableFuture<Void>> sent = new ArrayList<>(fields.size());
-        for (String field : fields) {
-            int column = stream.columnIndex(field).orElseThrow();
+        String[] topics = new String[fields.size()];
+        byte[][] keys = new byte[fields.size()][];
+        int[] partitions = new int[fields.size()];
+        for (int f = 0; f < fields.size(); f++) {
+            topics[f] = Topics.partitioner(stream.name(), fields.get(f));
+            keys[f] = GroupKeys.encodeOne(values[stream.columnIndex(fields.get(f)).orElseThrow()]);
+            partitions[f] = partition(keys[f], stream.partitions());
+        }
+        return send(codec.encode(values, assignedId), topics, keys, partitions);
+    }
+
+    private CompletableFuture<List<Reply>> send(byte[] payload, String[] topics, byte[][] keys,
+            int[] partitions) {
+        long correlation = correlations.incrementAndGet();
+        CompletableFuture<List<Reply>> replies = router.expect(correlation, topics.length);
+        List<CompletableFuture<Void>> sent = new ArrayList<>(topics.length);
+        for (int f = 0; f < topics.length; f++) {
             RecordHeaders headers = new RecordHeaders();
             headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
             headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
             CompletableFuture<Void> ack = new CompletableFuture<>();
-            producer.send(new ProducerRecord<>(Topics.partitioner(stream.name(), field), null,
-                    GroupKeys.encodeOne(values[column]), payload, headers), (md, e) -> {
+            producer.send(new ProducerRecord<>(topics[f], partitions[f], keys[f], payload, headers), (md, e) -> {
                         if (e != null) {
                             ack.completeExceptionally(e);
                         } else {

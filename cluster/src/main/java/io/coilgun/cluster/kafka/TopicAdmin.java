@@ -1,17 +1,24 @@
 package io.coilgun.cluster.kafka;
 
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
-/** Creates Coilgun's topics. Blocking: never call it from a processor or network thread. */
+/** Creates and deletes Coilgun's topics. Blocking: never call it from a processor or network thread. */
 public final class TopicAdmin implements AutoCloseable {
     private final Admin admin;
     private final short replication;
@@ -55,6 +62,83 @@ public final class TopicAdmin implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaUnavailableException("interrupted creating topic " + name, e);
+        }
+    }
+
+    /** The log-end offset of each partition (the offset its next record will get). */
+    public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            specs.put(tp, OffsetSpec.latest());
+        }
+        try {
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+            return ends;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KafkaUnavailableException("cannot read the end offsets of " + partitions + ": " + e.getMessage(),
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaUnavailableException("interrupted reading end offsets", e);
+        }
+    }
+
+    /** The names of the topics that start with {@code prefix}. */
+    public Set<String> topicsStartingWith(String prefix) {
+        try {
+            Set<String> names = new TreeSet<>();
+            for (String name : admin.listTopics().names().get(30, TimeUnit.SECONDS)) {
+                if (name.startsWith(prefix)) {
+                    names.add(name);
+                }
+            }
+            return names;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KafkaUnavailableException("cannot list topics: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaUnavailableException("interrupted listing topics", e);
+        }
+    }
+
+    /**
+     * Deletes the topics (those that exist) and waits until the cluster no longer lists any of them: deletion is
+     * asynchronous, and a topic of the same name created before it completes would be refused ("marked for
+     * deletion") or, worse, found to exist with its old records.
+     */
+    public void deleteTopics(Collection<String> names) {
+        if (names.isEmpty()) {
+            return;
+        }
+        try {
+            for (var f : admin.deleteTopics(names).topicNameValues().values()) {
+                try {
+                    f.get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw e;
+                    }
+                }
+            }
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (true) {
+                Set<String> left = new TreeSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
+                left.retainAll(names);
+                if (left.isEmpty()) {
+                    return;
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    throw new KafkaUnavailableException("topics " + left + " are still being deleted after 30 s",
+                            null);
+                }
+                Thread.sleep(50);
+            }
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KafkaUnavailableException("cannot delete topics " + names + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaUnavailableException("interrupted deleting topics", e);
         }
     }
 

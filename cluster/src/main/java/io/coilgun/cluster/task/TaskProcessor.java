@@ -3,6 +3,7 @@ package io.coilgun.cluster.task;
 import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
 import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
@@ -34,18 +35,26 @@ public final class TaskProcessor implements AutoCloseable {
     private boolean dirty;
     /** Events processed since this task started on this node, by {@link ReplyStatus} ordinal. */
     private final long[] outcomes = new long[ReplyStatus.values().length];
+    /** Where the front end reads this task's stream time (lateness judged before publishing). */
+    private final TaskClock clock;
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
-        this(id, plan, replies, new ResultFeed());
+        this(id, plan, replies, new ResultFeed(), new TaskClock());
     }
 
-    /** @param feed where applied events go when someone subscribes (SUBSCRIBE) */
-    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies, ResultFeed feed) {
+    /**
+     * @param feed where applied events go when someone subscribes (SUBSCRIBE)
+     * @param clock where the front end reads this task's stream time (lateness judged before publishing)
+     */
+    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies, ResultFeed feed,
+            TaskClock clock) {
         this.id = id;
         this.plan = plan;
         this.replies = replies;
         this.feed = feed;
         this.decoded = new Object[plan.stream().columns().size()];
+        this.clock = clock;
+        clock.streamTime(plan.streamTime());
         planChanged();
     }
 
@@ -101,6 +110,7 @@ public final class TaskProcessor implements AutoCloseable {
         String message = null;
         try {
             TaskPlan.Outcome outcome = plan.process(record.value(), record.offset(), decoded, results);
+            clock.streamTime(plan.streamTime());
             status = switch (outcome) {
                 case APPLIED -> ReplyStatus.APPLIED;
                 case DROPPED -> ReplyStatus.DROPPED;
@@ -159,6 +169,15 @@ public final class TaskProcessor implements AutoCloseable {
             plan.checkpoint();
             dirty = false;
         }
+    }
+
+    /**
+     * Releases the task without checkpointing (its stream is being dropped); its directory may be deleted
+     * afterwards.
+     */
+    public void discard() {
+        dirty = false; // a later checkpointIfDirty (the unit's touched set) does nothing
+        plan.discard();
     }
 
     @Override

@@ -88,6 +88,20 @@ public final class ProcessorUnit implements AutoCloseable {
         consumer.seek(tp, task.nextOffset());
     }
 
+    /**
+     * On the unit's thread: stops consuming the task's partition and releases the task without a checkpoint (its
+     * stream is being dropped). Returns whether the unit ran it.
+     */
+    public boolean removeTask(TaskId id) {
+        TaskProcessor task = tasks.remove(id.topicPartition());
+        if (task == null) {
+            return false;
+        }
+        consumer.assign(new HashSet<>(tasks.keySet()));
+        task.discard();
+        return true;
+    }
+
     /** On the unit's thread: the chunk cache shared by this unit's reservoirs. */
     public ChunkCache chunkCache() {
         return chunkCache;

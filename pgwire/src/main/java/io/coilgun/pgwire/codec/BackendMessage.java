@@ -270,9 +270,14 @@ public interface BackendMessage {
      * {@code position > 0}, P (1-based character position in the query text).
      */
     record ErrorResponse(String severity, String sqlState, String message, int position, String hint,
-            String context) implements BackendMessage {
+            String context, String detail) implements BackendMessage {
         public static final String ERROR = "ERROR";
         public static final String FATAL = "FATAL";
+
+        public ErrorResponse(String severity, String sqlState, String message, int position, String hint,
+                String context) {
+            this(severity, sqlState, message, position, hint, context, null);
+        }
 
         public ErrorResponse(String severity, String sqlState, String message, int position) {
             this(severity, sqlState, message, position, null, null);
@@ -285,7 +290,7 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, severity, sqlState, message, position, hint, context);
+            writeNoticeFields(out, severity, sqlState, message, position, hint, context, detail);
         }
     }
 
@@ -298,17 +303,20 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, "NOTICE", sqlState, message, 0, null, null);
+            writeNoticeFields(out, "NOTICE", sqlState, message, 0, null, null, null);
         }
     }
 
     /** The fields shared by ErrorResponse and NoticeResponse, then the terminating NUL. */
     private static void writeNoticeFields(ByteBuf out, String severity, String sqlState, String message, int position,
-            String hint, String context) {
+            String hint, String context, String detail) {
         writeField(out, 'S', severity);
         writeField(out, 'V', severity);
         writeField(out, 'C', sqlState);
         writeField(out, 'M', message == null ? "" : message);
+        if (detail != null) {
+            writeField(out, 'D', detail);
+        }
         if (position > 0) {
             writeField(out, 'P', Integer.toString(position));
         }

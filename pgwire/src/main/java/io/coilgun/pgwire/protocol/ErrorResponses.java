@@ -27,7 +27,7 @@ final class ErrorResponses {
     static ErrorResponse of(PgException e) {
         return new ErrorResponse(e.fatal() ? ErrorResponse.FATAL : ErrorResponse.ERROR,
                 e.sqlState() == null ? INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position(), e.hint(),
-                e.context());
+                e.context(), e.detail());
     }
 
     /** Any other exception: an internal error (XX000) carrying the exception's message. */

@@ -34,6 +34,11 @@ public class PgException extends RuntimeException {
         return position;
     }
 
+    /** The DETAIL field, or null. */
+    public String detail() {
+        return null;
+    }
+
     /** The HINT field, or null. */
     public String hint() {
         return null;

@@ -10,6 +10,8 @@ public class CoilgunException extends RuntimeException {
 
     private final SqlState state;
     private final int position;
+    private String detail;
+    private String hint;
 
     public CoilgunException(SqlState state, String message) {
         this(state, message, 0, null);
@@ -23,6 +25,23 @@ public class CoilgunException extends RuntimeException {
         super(message, cause);
         this.state = state;
         this.position = position;
+    }
+
+    /** An error with Postgres' DETAIL and HINT fields (either may be null). */
+    public CoilgunException(SqlState state, String message, String detail, String hint) {
+        this(state, message, 0, null);
+        this.detail = detail;
+        this.hint = hint;
+    }
+
+    /** The DETAIL field, or null. */
+    public String detail() {
+        return detail;
+    }
+
+    /** The HINT field, or null. */
+    public String hint() {
+        return hint;
     }
 
     public SqlState state() {
@@ -39,6 +58,9 @@ public class CoilgunException extends RuntimeException {
         if (position > 0 || pos <= 0) {
             return this;
         }
-        return new CoilgunException(state, getMessage(), pos, getCause());
+        CoilgunException e = new CoilgunException(state, getMessage(), pos, getCause());
+        e.detail = detail;
+        e.hint = hint;
+        return e;
     }
 }

@@ -46,6 +46,12 @@ public final class Catalog {
         streams.put(stream.name(), stream);
     }
 
+    /** Removes a stream and every metric of it. */
+    public synchronized void removeStream(String name) {
+        streams.remove(name);
+        metrics.values().removeIf(m -> m.stream().equals(name));
+    }
+
     public synchronized void removeMetric(String name) {
         metrics.remove(name);
     }

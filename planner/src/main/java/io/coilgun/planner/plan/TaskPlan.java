@@ -314,6 +314,21 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
+    /**
+     * Releases the task without a checkpoint (its stream is being dropped): nothing more is written, and once this
+     * returns the caller may delete the task's directory.
+     */
+    public void discard() {
+        try {
+            for (MetricOperator op : operators) {
+                op.close();
+            }
+            reservoir.discard();
+        } finally {
+            store.close();
+        }
+    }
+
     @Override
     public void close() {
         try {

@@ -178,6 +178,9 @@ public final class CoilgunSession implements Session {
                     ex.lines().stream().map(l -> new Object[] {l}).toList(), "EXPLAIN"));
         } else if (compiled instanceof DropMetricStatement dm) {
             return node.dropMetric(dm).thenApply(v -> QueryResult.command("DROP METRIC"));
+        } else if (compiled instanceof io.coilgun.sql.compile.DropStreamStatement ds) {
+            return node.dropStream(ds).thenApply(notices -> new QueryResult(List.of(), List.of(), "DROP STREAM",
+                    notices));
         } else if (compiled instanceof CreateMetricStatement cm) {
             return node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
         } else if (compiled instanceof InsertStatement ins) {

@@ -26,6 +26,21 @@ public final class ErrorMapper {
             return pg;
         }
         if (e instanceof CoilgunException c) {
+            if (c.detail() != null || c.hint() != null) {
+                return new PgException(c.state().code(), c.getMessage(), c.position()) {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    public String detail() {
+                        return c.detail();
+                    }
+
+                    @Override
+                    public String hint() {
+                        return c.hint();
+                    }
+                };
+            }
             return new PgException(c.state().code(), c.getMessage(), c.position());
         }
         if (e instanceof TimeoutException) {

@@ -1,6 +1,7 @@
 package io.coilgun.server.session;
 
 import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.ingest.LateEventException;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.pgwire.spi.Column;
@@ -11,14 +12,17 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.compile.InsertStatement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 
 /**
  * Runs INSERT: publishes every row through Kafka, waits for the tasks' replies and, for RETURNING *, answers one
@@ -28,6 +32,8 @@ public final class Inserter {
     private final Catalog catalog;
     private final EventPublisher publisher;
     private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
+    /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
+    private final Map<String, Set<CompletableFuture<QueryResult>>> inflight = new ConcurrentHashMap<>();
 
     public Inserter(Catalog catalog, EventPublisher publisher) {
         this.catalog = catalog;
@@ -35,15 +41,46 @@ public final class Inserter {
     }
 
     public CompletableFuture<QueryResult> insert(InsertStatement ins) {
+        return insert(ins, i -> ins.rows().size() > 1 ? "row " + (i + 1) + " of the INSERT" : "the event", i -> null);
+    }
+
+    /**
+     * Publishes the statement's rows, all or none (see {@link EventPublisher#publishAll}), and answers once every
+     * task replied.
+     *
+     * @param rowName how an error names the row at an index ("row 3 of the INSERT", "line 4")
+     * @param rowContext the CONTEXT of an error about the row at an index, or null
+     */
+    public CompletableFuture<QueryResult> insert(InsertStatement ins, IntFunction<String> rowName,
+            IntFunction<String> rowContext) {
         StreamDef stream = ins.stream();
         EventCodec codec = codecs.computeIfAbsent(stream, EventCodec::new);
-        List<CompletableFuture<List<Reply>>> pending = new ArrayList<>(ins.rows().size());
         long[] assignedIds = new long[ins.rows().size()];
         for (int i = 0; i < ins.rows().size(); i++) {
             assignedIds[i] = stream.eventIdIndex() < 0 ? publisher.assignId() : 0;
-            pending.add(publisher.publish(stream, codec, ins.rows().get(i), assignedIds[i]));
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
+        CompletableFuture<QueryResult> result = new CompletableFuture<>();
+        Set<CompletableFuture<QueryResult>> running = inflight.computeIfAbsent(stream.name(),
+                k -> ConcurrentHashMap.newKeySet());
+        running.add(result);
+        result.whenComplete((r, e) -> running.remove(result));
+        List<CompletableFuture<List<Reply>>> pending;
+        synchronized (publisher.ingestLock(stream.name())) {
+            if (catalog.stream(stream.name()).isEmpty()) {
+                result.completeExceptionally(dropped(stream.name()));
+                return result;
+            }
+            try {
+                pending = publisher.publishAll(stream, codec, ins.rows(), assignedIds);
+            } catch (LateEventException late) {
+                result.completeExceptionally(lateError(stream, late, rowName, rowContext));
+                return result;
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e); // Kafka refused a send
+                return result;
+            }
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
             List<MetricDef> metrics = catalog.metricsOf(stream.name());
             List<Object[]> rows = new ArrayList<>();
             List<String> notices = new ArrayList<>();
@@ -78,7 +115,60 @@ public final class Inserter {
                 return new QueryResult(List.of(), List.of(), "INSERT 0 " + applied, notices);
             }
             return new QueryResult(columns(stream, metrics), rows, "INSERT 0 " + applied, notices);
+        }).whenComplete((r, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(r);
+            }
         });
+        return result;
+    }
+
+    /**
+     * DROP STREAM, on the DDL thread: runs {@code removeFromCatalog} while no statement of the stream is publishing,
+     * then fails the statements still waiting for replies (their tasks are about to go): no INSERT publishes to
+     * the stream afterwards, and none waits for a reply that will not come.
+     */
+    public void streamDropped(String stream, Runnable removeFromCatalog) {
+        synchronized (publisher.ingestLock(stream)) {
+            removeFromCatalog.run();
+        }
+        Set<CompletableFuture<QueryResult>> running = inflight.remove(stream);
+        if (running != null) {
+            for (CompletableFuture<QueryResult> r : running) {
+                r.completeExceptionally(dropped(stream));
+            }
+        }
+        codecs.keySet().removeIf(s -> s.name().equals(stream));
+    }
+
+    private static PgException dropped(String stream) {
+        return new PgException(SqlState.UNDEFINED_TABLE.code(), "stream \"" + stream
+                + "\" does not exist (it was dropped while the statement ran)");
+    }
+
+    private static PgException lateError(StreamDef stream, LateEventException late, IntFunction<String> rowName,
+            IntFunction<String> rowContext) {
+        String context = rowContext.apply(late.row());
+        String message = rowName.apply(late.row()) + " is late: its event time " + timestamp(late.eventTime())
+                + " is older than the stream time " + timestamp(late.streamTime()) + " minus the lateness "
+                + Durations.format(stream.latenessMicros()) + " (task " + late.task() + "); nothing was applied";
+        return new PgException(SqlState.DATETIME_FIELD_OVERFLOW.code(), message) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public String context() {
+                return context;
+            }
+        };
+    }
+
+    /** As Postgres prints a timestamp: {@code 2026-01-01 10:00:00}, with the fraction only when there is one. */
+    private static String timestamp(long micros) {
+        return io.coilgun.pgwire.types.PgTextEncoder.encode(PgType.TIMESTAMP, java.time.LocalDateTime.ofEpochSecond(
+                Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L) * 1000,
+                java.time.ZoneOffset.UTC));
     }
 
     private static Object eventId(StreamDef stream, Object[] event, long assignedId) {

@@ -25,6 +25,8 @@ final class StreamCopyIn implements CopyIn {
     private final StatementCompiler compiler;
     private final Inserter inserter;
     private List<Object[]> rows = new ArrayList<>();
+    /** The line of the data each row came from, for errors about a row found at the end (a late event). */
+    private long[] lines = new long[64];
 
     StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter) {
         this.copy = copy;
@@ -68,7 +70,12 @@ final class StreamCopyIn implements CopyIn {
     @Override
     public void row(long line, String[] fields) {
         try {
-            rows.add(compiler.copyRow(copy, fields));
+            Object[] row = compiler.copyRow(copy, fields);
+            if (rows.size() == lines.length) {
+                lines = java.util.Arrays.copyOf(lines, lines.length * 2);
+            }
+            lines[rows.size()] = line;
+            rows.add(row);
         } catch (CoilgunException e) {
             throw new PgException(e.state().code(), e.getMessage()) {
                 private static final long serialVersionUID = 1L;
@@ -88,7 +95,11 @@ final class StreamCopyIn implements CopyIn {
         if (all.isEmpty()) {
             return CompletableFuture.completedFuture(QueryResult.command("COPY 0"));
         }
-        return inserter.insert(new InsertStatement(copy.stream(), all, false)).thenApply(r ->
+        long[] at = lines;
+        String name = copy.stream().name();
+        return inserter.insert(new InsertStatement(copy.stream(), all, false),
+                i -> "row " + (i + 1) + " of the COPY (line " + at[i] + ")", i -> "COPY " + name + ", line " + at[i])
+                .thenApply(r ->
                 new QueryResult(List.of(), List.of(), "COPY " + r.commandTag().substring("INSERT 0 ".length()),
                         r.notices()));
     }

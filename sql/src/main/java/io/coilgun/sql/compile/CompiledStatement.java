@@ -5,7 +5,7 @@ package io.coilgun.sql.compile;
  * Compiling changes nothing: every error a user can cause is found here, before anything is published.
  */
 public sealed interface CompiledStatement
-        permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement, ExplainStatement,
-        InsertStatement, RowsStatement, SetStatement, ShowStatement, TransactionStatement, CopyStatement,
-        QueryStatement, SubscribeStatement, CopyToStatement {
+        permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement,
+        DropStreamStatement, ExplainStatement, InsertStatement, RowsStatement, SetStatement, ShowStatement,
+        TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement {
 }

@@ -81,6 +81,23 @@ public final class StatementCompiler {
                 StatementCompiler::metricSql, highlight));
     }
 
+    /**
+     * DROP STREAM: an unknown stream (without IF EXISTS) or one with metrics (without CASCADE) fails here, with the
+     * position; the node checks again when it runs the drop (the catalog may have changed in between).
+     */
+    private DropStreamStatement dropStream(SqlText sql, io.coilgun.sql.parser.SqlDropStream ds) {
+        String name = ds.name().getSimple();
+        if (catalog.stream(name).isEmpty()) {
+            if (!ds.ifExists()) {
+                throw StreamDrops.doesNotExist(name).withPositionIfAbsent(
+                        CoilgunParser.offsetOf(sql.query(), ds.name().getParserPosition()));
+            }
+        } else if (!ds.cascade() && !catalog.metricsOf(name).isEmpty()) {
+            throw StreamDrops.dependentObjects(name, catalog.metricsOf(name));
+        }
+        return new DropStreamStatement(name, ds.ifExists(), ds.cascade());
+    }
+
     /** The value of {@code SET name = value} as SHOW prints it: a string literal without its quotes. */
     private static String setValue(SqlNode value) {
         if (value == null) {
@@ -181,6 +198,9 @@ public final class StatementCompiler {
             }
             return new DropMetricStatement(name, dm.ifExists());
         }
+        if (node instanceof io.coilgun.sql.parser.SqlDropStream ds) {
+            return dropStream(sql, ds);
+        }
         if (node instanceof SqlCreateMetric cm) {
             return MetricCompiler.compile(sql, cm, catalog, text);
         }
@@ -205,6 +225,7 @@ public final class StatementCompiler {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));
         }
         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "statement " + node.getKind() + " is not supported yet "
-                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, EXPLAIN, SHOW, SELECT, INSERT, SET, BEGIN, COMMIT and ROLLBACK)", node);
+                + "(Coilgun runs CREATE STREAM, ALTER STREAM, CREATE METRIC, DROP METRIC, DROP STREAM, EXPLAIN, SHOW, "
+                + "SELECT, SUBSCRIBE, INSERT, COPY, SET, BEGIN, COMMIT and ROLLBACK)", node);
     }
 }

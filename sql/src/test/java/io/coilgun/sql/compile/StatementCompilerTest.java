@@ -292,6 +292,36 @@ class StatementCompilerTest {
     }
 
     @Test
+    void dropStream() {
+        assertEquals(new DropStreamStatement("payments", false, false), compile("DROP STREAM payments"));
+        assertEquals(new DropStreamStatement("payments", true, true), compile("DROP STREAM IF EXISTS payments CASCADE"));
+        assertEquals(new DropStreamStatement("nope", true, false), compile("DROP STREAM IF EXISTS nope"),
+                "IF EXISTS: the node answers the notice");
+        CoilgunException unknown = error("DROP STREAM nope", "42P01");
+        assertEquals("stream \"nope\" does not exist", unknown.getMessage());
+        assertEquals(13, unknown.position());
+
+        catalog.addMetric(((CreateMetricStatement) compile("CREATE METRIC card_5m AS SELECT COUNT(*) FROM payments "
+                + "GROUP BY card_id OVER SLIDING 5 MINUTES")).metric());
+        catalog.addMetric(((CreateMetricStatement) compile("CREATE METRIC merchant_1h AS SELECT COUNT(*) FROM "
+                + "payments GROUP BY merchant_id OVER SLIDING 1 HOUR")).metric());
+        for (String sql : new String[] {"DROP STREAM payments", "DROP STREAM payments RESTRICT",
+            "DROP STREAM IF EXISTS payments"}) {
+            CoilgunException e = error(sql, "2BP01");
+            assertEquals("cannot drop stream payments because other objects depend on it", e.getMessage());
+            assertEquals("metric card_5m depends on stream payments\nmetric merchant_1h depends on stream payments",
+                    e.detail());
+            assertEquals("Use DROP ... CASCADE to drop the dependent objects too.", e.hint());
+        }
+        assertEquals(new DropStreamStatement("payments", false, true), compile("DROP STREAM payments CASCADE"));
+        assertEquals("drop cascades to 2 other objects", StreamDrops.cascades(catalog.metricsOf("payments")));
+        assertEquals("drop cascades to metric card_5m",
+                StreamDrops.cascades(catalog.metricsOf("payments").subList(0, 1)));
+        assertEquals(null, StreamDrops.cascades(List.of()));
+        assertEquals("stream \"x\" does not exist, skipping", StreamDrops.skipping("x"));
+    }
+
+    @Test
     void otherStatements() {
         assertEquals(new SetStatement("extra_float_digits", "3"), compile("SET extra_float_digits = 3"));
         QueryStatement q = (QueryStatement) compile("SELECT version(), 1 + 1, card_id, x AS y FROM t");

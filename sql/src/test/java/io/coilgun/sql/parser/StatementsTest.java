@@ -34,6 +34,23 @@ class StatementsTest {
     }
 
     @Test
+    void dropStream() {
+        SqlDropStream plain = parseOne("DROP STREAM payments", SqlDropStream.class);
+        assertEquals("payments", plain.name().getSimple());
+        assertTrue(!plain.ifExists() && !plain.cascade());
+        assertEquals("DROP STREAM \"payments\"", CoilgunParser.toSql(plain));
+        SqlDropStream all = parseOne("drop stream if exists Payments cascade", SqlDropStream.class);
+        assertEquals("payments", all.name().getSimple(), "folded to lower case");
+        assertTrue(all.ifExists() && all.cascade());
+        assertEquals("DROP STREAM IF EXISTS \"payments\" CASCADE", CoilgunParser.toSql(all));
+        assertTrue(!parseOne("DROP STREAM payments RESTRICT", SqlDropStream.class).cascade());
+        assertEquals("payments", parseOne("DROP STREAM payments;", SqlDropStream.class).name().getSimple());
+        parseError("DROP STREAM payments CASCADE RESTRICT");
+        parseError("DROP STREAM");
+        parseError("DROP STREAM a, b");
+    }
+
+    @Test
     void setStatements() {
         SqlSetOption set = roundTrip("SET extra_float_digits = 3", SqlSetOption.class);
         assertEquals("extra_float_digits", set.getName().getSimple());

@@ -583,6 +583,20 @@ public final class Reservoir implements AutoCloseable {
     }
 
     /**
+     * Releases the reservoir without writing anything more (its stream is being dropped): the writer stops
+     * touching it before this returns, so the caller may then delete the directory.
+     */
+    public void discard() {
+        io.unregisterAndWait(this);
+        journal.abandon();
+        for (CompletableFuture<Chunk> f : loads.values()) {
+            f.cancel(false);
+        }
+        cache.removeOwner(this);
+        segments.close();
+    }
+
+    /**
      * Closes the journal, lets the writer finish the chunks it may write (bounded wait), and releases files. Call
      * after the owner's last checkpoint.
      */
