@@ -24,7 +24,9 @@ import java.util.Objects;
  *     {@code \c} is c (a backslash-newline is a newline in the data). A field whose raw text equals the NULL string
  *     ({@code \N}) is NULL.</li>
  * <li>CSV: quoted fields with the quote doubled or escaped, spanning lines; an unquoted field equal to the NULL
- *     string (empty) is NULL, a quoted one never is; {@code \.} is data.</li>
+ *     string (empty) is NULL, a quoted one never is. {@code \.} alone on a line ends the data, as in Postgres 15
+ *     (the server version Coilgun reports, and what psql before 18 sends after inline CSV data; Postgres 18 reads
+ *     it as data); a {@code \.} anywhere else is data.</li>
  * <li>Input must be valid UTF-8 (no NUL bytes): the error comes when the reader reaches the bad bytes, as in
  *     Postgres, so nothing after a {@code \.} is checked.</li>
  * <li>Line numbers count the lines Postgres counts: the header is line 1, and a CSV row spanning lines counts
@@ -172,7 +174,8 @@ public final class CopyRowParser {
             int end = offset + length;
             for (int i = offset; i < end; i++) {
                 int b = chunk[i] & 0xff;
-                if (b < 0x80 && !special[b] && state == State.LINE && pendingNeed == 0 && !lastWasEscape) {
+                if (b < 0x80 && !special[b] && state == State.LINE && pendingNeed == 0 && !lastWasEscape
+                        && (b != '\\' || lineLen != 0)) {
                     append(b);
                 } else {
                     if (state == State.ENDED) {
@@ -307,6 +310,10 @@ public final class CopyRowParser {
             case AFTER_BACKSLASH -> {
                 if (c == '.') {
                     state = State.AFTER_MARKER;
+                } else if (csv) {
+                    // in CSV a backslash is data; only "\." alone on a line is the end marker
+                    state = State.LINE;
+                    lineByte(c);
                 } else {
                     // the byte after a backslash is data, even a newline
                     state = State.LINE;
@@ -315,6 +322,12 @@ public final class CopyRowParser {
                 return;
             }
             case AFTER_MARKER -> {
+                if (csv && c != '\r' && c != '\n') {
+                    state = State.LINE; // "\." followed by more: data in CSV
+                    append('.');
+                    lineByte(c);
+                    return;
+                }
                 if (eol == EOL_CRNL) {
                     if (c == '\n') {
                         throw readError("end-of-copy marker does not match previous newline style");
@@ -377,7 +390,9 @@ public final class CopyRowParser {
             }
             eol = EOL_NL;
             endOfLine(false);
-        } else if (c == '\\' && !csv) {
+        } else if (c == '\\' && (!csv || lineLen == 0)) {
+            // text: an escape. CSV: at the start of a line, maybe the end marker "\." alone on its line, which ends
+            // the data as in Postgres 15 (the version Coilgun reports; psql before 18 sends it after inline data)
             append(c);
             state = State.AFTER_BACKSLASH;
         } else {
