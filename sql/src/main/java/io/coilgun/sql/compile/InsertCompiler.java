@@ -58,35 +58,7 @@ final class InsertCompiler {
         for (int t : targets) {
             names.add(stream.column(t).name());
         }
-        java.util.Map<String, String> options = new java.util.HashMap<>();
-        for (io.coilgun.sql.parser.SqlOption option : copy.options()) {
-            String key = option.keyName().toLowerCase(java.util.Locale.ROOT);
-            String value = option.valueAsString();
-            switch (key) {
-                case "csv" -> options.put("format", "csv");
-                case "binary" -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                        "COPY in binary format is not supported (use text or csv)", option);
-                case "format" -> {
-                    String format = value.toLowerCase(java.util.Locale.ROOT);
-                    if (format.equals("binary")) {
-                        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                                "COPY in binary format is not supported (use text or csv)", option);
-                    }
-                    if (!format.equals("text") && !format.equals("csv")) {
-                        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "COPY format \"" + value
-                                + "\" not recognized", option);
-                    }
-                    options.put(key, format);
-                }
-                case "header", "delimiter", "null", "quote", "escape" -> {
-                    if (options.put(key, value) != null) {
-                        throw sql.error(SqlState.SYNTAX_ERROR, "conflicting or redundant options", option);
-                    }
-                }
-                default -> throw sql.error(SqlState.SYNTAX_ERROR, "option \"" + key + "\" not recognized",
-                        option);
-            }
-        }
+        java.util.Map<String, String> options = CopyOptions.read(sql, copy.options(), false);
         return new CopyStatement(stream, targets, names, options);
     }
 

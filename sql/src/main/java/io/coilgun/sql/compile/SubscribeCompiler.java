@@ -7,12 +7,9 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.parser.SqlCopyTo;
-import io.coilgun.sql.parser.SqlOption;
 import io.coilgun.sql.parser.SqlSubscribe;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** Compiles SUBSCRIBE (its row shape and WHERE) and COPY (statement) TO STDOUT (its options). */
@@ -82,41 +79,7 @@ final class SubscribeCompiler {
     }
 
     static CopyToStatement copyTo(SqlText sql, SqlCopyTo copy) {
-        Map<String, String> options = new HashMap<>();
-        for (SqlOption option : copy.options()) {
-            String key = option.keyName().toLowerCase(Locale.ROOT);
-            String value = option.valueAsString();
-            switch (key) {
-                case "csv" -> options.put("format", "csv");
-                case "binary" -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                        "COPY in binary format is not supported (use text or csv)", option);
-                case "format" -> {
-                    String format = value.toLowerCase(Locale.ROOT);
-                    if (format.equals("binary")) {
-                        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                                "COPY in binary format is not supported (use text or csv)", option);
-                    }
-                    if (!format.equals("text") && !format.equals("csv")) {
-                        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "COPY format \"" + value
-                                + "\" not recognized", option);
-                    }
-                    if (options.put(key, format) != null) {
-                        throw sql.error(SqlState.SYNTAX_ERROR, "conflicting or redundant options", option);
-                    }
-                }
-                case "header", "delimiter", "null", "quote", "escape" -> {
-                    if (key.equals("header") && value.equalsIgnoreCase("match")) {
-                        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                                "cannot use \"match\" with HEADER in COPY TO", option);
-                    }
-                    if (options.put(key, value) != null) {
-                        throw sql.error(SqlState.SYNTAX_ERROR, "conflicting or redundant options", option);
-                    }
-                }
-                default -> throw sql.error(SqlState.SYNTAX_ERROR, "option \"" + key + "\" not recognized",
-                        option);
-            }
-        }
+        Map<String, String> options = CopyOptions.read(sql, copy.options(), true);
         return new CopyToStatement(copy.query(), options);
     }
 }
