@@ -1,6 +1,7 @@
 package io.coilgun.cluster.query;
 
 import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.planner.event.GroupKeys;
@@ -13,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Reads a metric's current values (SELECT … FROM metric): for each group, the aggregates over the window that ends at
@@ -38,7 +38,8 @@ public final class MetricStateReader {
      *
      * @param group the group-by values, in the metric's GROUP BY order
      * @param values one per aggregation, as the task reports them (SUM of integers as Long, timestamps as micros)
-     * @param streamTime the task's stream time the values are as of (micros), or {@link Long#MIN_VALUE} before any event
+     * @param streamTime the task's stream time the values are as of (micros), or
+     *     {@link io.coilgun.planner.plan.TaskPlan#NO_TIME} before any event
      */
     public record Row(Object[] group, Object[] values, long streamTime) {
     }
@@ -52,8 +53,9 @@ public final class MetricStateReader {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
         if (key != null) {
             int partitionerAt = metric.groupBy().indexOf(stream.columnIndex(metric.partitioner()).orElseThrow());
-            int partition = partitionOf(key[partitionerAt], stream.partitions());
-            byte[] group = encode(key, types);
+            // the partition the publisher routes the group's events to
+            int partition = EventPublisher.partition(GroupKeys.encodeOne(key[partitionerAt]), stream.partitions());
+            byte[] group = GroupKeys.encode(key, allColumns(key.length));
             Row row = cluster.<Row>onTask(new TaskId(topic, partition), task -> {
                 MetricOperator op = task.plan().operator(metric.name());
                 Object[] out = new Object[metric.aggregations().size()];
@@ -97,19 +99,11 @@ public final class MetricStateReader {
         });
     }
 
-    /** The group key bytes of {@code values}, each converted to its column's in-memory class first. */
-    private static byte[] encode(Object[] values, ColumnType[] types) {
-        Object[] converted = new Object[values.length];
-        int[] columns = new int[values.length];
-        for (int i = 0; i < values.length; i++) {
-            converted[i] = values[i];
+    private static int[] allColumns(int n) {
+        int[] columns = new int[n];
+        for (int i = 0; i < n; i++) {
             columns[i] = i;
         }
-        return GroupKeys.encode(converted, columns);
-    }
-
-    /** The partition Kafka's default partitioner gives a record keyed by this partitioner value. */
-    public static int partitionOf(Object partitionerValue, int partitions) {
-        return Utils.toPositive(Utils.murmur2(GroupKeys.encodeOne(partitionerValue))) % partitions;
+        return columns;
     }
 }

@@ -36,14 +36,27 @@ public final class StatementCompiler {
         this.values = values;
     }
 
+    /**
+     * A stream as SHOW STREAMS and {@code coilgun.streams} describe it: name, columns, event_time, event_id,
+     * partition_by, partitions (Integer), lateness, late_events, schema_version (Integer).
+     */
+    public static Object[] streamRow(StreamDef s) {
+        return new Object[] {s.name(), String.join(", ", s.columns().stream()
+                .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
+            s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
+            s.partitions(), Durations.format(s.latenessMicros()), s.latePolicy().name().toLowerCase(Locale.ROOT),
+            s.schemaVersion()};
+    }
+
     private RowsStatement showStreams() {
         List<String[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            rows.add(new String[] {s.name(), String.join(", ", s.columns().stream()
-                    .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
-                s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
-                String.valueOf(s.partitions()), Durations.format(s.latenessMicros()),
-                s.latePolicy().name().toLowerCase(Locale.ROOT), String.valueOf(s.schemaVersion())});
+            Object[] row = streamRow(s);
+            String[] text = new String[row.length];
+            for (int i = 0; i < row.length; i++) {
+                text[i] = row[i] == null ? null : row[i].toString();
+            }
+            rows.add(text);
         }
         return new RowsStatement(List.of("name", "columns", "event_time", "event_id", "partition_by", "partitions",
                 "lateness", "late_events", "schema_version"), rows, "SHOW");

@@ -5,13 +5,12 @@ import static io.coilgun.sql.query.Col.int8;
 import static io.coilgun.sql.query.Col.text;
 
 import io.coilgun.planner.model.Catalog;
-import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.sql.compile.StatementCompiler;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -51,11 +50,9 @@ public final class SystemTables {
     private static List<Object[]> streams(Catalog catalog) {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            rows.add(new Object[] {s.name(), String.join(", ", s.columns().stream()
-                    .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
-                s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
-                s.partitions(), Durations.format(s.latenessMicros()),
-                s.latePolicy().name().toLowerCase(Locale.ROOT), s.schemaVersion(), s.ddl()});
+            Object[] row = java.util.Arrays.copyOf(StatementCompiler.streamRow(s), 10);
+            row[9] = s.ddl();
+            rows.add(row);
         }
         return rows;
     }
