@@ -258,6 +258,9 @@ public final class TaskPlan implements AutoCloseable {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
+        if (TestFaults.ENABLED) {
+            TestFaults.beforeApply(values);
+        }
         if (duplicates != null) {
             Object id = values[stream.eventIdIndex()];
             if (id != null && duplicates.seen(id)) {
@@ -271,6 +274,9 @@ public final class TaskPlan implements AutoCloseable {
         shared.arrived(values);
         for (MetricOperator op : operators) {
             op.accept(values, eventTime, offset);
+            if (TestFaults.ENABLED) {
+                TestFaults.whileAggregating(values);
+            }
         }
         reservoir.advance();
         int at = 0;
