@@ -133,7 +133,9 @@ public final class ClusterNode implements AutoCloseable {
                 TaskClock clock = clocks[p];
                 started.add(unit.submit(u -> {
                     TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
-                    u.addTask(new TaskProcessor(id, plan, producer, feed, clock));
+                    TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(taskDir(id), s, m, reservoirIO,
+                            u.chunkCache());
+                    u.addTask(new TaskProcessor(id, plan, reopen, producer, feed, clock));
                 }));
             }
         }

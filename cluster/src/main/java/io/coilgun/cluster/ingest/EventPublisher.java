@@ -108,6 +108,7 @@ public final class EventPublisher {
                 partitions[f][i] = partition(keys[f][i], stream.partitions());
             }
         }
+        refuseStoppedTasks(taskClocks, partitions, topics);
         IngestGate.check(stream, rows, taskClocks, partitions, topics);
         IngestGate.markPublished(stream, rows, taskClocks, partitions);
         List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(rows.size());
@@ -121,6 +122,26 @@ public final class EventPublisher {
             replies.add(send(codec.encode(rows.get(i), assignedIds[i]), topics, rowKeys, rowPartitions));
         }
         return replies;
+    }
+
+    /**
+     * Fails a statement at once, before anything is published, when one of its rows goes to a stopped task: its
+     * reply would never come.
+     *
+     * @throws TaskStoppedException naming the first such task
+     */
+    private static void refuseStoppedTasks(TaskClock[][] clocks, int[][] partitions, String[] topics) {
+        for (int f = 0; f < clocks.length; f++) {
+            if (clocks[f] == null) {
+                continue;
+            }
+            for (int p : partitions[f]) {
+                String reason = p < clocks[f].length ? clocks[f][p].stopped() : null;
+                if (reason != null) {
+                    throw new TaskStoppedException(topics[f] + "-" + p, reason);
+                }
+            }
+        }
     }
 
     /**

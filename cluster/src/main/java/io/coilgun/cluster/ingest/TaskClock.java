@@ -11,12 +11,24 @@ import io.coilgun.planner.plan.TaskPlan;
  */
 public final class TaskClock {
     private volatile long streamTime = TaskPlan.NO_TIME;
+    /** Why the task is stopped (it takes no events), or null while it runs. */
+    private volatile String stopped;
     /** Guarded by the stream's ingest lock ({@link EventPublisher#ingestLock}). */
     private long published = TaskPlan.NO_TIME;
 
     /** On the task's processor thread. */
     public void streamTime(long s) {
         streamTime = s;
+    }
+
+    /** On the task's processor thread: the task stopped for {@code reason}, or runs again (null). */
+    public void stopped(String reason) {
+        stopped = reason;
+    }
+
+    /** Why the task is stopped, or null while it runs: the front end refuses to publish to a stopped task. */
+    public String stopped() {
+        return stopped;
     }
 
     public long streamTime() {

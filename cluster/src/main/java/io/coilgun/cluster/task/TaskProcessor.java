@@ -4,12 +4,16 @@ import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
 import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.ingest.TaskClock;
+import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.plan.TaskPlan;
+import java.util.ArrayDeque;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -21,40 +25,82 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one task: takes its Kafka records in offset order, applies them to the task plan, and sends each
  * event's reply to the node that asked (headers {@link KafkaHeaders}). Owned by one processor unit thread.
+ *
+ * <h2>Failures stay inside the task</h2>
+ * Nothing a record does may stop the unit's thread or another task. When applying an event throws, the task's state
+ * may be half changed (the reservoir holds the event, some metrics took it), so the task
+ * <ol>
+ *   <li>answers the event's statement at once with the error (XX000; nothing of the event counts),</li>
+ *   <li>closes its plan without a checkpoint and reopens it at the last checkpoint (what a crash would do),</li>
+ *   <li>records the record's offset as a {@link FailedEvent} in its state store (durably, so a restart skips it too;
+ *       shown in {@code coilgun.failed_events}),</li>
+ *   <li>and asks its unit to seek the partition back to the checkpoint ({@link #process} returns true): the records
+ *       after the checkpoint are applied again, exactly as before, without answering them twice, the failed one is
+ *       skipped, and the task goes on ({@link TaskState#RECOVERING}, then {@link TaskState#RUNNING}).</li>
+ * </ol>
+ * An event is deterministic, so the same event fails the same way on every node and every replay: skipping it is
+ * the one way to make progress, and it loses no accepted event (the failed one was answered with an error). A task
+ * that fails {@link #MAX_FAILURES} times within {@link #FAILURE_WINDOW_MS}, or cannot reopen its data, is not
+ * deterministic trouble but a sick environment (disk, memory): it stops ({@link TaskState#FAILED}), its partition is
+ * paused with its records kept in Kafka, and the front end refuses statements for it until the node restarts.
  */
 public final class TaskProcessor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
+    static final int MAX_FAILURES = 5;
+    static final long FAILURE_WINDOW_MS = 60_000;
+
+    /** Opens a task's plan at its last checkpoint, with the stream and metrics it runs now. */
+    @FunctionalInterface
+    public interface PlanOpener {
+        TaskPlan open(StreamDef stream, List<MetricDef> metrics);
+    }
 
     private final TaskId id;
-    private final TaskPlan plan;
+    private TaskPlan plan;
+    private final PlanOpener opener;
     private final Producer<byte[], byte[]> replies;
     private final ResultFeed feed;
     private Object[] decoded;
     private Object[] results;
     private List<MetricDef> metrics;
+    private StreamDef stream;
     private boolean dirty;
     /** Events processed since this task started on this node, by {@link ReplyStatus} ordinal. */
     private final long[] outcomes = new long[ReplyStatus.values().length];
     /** Where the front end reads this task's stream time (lateness judged before publishing). */
     private final TaskClock clock;
+    /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
+    private long answeredThrough = -1;
+    private TaskState state = TaskState.RUNNING;
+    /** The last failure's message and time (wall clock, ms), for coilgun.tasks; null/0 before any. */
+    private String lastError;
+    private long lastErrorAt;
+    /** Wall-clock times (ms) of the recent failures, oldest first. */
+    private final ArrayDeque<Long> recentFailures = new ArrayDeque<>();
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
-        this(id, plan, replies, new ResultFeed(), new TaskClock());
+        this(id, plan, (s, m) -> {
+            throw new IllegalStateException("this task cannot reopen its plan");
+        }, replies, new ResultFeed(), new TaskClock());
     }
 
     /**
+     * @param opener reopens the plan at its last checkpoint (after a failure)
      * @param feed where applied events go when someone subscribes (SUBSCRIBE)
      * @param clock where the front end reads this task's stream time (lateness judged before publishing)
      */
-    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies, ResultFeed feed,
-            TaskClock clock) {
+    public TaskProcessor(TaskId id, TaskPlan plan, PlanOpener opener, Producer<byte[], byte[]> replies,
+            ResultFeed feed, TaskClock clock) {
         this.id = id;
         this.plan = plan;
+        this.opener = opener;
         this.replies = replies;
         this.feed = feed;
-        this.decoded = new Object[plan.stream().columns().size()];
         this.clock = clock;
+        this.stream = plan.stream();
+        this.decoded = new Object[stream.columns().size()];
         clock.streamTime(plan.streamTime());
+        clock.stopped(null);
         planChanged();
     }
 
@@ -68,13 +114,49 @@ public final class TaskProcessor implements AutoCloseable {
         return outcomes[status.ordinal()];
     }
 
-    /** The task plan, for reads on the unit's thread (SELECT over metric state). */
+    /**
+     * The task plan, for reads on the unit's thread (SELECT over metric state).
+     *
+     * @throws TaskStoppedException while the task is stopped (its data is closed)
+     */
     public TaskPlan plan() {
+        if (state == TaskState.FAILED) {
+            throw new TaskStoppedException(id.toString(), lastError);
+        }
         return plan;
+    }
+
+    /** The task's stream time S (micros), also while it is stopped (then as of its last checkpoint). */
+    public long streamTime() {
+        return plan.streamTime();
     }
 
     public TaskId id() {
         return id;
+    }
+
+    public TaskState state() {
+        return state;
+    }
+
+    /** The message of the task's last failure, or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    /** When the task last failed (ms since the epoch), or 0. */
+    public long lastErrorAt() {
+        return lastErrorAt;
+    }
+
+    /** The stream as this task runs it (its latest schema version). */
+    public StreamDef stream() {
+        return stream;
+    }
+
+    /** The metrics this task runs. */
+    public List<MetricDef> metrics() {
+        return metrics;
     }
 
     /** Where consumption resumes: right after the last checkpointed record. */
@@ -83,13 +165,21 @@ public final class TaskProcessor implements AutoCloseable {
     }
 
     /** Takes the stream's new schema version between two events. */
-    public void alterStream(io.coilgun.planner.model.StreamDef stream) {
-        plan.alterStream(stream);
-        decoded = new Object[stream.columns().size()];
+    public void alterStream(StreamDef altered) {
+        stream = altered;
+        if (state == TaskState.FAILED) {
+            return; // taken when the task is opened again
+        }
+        plan.alterStream(altered);
+        decoded = new Object[altered.columns().size()];
     }
 
     /** Removes a metric and its state between two events. */
     public void dropMetric(String name) {
+        if (state == TaskState.FAILED) {
+            metrics = metrics.stream().filter(m -> !m.name().equals(name)).toList(); // its rows go at the next open
+            return;
+        }
         plan.dropMetric(name);
         planChanged();
         plan.checkpoint();
@@ -97,19 +187,43 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Adds a metric between two events; it starts empty at the current stream time. */
     public void addMetric(MetricDef metric) {
+        if (state == TaskState.FAILED) {
+            metrics = java.util.stream.Stream.concat(metrics.stream(), java.util.stream.Stream.of(metric)).toList();
+            return;
+        }
         plan.addNewMetric(metric);
         planChanged();
         plan.checkpoint();
     }
 
-    public void process(ConsumerRecord<byte[], byte[]> record) {
-        if (record.offset() < plan.nextOffset()) {
-            return; // already applied before the last checkpoint
+    /**
+     * Applies one record and answers it.
+     *
+     * @return true when the unit must stop taking this partition's records of the current poll: the task rolled back
+     *     (seek the partition to {@link #nextOffset()}) or stopped ({@link #state()} {@code FAILED}: pause it)
+     */
+    public boolean process(ConsumerRecord<byte[], byte[]> record) {
+        if (state == TaskState.FAILED) {
+            reply(record, ReplyStatus.FAILED, "task " + id + " is stopped: " + lastError
+                    + "; the event stays in Kafka and is applied when the task runs again");
+            return false;
+        }
+        long offset = record.offset();
+        if (offset < plan.nextOffset()) {
+            return false; // already applied before the last checkpoint
+        }
+        if (state == TaskState.RECOVERING && offset >= answeredThrough) {
+            state = TaskState.RUNNING; // caught up with where it failed
+        }
+        if (plan.isFailedEvent(offset)) {
+            plan.skip(offset); // answered with its error when it failed
+            dirty = true;
+            return false;
         }
         ReplyStatus status;
         String message = null;
         try {
-            TaskPlan.Outcome outcome = plan.process(record.value(), record.offset(), decoded, results);
+            TaskPlan.Outcome outcome = plan.process(record.value(), offset, decoded, results);
             clock.streamTime(plan.streamTime());
             status = switch (outcome) {
                 case APPLIED -> ReplyStatus.APPLIED;
@@ -128,25 +242,136 @@ public final class TaskProcessor implements AutoCloseable {
                     yield ReplyStatus.INVALID;
                 }
             };
-        } catch (RuntimeException e) {
-            // A record the plan cannot apply must not stop the task; the client learns why.
-            LOG.error("task={} offset={} failed to apply event", id, record.offset(), e);
-            plan.skip(record.offset());
-            status = ReplyStatus.FAILED;
-            message = "event could not be applied: " + e;
+        } catch (Throwable t) {
+            rethrowIfFatal(t);
+            return failed(record, t);
         }
         dirty = true;
-        outcomes[status.ordinal()]++;
-        FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
-        if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
-            feed(subscribers);
+        if (offset <= answeredThrough) {
+            return false; // applied again after a rollback: answered, fed and counted the first time
         }
+        answeredThrough = offset;
+        outcomes[status.ordinal()]++;
+        try {
+            FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
+            if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
+                feed(subscribers);
+            }
+            sendReply(record, ReplyCodec.encode(status, message, metrics, results));
+        } catch (Throwable t) {
+            // The event was applied (its state is whole); only its answer could not be made.
+            rethrowIfFatal(t);
+            LOG.error("task={} offset={} applied an event but could not answer it", id, offset, t);
+            noteFailure(t);
+            reply(record, ReplyStatus.FAILED, "the event was applied by task " + id
+                    + ", but its reply could not be built: " + t);
+        }
+        return false;
+    }
+
+    /** Errors of the JVM itself (out of memory, internal errors) are not a task's to handle. */
+    private static void rethrowIfFatal(Throwable t) {
+        if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
+            throw (VirtualMachineError) t;
+        }
+    }
+
+    /** Applying the record threw: answer it, roll back to the checkpoint and skip it from now on (see class doc). */
+    private boolean failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
+        long offset = record.offset();
+        LOG.error("task={} offset={} failed to apply an event: rolling back to its last checkpoint and skipping it",
+                id, offset, error);
+        long now = System.currentTimeMillis();
+        String text = error.toString();
+        FailedEvent failed = plan.describe(record.value(), offset, text, now);
+        if (offset > answeredThrough) {
+            answeredThrough = offset;
+            outcomes[ReplyStatus.FAILED.ordinal()]++;
+            reply(record, ReplyStatus.FAILED, "task " + id + " failed on this event and skipped it (nothing of it "
+                    + "was applied; see coilgun.failed_events): " + text);
+        }
+        noteFailure(error);
+        if (recentFailures.size() >= MAX_FAILURES) {
+            stop("failed " + recentFailures.size() + " times within " + FAILURE_WINDOW_MS / 1000 + " s, last: " + text);
+            return true;
+        }
+        try {
+            plan.close(); // without a checkpoint: what it changed since the last one is dropped
+        } catch (RuntimeException closing) {
+            LOG.warn("task={} closing its plan after a failure failed too", id, closing);
+        }
+        try {
+            plan = opener.open(stream, metrics);
+            plan.recordFailedEvent(failed);
+        } catch (RuntimeException reopening) {
+            LOG.error("task={} cannot reopen its data after a failure", id, reopening);
+            stop("cannot reopen its data: " + reopening);
+            return true;
+        }
+        state = TaskState.RECOVERING;
+        planChanged();
+        decoded = new Object[stream.columns().size()];
+        clock.streamTime(plan.streamTime());
+        dirty = false;
+        return true;
+    }
+
+    private void noteFailure(Throwable error) {
+        long now = System.currentTimeMillis();
+        lastError = error.toString();
+        lastErrorAt = now;
+        recentFailures.addLast(now);
+        while (!recentFailures.isEmpty() && recentFailures.peekFirst() < now - FAILURE_WINDOW_MS) {
+            recentFailures.pollFirst();
+        }
+    }
+
+    /** Stops the task from outside its own processing (its unit is going down): see {@link #stop}. */
+    public void stopFor(String reason) {
+        try {
+            stop(reason);
+        } catch (RuntimeException e) {
+            clock.stopped(reason);
+        }
+    }
+
+    /** Stops the task: no more records, statements for it refused by the front end, until the node restarts. */
+    private void stop(String reason) {
+        LOG.error("task={} stopped: {}; its partition is paused until the node restarts", id, reason);
+        lastError = reason;
+        lastErrorAt = System.currentTimeMillis();
+        if (state != TaskState.FAILED) {
+            state = TaskState.FAILED;
+            try {
+                plan.close();
+            } catch (RuntimeException closing) {
+                LOG.warn("task={} closing its plan failed", id, closing);
+            }
+        }
+        dirty = false;
+        clock.stopped(reason);
+    }
+
+    /** The events this task failed on and skips, oldest first (empty while stopped). */
+    public List<FailedEvent> failedEvents() {
+        return state == TaskState.FAILED ? List.of() : plan.failedEvents();
+    }
+
+    /** Answers a record with a status and message but no values; never throws. */
+    private void reply(ConsumerRecord<byte[], byte[]> record, ReplyStatus status, String message) {
+        try {
+            sendReply(record, ReplyCodec.encode(status, message, List.of(), new Object[0]));
+        } catch (RuntimeException e) {
+            LOG.error("task={} offset={} cannot send a reply", id, record.offset(), e);
+        }
+    }
+
+    private void sendReply(ConsumerRecord<byte[], byte[]> record, byte[] reply) {
         Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
         Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
         if (replyTo != null && correlation != null) {
             String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
-            replies.send(new ProducerRecord<>(Topics.replies(node), 0, correlation.value(),
-                    ReplyCodec.encode(status, message, metrics, results)));
+            replies.send(new ProducerRecord<>(Topics.replies(node), 0, correlation.value(), reply));
         }
     }
 
@@ -165,7 +390,7 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Checkpoints if anything was applied since the last checkpoint. */
     public void checkpointIfDirty() {
-        if (dirty) {
+        if (dirty && state != TaskState.FAILED) {
             plan.checkpoint();
             dirty = false;
         }
@@ -177,11 +402,16 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public void discard() {
         dirty = false; // a later checkpointIfDirty (the unit's touched set) does nothing
-        plan.discard();
+        if (state != TaskState.FAILED) {
+            plan.discard();
+        }
     }
 
     @Override
     public void close() {
+        if (state == TaskState.FAILED) {
+            return; // its plan is closed already
+        }
         try {
             checkpointIfDirty();
         } finally {

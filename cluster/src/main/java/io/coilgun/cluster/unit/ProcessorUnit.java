@@ -2,6 +2,7 @@ package io.coilgun.cluster.unit;
 
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
 import java.time.Duration;
 import java.util.HashMap;
@@ -38,6 +39,8 @@ public final class ProcessorUnit implements AutoCloseable {
     private final Thread thread;
     private final ChunkCache chunkCache;
     private volatile boolean running = true;
+    /** The fatal error that stopped the unit's thread, or null while it runs. */
+    private volatile Throwable died;
 
     /**
      * @param chunkCache the decoded-chunk cache of this unit's reservoirs: one per unit, so no lock is shared
@@ -68,6 +71,10 @@ public final class ProcessorUnit implements AutoCloseable {
     /** Runs {@code command} on the unit's thread; the future completes when it ran. */
     public CompletableFuture<Void> submit(Consumer<ProcessorUnit> command) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        if (died != null) {
+            done.completeExceptionally(new IllegalStateException("processor unit " + name + " stopped: " + died));
+            return done;
+        }
         commands.add(() -> {
             try {
                 command.accept(this);
@@ -116,54 +123,41 @@ public final class ProcessorUnit implements AutoCloseable {
         return tasks.get(id.topicPartition());
     }
 
+    /**
+     * The unit's loop. Nothing a task does stops it: a task contains its own failures ({@link TaskProcessor}), and
+     * anything else one iteration throws is logged and the loop goes on. Only an error of the JVM itself (out of
+     * memory) stops the unit, loudly: its tasks are stopped so statements for them fail at once.
+     */
     private void run() {
         Set<TaskProcessor> touched = new HashSet<>();
-        long lastCheckpoint = System.nanoTime();
-        while (running) {
-            Runnable command;
-            while ((command = commands.poll()) != null) {
-                command.run();
-            }
-            if (tasks.isEmpty()) {
+        long[] lastCheckpoint = {System.nanoTime()};
+        try {
+            while (running) {
                 try {
-                    Thread.sleep(10); // idle until a task is assigned; commands wake us up within 10 ms
-                } catch (InterruptedException e) {
-                    break;
-                }
-                continue;
-            }
-            ConsumerRecords<byte[], byte[]> records;
-            try {
-                records = consumer.poll(POLL);
-            } catch (WakeupException e) {
-                continue;
-            } catch (RuntimeException e) {
-                if (running) {
-                    LOG.error("unit={} poll failed", name, e);
-                }
-                continue;
-            }
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                TaskProcessor task = tasks.get(new TopicPartition(record.topic(), record.partition()));
-                if (task != null) {
-                    task.process(record);
-                    touched.add(task);
-                }
-            }
-            // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
-            // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
-            long now = System.nanoTime();
-            if (!touched.isEmpty() && (records.isEmpty() || now - lastCheckpoint >= CHECKPOINT_EVERY_NS)) {
-                for (TaskProcessor task : touched) {
-                    try {
-                        task.checkpointIfDirty();
-                    } catch (RuntimeException e) {
-                        LOG.error("unit={} task={} checkpoint failed", name, task.id(), e);
+                    if (!iterate(touched, lastCheckpoint)) {
+                        break;
                     }
+                } catch (VirtualMachineError fatal) {
+                    if (fatal instanceof StackOverflowError) {
+                        LOG.error("unit={} iteration failed; going on", name, fatal);
+                        continue;
+                    }
+                    throw fatal;
+                } catch (Throwable t) {
+                    LOG.error("unit={} iteration failed; going on", name, t);
                 }
-                touched.clear();
-                lastCheckpoint = now;
             }
+        } catch (Throwable fatal) {
+            died = fatal;
+            LOG.error("unit={} stopped by a fatal error; its tasks are stopped until the node restarts", name, fatal);
+            Runnable queued;
+            while ((queued = commands.poll()) != null) {
+                queued.run(); // a command runs or fails its future: nobody waits for a dead unit
+            }
+            for (TaskProcessor task : tasks.values()) {
+                task.stopFor("its processor unit " + name + " stopped: " + fatal);
+            }
+            return;
         }
         Runnable command;
         while ((command = commands.poll()) != null) {
@@ -177,6 +171,68 @@ public final class ProcessorUnit implements AutoCloseable {
             }
         }
         consumer.close(Duration.ofSeconds(2));
+    }
+
+    /** One round: commands, a poll, its records, maybe checkpoints. False when the thread is interrupted. */
+    private boolean iterate(Set<TaskProcessor> touched, long[] lastCheckpoint) {
+        Runnable command;
+        while ((command = commands.poll()) != null) {
+            command.run();
+        }
+        if (tasks.isEmpty()) {
+            try {
+                Thread.sleep(10); // idle until a task is assigned; commands wake us up within 10 ms
+            } catch (InterruptedException e) {
+                return false;
+            }
+            return true;
+        }
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(POLL);
+        } catch (WakeupException e) {
+            return true;
+        } catch (RuntimeException e) {
+            if (running) {
+                LOG.error("unit={} poll failed", name, e);
+            }
+            return true;
+        }
+        Set<TopicPartition> rewound = null; // partitions whose rest of this poll is dropped
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+            TaskProcessor task = tasks.get(tp);
+            if (task == null || rewound != null && rewound.contains(tp) && task.state() != TaskState.FAILED) {
+                continue; // a rolled-back task gets these again after its seek
+            }
+            if (task.process(record)) {
+                if (task.state() == TaskState.FAILED) {
+                    consumer.pause(Set.of(tp));
+                } else {
+                    consumer.seek(tp, task.nextOffset());
+                }
+                if (rewound == null) {
+                    rewound = new HashSet<>();
+                }
+                rewound.add(tp);
+            }
+            touched.add(task);
+        }
+        // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
+        // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
+        long now = System.nanoTime();
+        if (!touched.isEmpty() && (records.isEmpty() || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
+            for (TaskProcessor task : touched) {
+                try {
+                    task.checkpointIfDirty();
+                } catch (RuntimeException e) {
+                    LOG.error("unit={} task={} checkpoint failed", name, task.id(), e);
+                }
+            }
+            touched.clear();
+            lastCheckpoint[0] = now;
+        }
+        return true;
     }
 
     @Override

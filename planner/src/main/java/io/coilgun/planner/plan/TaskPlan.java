@@ -37,6 +37,10 @@ public final class TaskPlan implements AutoCloseable {
 
     private static final byte[] META_OFFSET = "m\0offset".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
+    /** Rows {@code m\0failed\0<offset>}: the records this task skips ({@link FailedEvent}). */
+    private static final byte[] META_FAILED = "m\0failed\0".getBytes(StandardCharsets.UTF_8);
+    /** How many failed events a task remembers (the oldest go first). */
+    static final int MAX_FAILED_EVENTS = 100;
 
     private StreamDef stream;
     private EventCodec codec;
@@ -50,6 +54,8 @@ public final class TaskPlan implements AutoCloseable {
     private long lastOffset;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
+    /** The records this task skips, by offset: events it failed on (usually empty). */
+    private final java.util.TreeMap<Long, FailedEvent> failedEvents = new java.util.TreeMap<>();
 
     private TaskPlan(StreamDef stream, StateStore store, Reservoir reservoir, long lastOffset) {
         this.stream = stream;
@@ -61,6 +67,11 @@ public final class TaskPlan implements AutoCloseable {
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
         this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateFilter(stream.latenessMicros());
+        store.scan(META_FAILED, failedKey(Long.MAX_VALUE), (key, value) -> {
+            FailedEvent f = FailedEvent.decode(value);
+            failedEvents.put(f.offset(), f);
+            return true;
+        });
         if (duplicates != null && reservoir.streamTime() != NO_TIME) {
             // refill the dedup horizon from the reservoir's own events
             long now = reservoir.streamTime();
@@ -291,6 +302,55 @@ public final class TaskPlan implements AutoCloseable {
     /** The id the front end assigned to the event {@link #process} took last (0 for a stream with event ids). */
     public long assignedId() {
         return assignedId;
+    }
+
+    /**
+     * Whether the record at {@code offset} is one this task failed on: it is skipped ({@link #skip}), never applied.
+     */
+    public boolean isFailedEvent(long offset) {
+        return !failedEvents.isEmpty() && failedEvents.containsKey(offset);
+    }
+
+    /**
+     * Remembers, durably and at once, that the record at {@code offset} is to be skipped: call it on a plan just
+     * reopened at its checkpoint, before the records after the checkpoint are applied again. Only the last
+     * {@link #MAX_FAILED_EVENTS} are kept (older offsets are behind every checkpoint anyway).
+     */
+    public void recordFailedEvent(FailedEvent event) {
+        failedEvents.put(event.offset(), event);
+        store.put(failedKey(event.offset()), event.encode());
+        while (failedEvents.size() > MAX_FAILED_EVENTS) {
+            store.delete(failedKey(failedEvents.pollFirstEntry().getKey()));
+        }
+        store.commit();
+    }
+
+    /** The events this task failed on and skips, oldest first. */
+    public List<FailedEvent> failedEvents() {
+        return List.copyOf(failedEvents.values());
+    }
+
+    private static byte[] failedKey(long offset) {
+        return ByteBuffer.allocate(META_FAILED.length + 8).put(META_FAILED).putLong(offset).array();
+    }
+
+    /**
+     * The event id (as text) and event time of a record, for reporting a record that failed; nulls for what cannot be
+     * decoded. Not for the hot path.
+     */
+    public FailedEvent describe(byte[] payload, long offset, String error, long atMillis) {
+        String eventId = null;
+        Long eventTime = null;
+        try {
+            Object[] event = new Object[codec.columnCount()];
+            long assigned = codec.decode(payload, event);
+            eventId = stream.eventIdIndex() < 0 ? Long.toString(assigned)
+                    : String.valueOf(event[stream.eventIdIndex()]);
+            eventTime = (Long) event[stream.eventTimeIndex()];
+        } catch (RuntimeException e) {
+            // an undecodable record: reported without id and time
+        }
+        return new FailedEvent(offset, eventId, eventTime, error, atMillis);
     }
 
     /** Records that {@code offset} was consumed without an event to apply (e.g. a skipped record). */

@@ -5,6 +5,8 @@ import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.query.MetricStateReader;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -85,11 +87,31 @@ public final class NodeQueryData implements QueryData {
     @Override
     public List<Object[]> tasks() {
         return perTask((s, field, p, id, task) -> {
-            long time = task.plan().streamTime();
+            long time = task.streamTime();
             return new Object[] {id.toString(), s.name(), field, p, cluster.unitOf(id),
                 time <= TaskPlan.NO_TIME ? null : Math.floorDiv(time, 1000L), task.nextOffset(),
-                task.plan().metrics().size()};
+                task.metrics().size(), task.state().label(), task.lastError(),
+                task.lastErrorAt() == 0 ? null : task.lastErrorAt(), (long) task.failedEvents().size()};
         });
+    }
+
+    @Override
+    public List<Object[]> failedEvents() {
+        List<Object[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            for (String field : s.partitionBy()) {
+                for (int p = 0; p < s.partitions(); p++) {
+                    TaskId id = new TaskId(Topics.partitioner(s.name(), field), p);
+                    List<FailedEvent> failed = cluster.onTask(id, TaskProcessor::failedEvents).join();
+                    for (FailedEvent f : failed == null ? List.<FailedEvent>of() : failed) {
+                        rows.add(new Object[] {id.toString(), s.name(), f.offset(), f.eventId(),
+                            f.eventTime() == null ? null : Math.floorDiv(f.eventTime(), 1000L), f.error(),
+                            f.failedAtMillis()});
+                    }
+                }
+            }
+        }
+        return rows;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.coilgun.server.session;
 
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.ingest.LateEventException;
+import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.pgwire.spi.Column;
@@ -74,6 +75,11 @@ public final class Inserter {
                 pending = publisher.publishAll(stream, codec, ins.rows(), assignedIds);
             } catch (LateEventException late) {
                 result.completeExceptionally(lateError(stream, late, rowName, rowContext));
+                return result;
+            } catch (TaskStoppedException stopped) {
+                result.completeExceptionally(new PgException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.code(),
+                        stopped.getMessage() + "; nothing was applied (see coilgun.tasks; a restart of the node "
+                                + "reopens the task)"));
                 return result;
             } catch (RuntimeException e) {
                 result.completeExceptionally(e); // Kafka refused a send

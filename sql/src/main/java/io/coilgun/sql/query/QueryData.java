@@ -28,6 +28,9 @@ public interface QueryData {
     /** Rows of {@code coilgun.tasks}: see {@link SystemTables#TASKS} for the columns. */
     List<Object[]> tasks();
 
+    /** Rows of {@code coilgun.failed_events}: see {@link SystemTables#FAILED_EVENTS}. */
+    List<Object[]> failedEvents();
+
     /** Rows of {@code coilgun.nodes}: see {@link SystemTables#NODES}. */
     List<Object[]> nodes();
 

@@ -15,13 +15,16 @@ import java.util.Map;
 
 /**
  * Coilgun's own system tables, schema {@code coilgun}: {@code streams}, {@code metrics} (from the catalog) and
- * {@code tasks}, {@code nodes}, {@code statistics} (from the running node, see {@link QueryData}).
+ * {@code tasks}, {@code failed_events}, {@code nodes}, {@code statistics} (from the running node, see
+ * {@link QueryData}).
  */
 public final class SystemTables {
     // Column names avoid SQL's reserved words (stream, partition, window), so queries need no quotes.
     public static final List<String> TASKS = List.of("task", "stream_name", "partitioner", "kafka_partition",
             "processor_unit",
-            "stream_time", "next_offset", "metrics");
+            "stream_time", "next_offset", "metrics", "state", "error", "error_at", "failed_events");
+    public static final List<String> FAILED_EVENTS = List.of("task", "stream_name", "kafka_offset", "event_id",
+            "event_time", "error", "failed_at");
     public static final List<String> NODES = List.of("node_id", "pgwire", "kafka", "data_dir", "processor_units",
             "version");
     public static final List<String> STATISTICS = List.of("task", "stream_name", "events", "applied", "duplicates",
@@ -38,8 +41,11 @@ public final class SystemTables {
         t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
                 text("group_by"), text("window_spec"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
         t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
-                text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics")),
-                data::tasks));
+                text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics"),
+                text("state"), text("error"), Col.timestamp("error_at"), int8("failed_events")), data::tasks));
+        t.put("failed_events", new RowsTable(List.of(text("task"), text("stream_name"), int8("kafka_offset"),
+                text("event_id"), Col.timestamp("event_time"), text("error"), Col.timestamp("failed_at")),
+                data::failedEvents));
         t.put("nodes", new RowsTable(List.of(text("node_id"), text("pgwire"), text("kafka"), text("data_dir"),
                 int4("processor_units"), text("version")), data::nodes));
         t.put("statistics", new RowsTable(List.of(text("task"), text("stream_name"), int8("events"), int8("applied"),
