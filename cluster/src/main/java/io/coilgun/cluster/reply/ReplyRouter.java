@@ -73,7 +73,8 @@ public final class ReplyRouter implements AutoCloseable {
                 }
             } catch (WakeupException e) {
                 // closing
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError | StackOverflowError e) {
+                // a bad reply or a failed poll must not stop every statement's answers: log and go on
                 if (running) {
                     LOG.error("reply consumer failed", e);
                 }

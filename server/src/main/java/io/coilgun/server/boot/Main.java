@@ -8,6 +8,7 @@ import io.coilgun.server.config.StartupException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -88,6 +89,7 @@ public final class Main {
                         .withSecurity(new SecurityConfig(auth != null ? auth : c.security().auth(),
                                 c.security().users(), tlsCert != null ? tlsCert : c.security().tlsCert(),
                                 tlsKey != null ? tlsKey : c.security().tlsKey()));
+                Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
                 CoilgunNode node = CoilgunNode.start(c);
                 CountDownLatch stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -108,6 +110,22 @@ public final class Main {
                 return 1;
             } catch (InterruptedException e) {
                 return 0;
+            }
+        }
+
+        /**
+         * No thread dies silently. The node's own loops catch what they can go on from (a task's failure, a poll that
+         * failed); what reaches here is logged, and an error of the JVM itself (out of memory, an internal error)
+         * ends the process at once with status 70, loudly, rather than leave a node that accepts connections and
+         * answers nothing. The data is safe: everything accepted is in Kafka and the checkpoints.
+         */
+        private static void threadDied(Thread thread, Throwable error) {
+            LoggerFactory.getLogger(Main.class).error("thread {} died", thread.getName(), error);
+            if (error instanceof VirtualMachineError && !(error instanceof StackOverflowError)) {
+                System.err.println("coilgun: fatal error in thread " + thread.getName() + ": " + error
+                        + "; stopping the node");
+                System.err.flush();
+                Runtime.getRuntime().halt(70);
             }
         }
 

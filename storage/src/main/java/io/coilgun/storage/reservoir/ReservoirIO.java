@@ -115,9 +115,9 @@ public final class ReservoirIO implements AutoCloseable {
                     if (reservoirs.contains(r)) {
                         worked |= writeReady(r);
                     }
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | LinkageError | StackOverflowError e) {
                     LOG.error("chunk writer failed for reservoir {}", r.dir(), e);
-                    r.writeFailed(e);
+                    r.writeFailed(e instanceof RuntimeException re ? re : new IllegalStateException(e));
                 } finally {
                     writing.unlock();
                 }
