@@ -10,8 +10,12 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -83,6 +87,26 @@ class TaskFailureIT {
                 // Rows of one statement arrive in one poll, after the task's last checkpoint: the rollback replays
                 // rows 1 and 2 (not counting or answering them twice), skips row 3 and applies row 4. The statement
                 // fails with row 3's error; its other rows stay applied (docs/sql.md, "what a failed task does").
+                // A subscriber sees each applied event once: none of the rows applied again by the rollback.
+                Connection reader = node.connect();
+                reader.setAutoCommit(false);
+                Statement subscribe = reader.createStatement();
+                subscribe.setFetchSize(1);
+                CompletableFuture<List<Long>> fed = CompletableFuture.supplyAsync(() -> {
+                    List<Long> ids = new ArrayList<>();
+                    try (ResultSet rs = subscribe.executeQuery("SUBSCRIBE card_5m WHERE card_id = 'c2'")) {
+                        while (!ids.contains(26L) && rs.next()) {
+                            ids.add(rs.getLong("id"));
+                        }
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return ids;
+                });
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (node.subscriptions() == 0 && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(10);
+                }
                 PSQLException multi = assertThrows(PSQLException.class, () -> s.executeQuery(multiRow(101, "c2")));
                 assertEquals("XX000", multi.getSQLState());
                 assertTrue(multi.getMessage().contains("row 3: task"), multi.getMessage());
@@ -95,6 +119,8 @@ class TaskFailureIT {
                 for (int i = 25; i <= 48; i++) {
                     applies(s, i, "c" + i % 8);
                 }
+                assertEquals(List.of(101L, 102L, 104L, 26L), fed.get(30, TimeUnit.SECONDS));
+                reader.close();
                 try (ResultSet rs = s.executeQuery("SELECT task, state, error, error_at, failed_events "
                         + "FROM coilgun.tasks WHERE failed_events > 0")) {
                     for (int task = 0; task < 2; task++) { // c1's and c2's
