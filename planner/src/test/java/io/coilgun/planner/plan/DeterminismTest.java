@@ -197,4 +197,85 @@ class DeterminismTest {
         System.out.println("DeterminismTest: 1 vs 8 partitions, " + compared + " events compared, " + diverged.size()
                 + " cards with a late event in one run only");
     }
+
+    /**
+     * A task that fails halfway through an event (TestFaults: the reservoir holds it and one metric took it) rolls
+     * back to its checkpoint, records the event as failed and replays: every other event's results are those of a
+     * run that never had the failed events, also across a reopen (the failed events are skipped from the record).
+     */
+    @Test
+    void aFailedEventRolledBackAndSkippedIsAsIfItNeverCame(@TempDir Path dir) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(TestFaults.ENABLED, "needs -Dcoilgun.testFaults=true");
+        List<byte[]> log = new ArrayList<>(log(5, 3000));
+        EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
+        java.util.Set<Integer> failing = new java.util.TreeSet<>(List.of(10, 500, 501, 1700, 2999));
+        Object[] values = new Object[5];
+        for (int i : failing) {
+            codec.decode(log.get(i), values);
+            values[2] = TestFaults.FAIL; // its card: the task throws while aggregating it
+            log.set(i, codec.encode(values, 0));
+        }
+        // the reference never applies the failing events
+        Object[][] expected = new Object[log.size()][];
+        TaskPlan reference = open(dir.resolve("reference"));
+        try {
+            for (int i = 0; i < log.size(); i++) {
+                Object[] out = new Object[reference.resultWidth()];
+                if (failing.contains(i)) {
+                    reference.skip(i);
+                } else if (reference.process(log.get(i), i, new Object[5], out) == TaskPlan.Outcome.APPLIED) {
+                    expected[i] = out;
+                }
+                if (i % 97 == 0) {
+                    reference.checkpoint();
+                }
+            }
+        } finally {
+            reference.close();
+        }
+        Path d = dir.resolve("failing");
+        TaskPlan plan = open(d);
+        int rollbacks = 0;
+        try {
+            int i = 0;
+            while (i < log.size()) {
+                if (plan.isFailedEvent(i)) {
+                    plan.skip(i++);
+                    continue;
+                }
+                Object[] out = new Object[plan.resultWidth()];
+                TaskPlan.Outcome outcome;
+                try {
+                    outcome = plan.process(log.get(i), i, new Object[5], out);
+                } catch (IllegalStateException injected) {
+                    assertTrue(failing.contains(i), "event " + i + " failed: " + injected);
+                    FailedEvent failed = plan.describe(log.get(i), i, injected.toString(), 0);
+                    plan.close(); // no checkpoint: roll back
+                    plan = open(d);
+                    plan.recordFailedEvent(failed);
+                    i = (int) plan.nextOffset();
+                    rollbacks++;
+                    continue;
+                }
+                assertEquals(expected[i] != null, outcome == TaskPlan.Outcome.APPLIED, "event " + i);
+                if (expected[i] != null) {
+                    assertArrayEquals(expected[i], out, "event " + i);
+                }
+                if (i % 61 == 0) {
+                    plan.checkpoint();
+                }
+                if (i == 2000) { // a restart: the failed events are skipped from the record
+                    plan.checkpoint();
+                    plan.close();
+                    plan = open(d);
+                }
+                i++;
+            }
+            assertEquals(failing.size(), rollbacks);
+            assertEquals(failing.size(), plan.failedEvents().size());
+            assertEquals(String.valueOf(10L), plan.failedEvents().get(0).eventId());
+        } finally {
+            plan.close();
+        }
+    }
 }
