@@ -1,40 +1,68 @@
 package io.coilgun.planner.agg;
 
 import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.ColumnType;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 
 /**
- * SUM of an integer column: exact. State: count of non-null values, sum. The sum wraps on overflow the
- * same way when adding and removing, so it is exact whenever the window's true sum fits in a long.
+ * SUM of an integer argument, exact: the sum is kept in 128 bits (two's complement, high and low long), which no
+ * window of 64-bit values can overflow. State: count of non-null values, high, low. Reported as a Long when it fits
+ * in one (the usual case: no allocation beyond the box), else as a BigDecimal for a numeric result; a sum of int4
+ * values (an int8 result, as in Postgres) that leaves the int8 range is an error, as in Postgres.
  */
 final class LongSumAggregator extends Aggregator {
+    private final boolean numeric;
+
     LongSumAggregator(AggregationDef def) {
         super(def);
+        this.numeric = def.resultType() == ColumnType.NUMERIC;
     }
 
     @Override
     public int stateBytes() {
-        return 16;
+        return 24;
     }
 
     @Override
     public void add(ByteBuffer state, int at, Object value) {
         if (value != null) {
+            long v = ((Number) value).longValue();
+            long lo = state.getLong(at + 16);
+            long sum = lo + v;
+            long carry = Long.compareUnsigned(sum, lo) < 0 ? 1 : 0;
             state.putLong(at, state.getLong(at) + 1);
-            state.putLong(at + 8, state.getLong(at + 8) + ((Number) value).longValue());
+            state.putLong(at + 8, state.getLong(at + 8) + (v >> 63) + carry);
+            state.putLong(at + 16, sum);
         }
     }
 
     @Override
     public void remove(ByteBuffer state, int at, Object value) {
         if (value != null) {
+            long v = ((Number) value).longValue();
+            long lo = state.getLong(at + 16);
+            long borrow = Long.compareUnsigned(lo, v) < 0 ? 1 : 0;
             state.putLong(at, state.getLong(at) - 1);
-            state.putLong(at + 8, state.getLong(at + 8) - ((Number) value).longValue());
+            state.putLong(at + 8, state.getLong(at + 8) - (v >> 63) - borrow);
+            state.putLong(at + 16, lo - v);
         }
     }
 
     @Override
     public Object result(ByteBuffer state, int at) {
-        return state.getLong(at) == 0 ? null : state.getLong(at + 8);
+        if (state.getLong(at) == 0) {
+            return null;
+        }
+        long hi = state.getLong(at + 8);
+        long lo = state.getLong(at + 16);
+        if (hi == lo >> 63) {
+            return lo; // fits in a long
+        }
+        if (!numeric) {
+            throw new ArithmeticException("bigint out of range");
+        }
+        return new java.math.BigDecimal(BigInteger.valueOf(hi).shiftLeft(64).add(
+                new BigInteger(Long.toUnsignedString(lo))));
     }
 }

@@ -60,6 +60,7 @@ public final class EventCodec {
                         strings[i] = ((String) values[i]).getBytes(StandardCharsets.UTF_8);
                         yield 4 + strings[i].length;
                     }
+                    case NUMERIC -> throw new IllegalArgumentException("NUMERIC is not a stream column type");
                 };
             }
         }
@@ -122,6 +123,7 @@ public final class EventCodec {
                 case INTEGER -> buf.getInt();
                 case BIGINT, TIMESTAMP -> buf.getLong();
                 case DOUBLE -> buf.getDouble();
+                case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
                 case VARCHAR -> {
                     int len = buf.getInt();
                     String s = new String(bytes, buf.position(), len, StandardCharsets.UTF_8);

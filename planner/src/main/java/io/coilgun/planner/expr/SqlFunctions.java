@@ -103,19 +103,53 @@ public final class SqlFunctions {
             return null;
         }
         if (a instanceof Number x && b instanceof Number y) {
-            if (isIntegral(x) && isIntegral(y)) {
-                return Long.compare(x.longValue(), y.longValue());
-            }
-            return Double.compare(x.doubleValue(), y.doubleValue());
+            return compareNumbers(x, y);
         }
         if (a instanceof String x && b instanceof String y) {
-            return x.compareTo(y);
+            return compareText(x, y);
         }
         if (a instanceof Boolean x && b instanceof Boolean y) {
             return Boolean.compare(x, y);
         }
         throw new IllegalArgumentException("cannot compare " + a.getClass().getSimpleName() + " with "
                 + b.getClass().getSimpleName());
+    }
+
+    /**
+     * Numbers as SQL compares them: integers exactly, numeric (BigDecimal) exactly against integers and numerics,
+     * doubles otherwise.
+     */
+    public static int compareNumbers(Number x, Number y) {
+        if (isIntegral(x) && isIntegral(y)) {
+            return Long.compare(x.longValue(), y.longValue());
+        }
+        if ((x instanceof java.math.BigDecimal || isIntegral(x)) && (y instanceof java.math.BigDecimal || isIntegral(y))) {
+            return decimal(x).compareTo(decimal(y));
+        }
+        return Double.compare(x.doubleValue(), y.doubleValue());
+    }
+
+    private static java.math.BigDecimal decimal(Number n) {
+        return n instanceof java.math.BigDecimal d ? d : java.math.BigDecimal.valueOf(n.longValue());
+    }
+
+    /**
+     * Text in Postgres' C collation: by the bytes of its UTF-8 encoding, which is the order of its code points (not
+     * {@link String#compareTo}, which orders by UTF-16 units: a character above U+FFFF would sort before U+E000).
+     */
+    public static int compareText(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                if (Character.isSurrogate(x) || Character.isSurrogate(y)) {
+                    return Integer.compare(a.codePointAt(i), b.codePointAt(i));
+                }
+                return Character.compare(x, y);
+            }
+        }
+        return Integer.compare(a.length(), b.length());
     }
 
     private static boolean isIntegral(Number n) {

@@ -10,7 +10,12 @@ public enum ColumnType {
     BIGINT(Long.class, "BIGINT"),
     DOUBLE(Double.class, "DOUBLE"),
     VARCHAR(String.class, "VARCHAR"),
-    TIMESTAMP(Long.class, "TIMESTAMP");
+    TIMESTAMP(Long.class, "TIMESTAMP"),
+    /**
+     * Only as the result type of an aggregation ({@code SUM} of {@code BIGINT}, exact, as Postgres' numeric): a
+     * stream column declared NUMERIC is stored as a DOUBLE.
+     */
+    NUMERIC(java.math.BigDecimal.class, "NUMERIC");
 
     private final Class<?> javaClass;
     private final String sqlName;
@@ -29,7 +34,7 @@ public enum ColumnType {
     }
 
     public boolean isNumeric() {
-        return this == INTEGER || this == BIGINT || this == DOUBLE;
+        return this == INTEGER || this == BIGINT || this == DOUBLE || this == NUMERIC;
     }
 
     public boolean isIntegral() {

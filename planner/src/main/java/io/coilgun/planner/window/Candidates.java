@@ -1,5 +1,6 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.planner.expr.SqlFunctions;
 import io.coilgun.planner.model.AggregationKind;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -81,13 +82,14 @@ final class Candidates {
         return c != 0 ? c : Long.compare(e.seq(), seq);
     }
 
+    /** Values as SQL orders them: numbers by value, text in the C collation, booleans false before true. */
     @SuppressWarnings("unchecked")
     static int compareValues(Object a, Object b) {
         if (a instanceof Number x && b instanceof Number y) {
-            if ((x instanceof Long || x instanceof Integer) && (y instanceof Long || y instanceof Integer)) {
-                return Long.compare(x.longValue(), y.longValue());
-            }
-            return Double.compare(x.doubleValue(), y.doubleValue());
+            return SqlFunctions.compareNumbers(x, y);
+        }
+        if (a instanceof String x && b instanceof String y) {
+            return SqlFunctions.compareText(x, y);
         }
         return ((Comparable<Object>) a).compareTo(b);
     }

@@ -121,7 +121,8 @@ public final class WindowMetric implements MetricOperator {
                 continue;
             }
             aggregators[i] = Aggregator.of(agg, agg.argument() >= 0 ? stream.column(agg.argument()).type()
-                    : agg.resultType() == ColumnType.BIGINT ? ColumnType.BIGINT : ColumnType.DOUBLE);
+                    : agg.resultType() == ColumnType.BIGINT || agg.resultType() == ColumnType.NUMERIC
+                            ? ColumnType.BIGINT : ColumnType.DOUBLE);
             at += aggregators[i].stateBytes();
         }
         this.aggBytes = at;

@@ -172,9 +172,7 @@ public final class Inserter {
 
     /** As Postgres prints a timestamp: {@code 2026-01-01 10:00:00}, with the fraction only when there is one. */
     private static String timestamp(long micros) {
-        return io.coilgun.pgwire.types.PgTextEncoder.encode(PgType.TIMESTAMP, java.time.LocalDateTime.ofEpochSecond(
-                Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L) * 1000,
-                java.time.ZoneOffset.UTC));
+        return io.coilgun.pgwire.types.PgTextEncoder.encode(PgType.TIMESTAMP, PgValues.timestamp(micros));
     }
 
     private static Object eventId(StreamDef stream, Object[] event, long assignedId) {
@@ -197,14 +195,7 @@ public final class Inserter {
             }
             for (int a = 0; a < m.aggregations().size(); a++) {
                 Object v = values == null || a >= values.length ? null : values[a];
-                ColumnType type = m.aggregations().get(a).resultType();
-                if (type == ColumnType.DOUBLE && v instanceof Long l) {
-                    v = l.doubleValue();
-                } else if (type == ColumnType.TIMESTAMP && v instanceof Long micros) {
-                    v = java.time.LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-                            (int) Math.floorMod(micros, 1_000_000L) * 1000, java.time.ZoneOffset.UTC);
-                }
-                row[at++] = v;
+                row[at++] = PgValues.toWire(m.aggregations().get(a).resultType(), v);
             }
         }
         return row;
@@ -220,20 +211,13 @@ public final class Inserter {
         }
         for (MetricDef m : metrics) {
             for (int a = 0; a < m.aggregations().size(); a++) {
-                cols.add(new Column(m.outputColumn(a), pgType(m.aggregations().get(a).resultType())));
+                cols.add(new Column(m.outputColumn(a), PgValues.resultType(m.aggregations().get(a).resultType())));
             }
         }
         return cols;
     }
 
     static PgType pgType(ColumnType t) {
-        return switch (t) {
-            case BOOLEAN -> PgType.BOOL;
-            case INTEGER -> PgType.INT4;
-            case BIGINT -> PgType.INT8;
-            case DOUBLE -> PgType.FLOAT8;
-            case VARCHAR -> PgType.VARCHAR;
-            case TIMESTAMP -> PgType.TIMESTAMP;
-        };
+        return PgValues.columnType(t);
     }
 }

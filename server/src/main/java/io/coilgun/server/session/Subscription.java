@@ -13,8 +13,6 @@ import io.coilgun.planner.expr.Expressions;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.sql.compile.SubscribeStatement;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,7 +54,9 @@ final class Subscription implements RowStream {
     static List<Column> columns(SubscribeStatement statement) {
         List<Column> columns = new ArrayList<>();
         for (int i = 0; i < statement.columnNames().size(); i++) {
-            columns.add(new Column(statement.columnNames().get(i), Inserter.pgType(statement.columnTypes().get(i))));
+            ColumnType type = statement.columnTypes().get(i);
+            columns.add(new Column(statement.columnNames().get(i), i < statement.eventColumns().length
+                    ? PgValues.columnType(type) : PgValues.resultType(type)));
         }
         return columns;
     }
@@ -114,13 +114,10 @@ final class Subscription implements RowStream {
         return row;
     }
 
-    /** Timestamps as pgwire sends them. */
+    /** Every value in the Java class pgwire sends for its type (timestamps from micros). */
     private Object[] output(Object[] row) {
         for (int i = 0; i < row.length; i++) {
-            if (types[i] == ColumnType.TIMESTAMP && row[i] instanceof Long micros) {
-                row[i] = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-                        (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
-            }
+            row[i] = PgValues.toWire(types[i], row[i]);
         }
         return row;
     }

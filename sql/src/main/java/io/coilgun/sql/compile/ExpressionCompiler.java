@@ -123,6 +123,7 @@ final class ExpressionCompiler {
             case DOUBLE -> SqlTypeName.DOUBLE;
             case VARCHAR -> SqlTypeName.VARCHAR;
             case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+            case NUMERIC -> SqlTypeName.DECIMAL;
         };
     }
 

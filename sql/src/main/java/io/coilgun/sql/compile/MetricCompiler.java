@@ -161,25 +161,33 @@ final class MetricCompiler {
         return new Aggregations(out, compiled == null ? null : compiled.filter());
     }
 
+    /**
+     * The aggregation with its result type, the type Postgres reports for it over the stream's column types (int4,
+     * int8, float8, varchar, bool, timestamp), except AVG and the STDDEVs of integers: double precision (read out
+     * correctly rounded from an exact sum) where Postgres says numeric. Combinations Postgres has no function for
+     * are refused as Postgres refuses them (42883, at the aggregation).
+     */
     private static AggregationDef finish(SqlText sql, Written w, ColumnType type, String expression) {
         String fn = w.call().getOperator().getName().toLowerCase(Locale.ROOT);
-        return switch (w.kind()) {
-            case COUNT -> new AggregationDef(w.kind(), w.column(), w.name(), ColumnType.BIGINT, expression);
-            case SUM, AVG, STDDEV, STDDEV_POP -> {
-                if (!type.isNumeric()) {
-                    throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + fn + "(" + PgTypeNames.of(type)
-                            + ") does not exist", w.call());
-                }
-                yield new AggregationDef(w.kind(), w.column(), w.name(),
-                        w.kind() == AggregationKind.SUM && type.isIntegral() ? ColumnType.BIGINT : ColumnType.DOUBLE,
-                        expression);
-            }
-            // the value of one event of the window: the argument's own type (integers as BIGINT)
-            case MIN, MAX, LAST, PREV -> new AggregationDef(w.kind(), w.column(), w.name(),
-                    type.isIntegral() ? ColumnType.BIGINT : type, expression);
-            case COUNT_DISTINCT -> new AggregationDef(w.kind(), w.column(), w.name(), ColumnType.BIGINT, expression);
+        ColumnType result = switch (w.kind()) {
+            case COUNT, COUNT_DISTINCT -> ColumnType.BIGINT;
+            // sum(int4) is int8, sum(int8) numeric: exact, never wraps
+            case SUM -> type == ColumnType.INTEGER ? ColumnType.BIGINT
+                    : type == ColumnType.BIGINT ? ColumnType.NUMERIC : type == ColumnType.DOUBLE ? ColumnType.DOUBLE
+                    : null;
+            case AVG, STDDEV, STDDEV_POP -> type.isNumeric() ? ColumnType.DOUBLE : null;
+            // min(boolean) does not exist in Postgres; min(varchar) is text in the C collation
+            case MIN, MAX -> type == ColumnType.BOOLEAN ? null : type;
+            // the value of one event of the window, of any type
+            case LAST, PREV -> type;
             default -> throw new IllegalStateException("unexpected aggregation " + w.kind());
         };
+        if (result == null) {
+            String name = w.kind() == AggregationKind.STDDEV ? "stddev" : fn;
+            throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + name + "(" + PgTypeNames.of(type)
+                    + ") does not exist", w.call());
+        }
+        return new AggregationDef(w.kind(), w.column(), w.name(), result, expression);
     }
 
     private static Written aggregation(SqlText sql, SqlNode expr, String alias, StreamDef stream) {

@@ -15,6 +15,7 @@ final class PgTypeNames {
             case DOUBLE -> "double precision";
             case VARCHAR -> "character varying";
             case TIMESTAMP -> "timestamp without time zone";
+            case NUMERIC -> "numeric";
         };
     }
 }

@@ -103,6 +103,7 @@ public final class ValueConverter {
             };
             case BOOLEAN -> toBoolean(sql, expr, column, lit);
             case TIMESTAMP -> toTimestamp(sql, expr, column, lit);
+            case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
         };
     }
 

@@ -130,6 +130,7 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
                         ? (Object) n.longValue() : null;
                 case DOUBLE -> v instanceof Number n ? (Object) n.doubleValue() : null;
                 case TIMESTAMP -> v instanceof Number n ? (Object) (n.longValue() * 1000L) : null;
+                case NUMERIC -> null; // not a group-by column type
             };
         } catch (NumberFormatException e) {
             return null;

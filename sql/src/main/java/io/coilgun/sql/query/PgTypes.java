@@ -76,6 +76,7 @@ final class PgTypes {
             case DOUBLE -> FLOAT8;
             case VARCHAR -> VARCHAR;
             case TIMESTAMP -> TIMESTAMP;
+            case NUMERIC -> NUMERIC;
         };
     }
 
@@ -87,6 +88,7 @@ final class PgTypes {
             case DOUBLE -> SqlTypeName.DOUBLE;
             case VARCHAR -> SqlTypeName.VARCHAR;
             case TIMESTAMP -> SqlTypeName.TIMESTAMP;
+            case NUMERIC -> SqlTypeName.DECIMAL;
         };
     }
 
@@ -106,6 +108,9 @@ final class PgTypes {
         }
         if (t == ColumnType.DOUBLE) {
             return ((Number) v).doubleValue();
+        }
+        if (t == ColumnType.NUMERIC) {
+            return v instanceof java.math.BigDecimal d ? d : java.math.BigDecimal.valueOf(((Number) v).longValue());
         }
         return v;
     }

@@ -1,0 +1,57 @@
+package io.coilgun.server.session;
+
+import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.planner.model.ColumnType;
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * Stream values and metric values as pgwire sends them: the Postgres type of a column, and each value in the Java
+ * class of that type (int4 an Integer, numeric a BigDecimal, timestamp a LocalDateTime). Values reach here in the
+ * engine's representations: integers as Integer or Long (a value read back from state is a Long), timestamps as
+ * Long microseconds, SUM of BIGINT as a BigDecimal or a Long.
+ */
+final class PgValues {
+    private PgValues() {
+    }
+
+    /** The Postgres type of a stream column (an event value). */
+    static PgType columnType(ColumnType t) {
+        return switch (t) {
+            case BOOLEAN -> PgType.BOOL;
+            case INTEGER -> PgType.INT4;
+            case BIGINT -> PgType.INT8;
+            case DOUBLE -> PgType.FLOAT8;
+            case VARCHAR -> PgType.VARCHAR;
+            case TIMESTAMP -> PgType.TIMESTAMP;
+            case NUMERIC -> PgType.NUMERIC;
+        };
+    }
+
+    /** The Postgres type of an aggregation's result: as Postgres reports it, text for MIN/MAX/LAST of varchar. */
+    static PgType resultType(ColumnType t) {
+        return t == ColumnType.VARCHAR ? PgType.TEXT : columnType(t);
+    }
+
+    /** {@code v} in the Java class pgwire encodes for type {@code t}. */
+    static Object toWire(ColumnType t, Object v) {
+        if (v == null) {
+            return null;
+        }
+        return switch (t) {
+            case INTEGER -> ((Number) v).intValue();
+            case BIGINT -> ((Number) v).longValue();
+            case DOUBLE -> ((Number) v).doubleValue();
+            case NUMERIC -> v instanceof BigDecimal d ? d : BigDecimal.valueOf(((Number) v).longValue());
+            case TIMESTAMP -> timestamp(((Number) v).longValue());
+            case VARCHAR, BOOLEAN -> v;
+        };
+    }
+
+    /** Microseconds since the epoch as a UTC timestamp without time zone. */
+    static LocalDateTime timestamp(long micros) {
+        return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
+    }
+}
