@@ -1,0 +1,45 @@
+package io.coilgun.cluster.reply;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.WindowSpec;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReplyCodecTest {
+    private static MetricDef metric(int aggregations) {
+        List<AggregationDef> aggs = new ArrayList<>();
+        for (int i = 0; i < aggregations; i++) {
+            aggs.add(new AggregationDef(AggregationKind.LAST, 0, "a" + i, ColumnType.VARCHAR));
+        }
+        return new MetricDef("m", "s", aggs, List.of(0), "k", new WindowSpec(WindowSpec.Kind.INFINITE, 0, 0), "");
+    }
+
+    @Test
+    void everyValueAnAggregationReportsGoesThrough() {
+        Object[] values = {null, 42L, 7, -0.5, "text é \uD83D\uDE00", true, false,
+            new BigDecimal("-170141183460469231731687303715884105728"), 1_700_000_000_000_000L};
+        byte[] bytes = ReplyCodec.encode(ReplyStatus.APPLIED, null, List.of(metric(values.length)), values);
+        Reply reply = ReplyCodec.decode(ReplyCodec.correlationKey(9), bytes);
+        assertEquals(9, reply.correlation());
+        Object[] expected = values.clone();
+        expected[2] = 7L; // integers travel as longs
+        assertArrayEquals(expected, reply.metrics().get("m"));
+    }
+
+    @Test
+    void anUnknownValueClassIsAClearErrorNotACast() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplyCodec.encode(
+                ReplyStatus.APPLIED, null, List.of(metric(1)), new Object[] {new Object()}));
+        assertTrue(e.getMessage().contains("java.lang.Object"), e.getMessage());
+    }
+}
