@@ -253,9 +253,9 @@ public final class CoilgunNode implements AutoCloseable {
 
     /** Runs a query (SELECT …) on a query thread. */
     public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
-            List<Object> parameters, String user, String database) {
+            List<Object> parameters, String user, String database, io.coilgun.sql.query.QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
-                database), queries);
+                database, cancel), queries);
     }
 
     /** The columns a query returns, without running it (extended protocol Describe). */

@@ -32,6 +32,7 @@ import io.coilgun.sql.parser.PgSyntax;
 import io.coilgun.sql.query.EmptyCatalogQuery;
 import io.coilgun.sql.parser.ParsedStatement;
 import java.util.ArrayList;
+import io.coilgun.sql.query.QueryEngine;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,12 +54,20 @@ public final class CoilgunSession implements Session {
     private boolean inTransaction;
     /** The statement running, for cancel (which comes from another thread). */
     private volatile CompletableFuture<QueryResult> running;
+    /** Stops the work of the running statement when it is canceled or times out (a SELECT's query), or null. */
+    private volatile Runnable stopRunning;
     /** The open SUBSCRIBEs of this session (running or in a suspended portal), for cancel and close. */
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
     public CoilgunSession(CoilgunNode node, StartupInfo startup) {
         this.node = node;
         this.settings = new SessionSettings(startup.user(), startup.parameters().get("application_name"));
+        // settings given at connection start: libpq's PGOPTIONS and pgjdbc's options ("-c name=value"), and the
+        // statement_timeout some drivers (node-postgres) send as a startup parameter of its own
+        settings.applyOptions(startup.parameters().get("options"));
+        if (startup.parameters().containsKey(StatementTimeout.NAME)) {
+            settings.set(StatementTimeout.NAME, startup.parameters().get(StatementTimeout.NAME));
+        }
         this.user = startup.user();
         this.database = startup.database() == null || startup.database().isEmpty() ? startup.user()
                 : startup.database();
@@ -147,10 +156,13 @@ public final class CoilgunSession implements Session {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
+        long timeoutMs = settings.statementTimeoutMs();
+        QueryEngine.Cancel cancel = new QueryEngine.Cancel();
         CompletableFuture<QueryResult> result;
         try {
-            result = compiled instanceof QueryStatement q ? query(q, parameters)
-                    : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters) : run(compiled);
+            result = compiled instanceof QueryStatement q ? query(q, parameters, cancel)
+                    : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters, cancel)
+                    : run(compiled, timeoutMs);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
@@ -160,12 +172,19 @@ public final class CoilgunSession implements Session {
             }
             return r;
         });
+        stopRunning = cancel::cancel;
         running = mapped;
-        mapped.whenComplete((r, e) -> running = null);
+        mapped.whenComplete((r, e) -> {
+            running = null;
+            stopRunning = null;
+        });
+        // Every statement answers within statement_timeout; a SUBSCRIBE's or COPY's result is a stream that
+        // follows (COPY FROM keeps the deadline for its data, see StreamCopyIn; a SUBSCRIBE never ends by design).
+        StatementTimeout.arm(mapped, timeoutMs, cancel::cancel);
         return mapped;
     }
 
-    private CompletableFuture<QueryResult> run(CompiledStatement compiled) {
+    private CompletableFuture<QueryResult> run(CompiledStatement compiled, long timeoutMs) {
         if (compiled instanceof CreateStreamStatement cs) {
             return node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {
@@ -192,7 +211,7 @@ public final class CoilgunSession implements Session {
             return CompletableFuture.completedFuture(show(show.name()));
         } else if (compiled instanceof CopyStatement copy) {
             return CompletableFuture.completedFuture(QueryResult.copyIn(
-                    new StreamCopyIn(copy, node.compiler(), node.inserter())));
+                    new StreamCopyIn(copy, node.compiler(), node.inserter(), timeoutMs)));
         } else if (compiled instanceof SubscribeStatement sub) {
             return CompletableFuture.completedFuture(subscribe(sub));
         } else if (compiled instanceof TransactionStatement tx) {
@@ -201,8 +220,9 @@ public final class CoilgunSession implements Session {
         throw new IllegalStateException("unhandled statement " + compiled);
     }
 
-    private CompletableFuture<QueryResult> query(QueryStatement q, List<Object> parameters) {
-        return node.query(q, parameters, user, database).handle((rows, e) -> {
+    private CompletableFuture<QueryResult> query(QueryStatement q, List<Object> parameters,
+            QueryEngine.Cancel cancel) {
+        return node.query(q, parameters, user, database, cancel).handle((rows, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (cause instanceof CoilgunException ce && ce.position() > 0) {
@@ -238,7 +258,7 @@ public final class CoilgunSession implements Session {
      * as COPY data. A statement that returns no rows is refused before it runs (bad input changes nothing).
      */
     private CompletableFuture<QueryResult> copyTo(CopyToStatement copyTo, ParsedSqlStatement st,
-            List<Object> parameters) {
+            List<Object> parameters, QueryEngine.Cancel cancel) {
         io.coilgun.pgwire.copy.CopyFormat format = StreamCopyIn.format(copyTo.options());
         CompiledStatement inner = node.compiler().compile(st.query(), copyTo.query(), st.text(),
                 st.parameterNumbers(), parameters);
@@ -250,7 +270,8 @@ public final class CoilgunSession implements Session {
             throw new PgException(SqlState.FEATURE_NOT_SUPPORTED.code(), "COPY (...) TO STDOUT needs a statement "
                     + "that returns rows (SUBSCRIBE, SELECT, SHOW, EXPLAIN or INSERT ... RETURNING)");
         }
-        CompletableFuture<QueryResult> rows = inner instanceof QueryStatement q ? query(q, parameters) : run(inner);
+        CompletableFuture<QueryResult> rows = inner instanceof QueryStatement q ? query(q, parameters, cancel)
+                : run(inner, settings.statementTimeoutMs());
         return rows.thenApply(r -> QueryResult.copyOut(r.columns(),
                 r.stream() != null ? r.stream() : RowStream.of(r.rows()), format));
     }
@@ -289,9 +310,10 @@ public final class CoilgunSession implements Session {
     @Override
     public void cancel() {
         CompletableFuture<QueryResult> current = running;
-        if (current != null) {
-            current.completeExceptionally(new PgException(SqlState.QUERY_CANCELED.code(),
-                    "canceling statement due to user request"));
+        Runnable stop = stopRunning;
+        if (current != null && current.completeExceptionally(new PgException(SqlState.QUERY_CANCELED.code(),
+                "canceling statement due to user request")) && stop != null) {
+            stop.run();
         }
         for (Subscription subscription : subscriptions) {
             subscription.fail(new PgException(SqlState.QUERY_CANCELED.code(),

@@ -42,6 +42,8 @@ final class SessionSettings {
     }
 
     private final Map<String, String> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    /** statement_timeout in milliseconds, 0 for none. */
+    private long statementTimeoutMs;
 
     private static void define(String name, String value, String description) {
         DEFAULTS.put(name.toLowerCase(Locale.ROOT), new String[] {name, value, description});
@@ -57,8 +59,18 @@ final class SessionSettings {
         }
     }
 
-    /** {@code SET name = value}; {@code RESET name} when value is null. */
+    /**
+     * {@code SET name = value}; {@code RESET name} when value is null.
+     *
+     * @throws PgException 22023 for a value a setting Coilgun honours cannot take (nothing changes)
+     */
     void set(String name, String value) {
+        if (name.equalsIgnoreCase(StatementTimeout.NAME)) {
+            long ms = value == null ? 0 : StatementTimeout.parseMillis(value);
+            statementTimeoutMs = ms;
+            values.put(StatementTimeout.NAME, StatementTimeout.format(ms));
+            return;
+        }
         String[] d = DEFAULTS.get(name.toLowerCase(Locale.ROOT));
         if (value == null) {
             if (d != null) {
@@ -68,6 +80,51 @@ final class SessionSettings {
             }
         } else {
             values.put(d != null ? d[0] : name.toLowerCase(Locale.ROOT), value);
+        }
+    }
+
+    /** The statement_timeout in milliseconds, 0 for none. */
+    long statementTimeoutMs() {
+        return statementTimeoutMs;
+    }
+
+    /**
+     * The settings a client gives at connection start in the {@code options} startup parameter, as libpq's
+     * {@code PGOPTIONS} and pgjdbc's {@code options} send them: {@code -c name=value} (or {@code --name=value}),
+     * separated by spaces, a backslash escaping the next character.
+     *
+     * @throws PgException 22023 for a value a setting cannot take
+     */
+    void applyOptions(String options) {
+        if (options == null || options.isBlank()) {
+            return;
+        }
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        for (int i = 0; i < options.length(); i++) {
+            char c = options.charAt(i);
+            if (c == '\\' && i + 1 < options.length()) {
+                word.append(options.charAt(++i));
+            } else if (Character.isWhitespace(c)) {
+                if (word.length() > 0) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                }
+            } else {
+                word.append(c);
+            }
+        }
+        if (word.length() > 0) {
+            words.add(word.toString());
+        }
+        for (int i = 0; i < words.size(); i++) {
+            String w = words.get(i);
+            String setting = w.equals("-c") && i + 1 < words.size() ? words.get(++i)
+                    : w.startsWith("-c") ? w.substring(2) : w.startsWith("--") ? w.substring(2) : null;
+            int eq = setting == null ? -1 : setting.indexOf('=');
+            if (eq > 0) {
+                set(setting.substring(0, eq).replace('-', '_'), setting.substring(eq + 1));
+            }
         }
     }
 

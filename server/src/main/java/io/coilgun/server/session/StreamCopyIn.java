@@ -28,7 +28,12 @@ final class StreamCopyIn implements CopyIn {
     /** The line of the data each row came from, for errors about a row found at the end (a late event). */
     private long[] lines = new long[64];
 
-    StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter) {
+    /** When statement_timeout ends the COPY (System.nanoTime()), or Long.MAX_VALUE for never. */
+    private final long deadline;
+
+    /** @param timeoutMs statement_timeout from now, the start of the COPY (0 for none) */
+    StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter, long timeoutMs) {
+        this.deadline = timeoutMs <= 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMs * 1_000_000L;
         this.copy = copy;
         this.compiler = compiler;
         this.inserter = inserter;
@@ -69,6 +74,10 @@ final class StreamCopyIn implements CopyIn {
 
     @Override
     public void row(long line, String[] fields) {
+        if (System.nanoTime() - deadline > 0) {
+            rows = new ArrayList<>();
+            throw StatementTimeout.expired(); // nothing of the COPY is applied
+        }
         try {
             Object[] row = compiler.copyRow(copy, fields);
             if (rows.size() == lines.length) {
@@ -95,13 +104,19 @@ final class StreamCopyIn implements CopyIn {
         if (all.isEmpty()) {
             return CompletableFuture.completedFuture(QueryResult.command("COPY 0"));
         }
+        long left = deadline == Long.MAX_VALUE ? 0 : (deadline - System.nanoTime()) / 1_000_000L;
+        if (deadline != Long.MAX_VALUE && left <= 0) {
+            return CompletableFuture.failedFuture(StatementTimeout.expired()); // nothing published
+        }
         long[] at = lines;
         String name = copy.stream().name();
-        return inserter.insert(new InsertStatement(copy.stream(), all, false),
+        CompletableFuture<QueryResult> done = inserter.insert(new InsertStatement(copy.stream(), all, false),
                 i -> "row " + (i + 1) + " of the COPY (line " + at[i] + ")", i -> "COPY " + name + ", line " + at[i])
                 .thenApply(r ->
                 new QueryResult(List.of(), List.of(), "COPY " + r.commandTag().substring("INSERT 0 ".length()),
                         r.notices()));
+        StatementTimeout.arm(done, left, () -> { });
+        return done;
     }
 
     @Override

@@ -60,16 +60,55 @@ public final class QueryEngine {
      */
     public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
             String database) {
-        return prepare(statement, columnNames, parameters, user, database, true);
+        return run(statement, columnNames, parameters, user, database, new Cancel());
+    }
+
+    /** {@link #run}, stopped early (with an error) once {@code cancel} is canceled. */
+    public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
+            String database, Cancel cancel) {
+        return prepare(statement, columnNames, parameters, user, database, true, cancel);
+    }
+
+    /**
+     * Stops a query from another thread (a cancel, a statement timeout): Calcite's statement is canceled, which ends
+     * the reading of its rows; a query not started yet does not start.
+     */
+    public static final class Cancel {
+        private volatile java.sql.Statement statement;
+        private volatile boolean canceled;
+
+        void attach(java.sql.Statement s) throws SQLException {
+            statement = s;
+            if (canceled) {
+                s.cancel();
+                throw new SQLException("canceled before it ran");
+            }
+        }
+
+        public void cancel() {
+            canceled = true;
+            java.sql.Statement s = statement;
+            if (s != null) {
+                try {
+                    s.cancel();
+                } catch (SQLException | RuntimeException e) {
+                    // the query ends on its own; its answer was already given
+                }
+            }
+        }
+
+        boolean canceled() {
+            return canceled;
+        }
     }
 
     /** The columns {@link #run} would return (no rows), without reading any data. */
     public Rows describe(String statement, List<String> columnNames, String user, String database) {
-        return prepare(statement, columnNames, List.of(), user, database, false);
+        return prepare(statement, columnNames, List.of(), user, database, false, new Cancel());
     }
 
     private Rows prepare(String statement, List<String> columnNames, List<Object> parameters, String user,
-            String database, boolean execute) {
+            String database, boolean execute, Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
         Relations rels = relations(user, database);
         PgFunctions.CURRENT.set(rels);
@@ -83,8 +122,9 @@ public final class QueryEngine {
                     int n = numbers[i];
                     ps.setObject(i + 1, n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null);
                 }
+                cancel.attach(ps);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return read(rs, columnNames);
+                    return read(rs, columnNames, cancel);
                 }
             }
         } catch (SQLException e) {
@@ -189,11 +229,11 @@ public final class QueryEngine {
         return new Rows(names, types, rows);
     }
 
-    private static Rows read(ResultSet rs, List<String> columnNames) throws SQLException {
+    private static Rows read(ResultSet rs, List<String> columnNames, Cancel cancel) throws SQLException {
         ResultSetMetaData md = rs.getMetaData();
         int n = md.getColumnCount();
         List<Object[]> rows = new ArrayList<>();
-        while (rs.next()) {
+        while (!cancel.canceled() && rs.next()) {
             Object[] row = new Object[n];
             for (int i = 1; i <= n; i++) {
                 row[i - 1] = value(rs, i, md.getColumnType(i));
