@@ -5,6 +5,7 @@ import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyCodec;
 import io.coilgun.cluster.reply.ReplyRouter;
+import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.StreamDef;
@@ -94,6 +95,17 @@ public final class EventPublisher {
      */
     public List<CompletableFuture<List<Reply>>> publishAll(StreamDef stream, EventCodec codec, List<Object[]> rows,
             long[] assignedIds) {
+        return publishAll(stream, codec, rows, assignedIds, null);
+    }
+
+    /**
+     * {@link #publishAll(StreamDef, EventCodec, List, long[])} leaving out the rows marked in {@code excluded}:
+     * retries a probe found to be duplicates ({@link #probe}), answered as such without being published again.
+     *
+     * @throws LateEventException listing every late row ({@link LateEventException#lateRows()})
+     */
+    public List<CompletableFuture<List<Reply>>> publishAll(StreamDef stream, EventCodec codec, List<Object[]> rows,
+            long[] assignedIds, boolean[] excluded) {
         List<String> fields = stream.partitionBy();
         String[] topics = new String[fields.size()];
         TaskClock[][] taskClocks = new TaskClock[fields.size()][];
@@ -109,10 +121,15 @@ public final class EventPublisher {
             }
         }
         refuseStoppedTasks(taskClocks, partitions, topics);
-        IngestGate.check(stream, rows, taskClocks, partitions, topics);
-        IngestGate.markPublished(stream, rows, taskClocks, partitions);
+        IngestGate.check(stream, rows, taskClocks, partitions, topics, excluded);
+        IngestGate.markPublished(stream, rows, taskClocks, partitions, excluded);
         List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(rows.size());
         for (int i = 0; i < rows.size(); i++) {
+            if (excluded != null && excluded[i]) {
+                replies.add(CompletableFuture.completedFuture(List.of(new Reply(0, ReplyStatus.DUPLICATE,
+                        "duplicate event id: already counted", Map.of()))));
+                continue;
+            }
             byte[][] rowKeys = new byte[fields.size()][];
             int[] rowPartitions = new int[fields.size()];
             for (int f = 0; f < fields.size(); f++) {
@@ -122,6 +139,31 @@ public final class EventPublisher {
             replies.add(send(codec.encode(rows.get(i), assignedIds[i]), topics, rowKeys, rowPartitions));
         }
         return replies;
+    }
+
+    /**
+     * Asks the task of partitioner topic {@code topicIndex} whether the event in {@code row} was accepted within the
+     * stream's dedup horizon: a record marked {@link KafkaHeaders#PROBE}, taken in partition order after every event
+     * published before it, which the task answers without applying it. Completes with true for a duplicate.
+     */
+    public CompletableFuture<Boolean> probe(StreamDef stream, EventCodec codec, Object[] row, long assignedId,
+            int topicIndex) {
+        String field = stream.partitionBy().get(topicIndex);
+        byte[] key = GroupKeys.encodeOne(row[stream.columnIndex(field).orElseThrow()]);
+        long correlation = correlations.incrementAndGet();
+        CompletableFuture<List<Reply>> reply = router.expect(correlation, 1);
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
+        headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
+        headers.add(KafkaHeaders.PROBE, new byte[] {1});
+        producer.send(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition(key, stream.partitions()),
+                key, codec.encode(row, assignedId), headers), (md, e) -> {
+                    if (e != null) {
+                        router.cancel(correlation);
+                        reply.completeExceptionally(e);
+                    }
+                });
+        return reply.thenApply(r -> r.get(0).status() == ReplyStatus.DUPLICATE);
     }
 
     /**

@@ -27,9 +27,21 @@ final class IngestGate {
      */
     static void check(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions,
             String[] topics) {
+        check(stream, rows, clocks, partitions, topics, null);
+    }
+
+    /**
+     * As {@link #check(StreamDef, List, TaskClock[][], int[][], String[])}, leaving out the rows marked in
+     * {@code excluded} (retries found to be duplicates: not published); the exception lists every late row, each with
+     * the first topic it is late for (a late row does not raise the simulated stream time).
+     */
+    static void check(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions,
+            String[] topics, boolean[] excluded) {
         if (stream.latePolicy() != LatePolicy.REJECT) {
             return;
         }
+        LateEventException first = null;
+        java.util.Map<Integer, LateEventException> lateRows = new java.util.TreeMap<>();
         long lateness = stream.latenessMicros();
         int timeIndex = stream.eventTimeIndex();
         for (int f = 0; f < clocks.length; f++) {
@@ -41,7 +53,7 @@ final class IngestGate {
             boolean[] known = new boolean[tasks.length];
             for (int i = 0; i < rows.size(); i++) {
                 int p = partitions[f][i];
-                if (p >= tasks.length) {
+                if (p >= tasks.length || excluded != null && excluded[i]) {
                     continue;
                 }
                 if (!known[p]) {
@@ -50,15 +62,24 @@ final class IngestGate {
                 }
                 long t = (Long) rows.get(i)[timeIndex];
                 if (s[p] != TaskPlan.NO_TIME && t < s[p] - lateness) {
-                    throw new LateEventException(i, t, s[p], topics[f] + "-" + p);
+                    LateEventException late = new LateEventException(i, t, s[p], topics[f] + "-" + p, f);
+                    if (first == null || i < first.row()) {
+                        first = late;
+                    }
+                    lateRows.putIfAbsent(i, late);
+                    continue; // the task will not take it: it does not raise S
                 }
                 s[p] = Math.max(s[p], t);
             }
         }
+        if (first != null) {
+            throw first.withLateRows(lateRows);
+        }
     }
 
     /** After {@link #check} passed, under the same lock: the rows are about to be published to their tasks. */
-    static void markPublished(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions) {
+    static void markPublished(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions,
+            boolean[] excluded) {
         if (stream.latePolicy() != LatePolicy.REJECT) {
             return;
         }
@@ -69,7 +90,7 @@ final class IngestGate {
             }
             for (int i = 0; i < rows.size(); i++) {
                 int p = partitions[f][i];
-                if (p < clocks[f].length) {
+                if (p < clocks[f].length && (excluded == null || !excluded[i])) {
                     clocks[f][p].published((Long) rows.get(i)[timeIndex]);
                 }
             }

@@ -8,13 +8,37 @@ public final class LateEventException extends RuntimeException {
     private final long eventTime;
     private final long streamTime;
     private final String task;
+    /** The partitioner topic (index in {@code partition_by} order) whose task the row is late for. */
+    private final int topicIndex;
+    /** Every late row of the statement, by row, this one first. */
+    private java.util.Map<Integer, LateEventException> lateRows = java.util.Map.of();
 
     public LateEventException(int row, long eventTime, long streamTime, String task) {
+        this(row, eventTime, streamTime, task, 0);
+    }
+
+    public LateEventException(int row, long eventTime, long streamTime, String task, int topicIndex) {
         super("row " + row + " is late for task " + task);
+        this.topicIndex = topicIndex;
         this.row = row;
         this.eventTime = eventTime;
         this.streamTime = streamTime;
         this.task = task;
+    }
+
+    LateEventException withLateRows(java.util.Map<Integer, LateEventException> rows) {
+        this.lateRows = java.util.Collections.unmodifiableMap(rows);
+        return this;
+    }
+
+    /** Every late row of the statement by its 0-based index, each with its own details: the rows to probe. */
+    public java.util.Map<Integer, LateEventException> lateRows() {
+        return lateRows;
+    }
+
+    /** The index (in {@code partition_by} order) of the partitioner topic whose task the row is late for. */
+    public int topicIndex() {
+        return topicIndex;
     }
 
     /** The 0-based index of the first late row in the statement. */

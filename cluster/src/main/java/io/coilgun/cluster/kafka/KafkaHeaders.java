@@ -6,6 +6,11 @@ public final class KafkaHeaders {
     public static final String REPLY_TO = "coilgun.reply-to";
     /** The request id (8 bytes) the reply carries back as its key. */
     public static final String CORRELATION = "coilgun.correlation";
+    /**
+     * Marks a probe: the record asks whether its event's id was accepted within the dedup horizon (reply DUPLICATE
+     * or NOT_DUPLICATE) and is never applied. The front end probes a row that looks late, which may be a retry.
+     */
+    public static final String PROBE = "coilgun.probe";
 
     private KafkaHeaders() {
     }

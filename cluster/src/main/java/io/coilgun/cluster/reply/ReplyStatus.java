@@ -4,7 +4,9 @@ package io.coilgun.cluster.reply;
 public enum ReplyStatus {
     APPLIED, LATE, DROPPED, INVALID, FAILED,
     /** The event id was already accepted (within the dedup horizon): not counted again. */
-    DUPLICATE;
+    DUPLICATE,
+    /** The answer to a probe whose event id was not accepted within the dedup horizon (nothing was applied). */
+    NOT_DUPLICATE;
 
     static ReplyStatus of(int ordinal) {
         return values()[ordinal];

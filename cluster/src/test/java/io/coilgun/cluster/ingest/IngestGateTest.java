@@ -76,7 +76,7 @@ class IngestGateTest {
     void publishedRowsCountUntilTheTaskTakesThem() {
         StreamDef s = stream(LatePolicy.REJECT);
         TaskClock[][] c = clocks(100 * S, 100 * S);
-        IngestGate.markPublished(s, rows(300 * S), c, partitions(0));
+        IngestGate.markPublished(s, rows(300 * S), c, partitions(0), null);
         assertEquals(300 * S, c[0][0].expected());
         assertThrows(LateEventException.class, () -> IngestGate.check(s, rows(250 * S), c, partitions(0), TOPICS),
                 "a row published before, not yet taken by the task, counts");

@@ -14,6 +14,9 @@ import java.util.OptionalInt;
  *     appends a column and a version, so version {@code v} has the first {@code schemaWidths.get(v - 1)} columns
  * @param backfillHorizonMicros history kept in the reservoirs beyond the longest window of the stream's metrics,
  *     for metrics created later with a backfill (option {@code backfill_horizon}, default 0)
+ * @param dedupHorizonMicros how far behind the stream time an accepted event's id is still recognized, so that a
+ *     retry of it is answered as a duplicate whatever its lateness (option {@code dedup_horizon}, default 1 hour, at
+ *     least the lateness)
  */
 public record StreamDef(
         String name,
@@ -26,9 +29,11 @@ public record StreamDef(
         LatePolicy latePolicy,
         String ddl,
         List<Integer> schemaWidths,
-        long backfillHorizonMicros) {
+        long backfillHorizonMicros,
+        long dedupHorizonMicros) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
+    public static final long DEFAULT_DEDUP_HORIZON_MICROS = 3_600_000_000L;
     public static final int DEFAULT_PARTITIONS = 4;
 
     public StreamDef {
@@ -44,7 +49,7 @@ public record StreamDef(
     public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
             List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl) {
         this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
-                List.of(columns.size()), 0);
+                List.of(columns.size()), 0, Math.max(DEFAULT_DEDUP_HORIZON_MICROS, latenessMicros));
     }
 
     /** The current schema version (1 for a stream never altered). */
@@ -64,7 +69,7 @@ public record StreamDef(
         List<Integer> widths = new java.util.ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, widths, backfillHorizonMicros);
+                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros);
     }
 
     public OptionalInt columnIndex(String column) {

@@ -50,7 +50,8 @@ public final class TaskPlan implements AutoCloseable {
     /** The filters, group-bys and event decoding the metrics share. */
     private final SharedOperators shared;
     private Object[] values;
-    private final DuplicateFilter duplicates;
+    /** The ids accepted within the dedup horizon; null for a stream without an event_id column. */
+    private final DuplicateIndex duplicates;
     private long lastOffset;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
@@ -66,21 +67,24 @@ public final class TaskPlan implements AutoCloseable {
         this.lastOffset = lastOffset;
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
-        this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateFilter(stream.latenessMicros());
+        boolean indexed = store.familyNames().contains(DuplicateIndex.FAMILY);
+        this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateIndex(store, reservoir,
+                stream.dedupHorizonMicros(), stream.eventIdIndex(), shared);
+        if (duplicates != null && !indexed && reservoir.streamTime() != NO_TIME) {
+            // a task from before the index existed: fill it once from the reservoir's events within the horizon
+            long now = reservoir.streamTime();
+            Object[] scratch = new Object[values.length];
+            reservoir.scan(now - stream.dedupHorizonMicros(), now, (seq, time, schema, data, off, len) -> {
+                codec.decode(data, off, len, scratch);
+                duplicates.accepted(scratch[stream.eventIdIndex()], time);
+            });
+            store.commit();
+        }
         store.scan(META_FAILED, failedKey(Long.MAX_VALUE), (key, value) -> {
             FailedEvent f = FailedEvent.decode(value);
             failedEvents.put(f.offset(), f);
             return true;
         });
-        if (duplicates != null && reservoir.streamTime() != NO_TIME) {
-            // refill the dedup horizon from the reservoir's own events
-            long now = reservoir.streamTime();
-            Object[] scratch = new Object[values.length];
-            reservoir.scan(now - stream.latenessMicros() - 1, now, (seq, time, schema, data, off, len) -> {
-                codec.decode(data, off, len, scratch);
-                duplicates.accepted(scratch[stream.eventIdIndex()], time, now);
-            });
-        }
     }
 
     /**
@@ -257,6 +261,13 @@ public final class TaskPlan implements AutoCloseable {
         if (t == null) {
             return Outcome.NULL_TIME; // the front end refuses these; a raw producer may not
         }
+        if (TestFaults.ENABLED) {
+            TestFaults.beforeApply(values);
+        }
+        // Before lateness: a retry of an accepted event is a duplicate however late it comes (within the horizon).
+        if (duplicates != null && duplicates.seen(values[stream.eventIdIndex()])) {
+            return Outcome.DUPLICATE;
+        }
         long eventTime = (Long) t;
         long streamTime = reservoir.streamTime();
         if (eventTime < streamTime - stream.latenessMicros()) {
@@ -269,18 +280,9 @@ public final class TaskPlan implements AutoCloseable {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
-        if (TestFaults.ENABLED) {
-            TestFaults.beforeApply(values);
-        }
-        if (duplicates != null) {
-            Object id = values[stream.eventIdIndex()];
-            if (id != null && duplicates.seen(id)) {
-                return Outcome.DUPLICATE;
-            }
-        }
         reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
-        if (duplicates != null && values[stream.eventIdIndex()] != null) {
-            duplicates.accepted(values[stream.eventIdIndex()], eventTime, reservoir.streamTime());
+        if (duplicates != null) {
+            duplicates.accepted(values[stream.eventIdIndex()], eventTime);
         }
         shared.arrived(values);
         for (MetricOperator op : operators) {
@@ -297,6 +299,19 @@ public final class TaskPlan implements AutoCloseable {
             at += op.def().aggregations().size();
         }
         return Outcome.APPLIED;
+    }
+
+    /**
+     * Whether the event in {@code payload} is a duplicate: its id was accepted within the dedup horizon. Changes
+     * nothing (a probe of the front end, for a row that looks late and may be a retry).
+     */
+    public boolean isDuplicate(byte[] payload) {
+        if (duplicates == null) {
+            return false;
+        }
+        Object[] event = new Object[codec.columnCount()];
+        codec.decode(payload, event);
+        return duplicates.seen(event[stream.eventIdIndex()]);
     }
 
     /** The id the front end assigned to the event {@link #process} took last (0 for a stream with event ids). */
@@ -372,7 +387,7 @@ public final class TaskPlan implements AutoCloseable {
         store.commit();
         reservoir.committed();
         if (!operators.isEmpty()) {
-            long reach = 0;
+            long reach = duplicates == null ? 0 : stream.dedupHorizonMicros(); // the dedup expiry reads back that far
             for (MetricOperator op : operators) {
                 reach = Math.max(reach, op.reach());
             }
@@ -389,6 +404,9 @@ public final class TaskPlan implements AutoCloseable {
             for (MetricOperator op : operators) {
                 op.close();
             }
+            if (duplicates != null) {
+                duplicates.close();
+            }
             reservoir.discard();
         } finally {
             store.close();
@@ -401,6 +419,9 @@ public final class TaskPlan implements AutoCloseable {
             for (MetricOperator op : operators) {
                 op.close();
             }
+            if (duplicates != null) {
+                duplicates.close();
+            }
             reservoir.close();
         } finally {
             store.close();
@@ -410,7 +431,7 @@ public final class TaskPlan implements AutoCloseable {
     /** What {@link #process} did with an event. */
     public enum Outcome {
         APPLIED, LATE, DROPPED, NULL_TIME,
-        /** An event whose id was accepted within the dedup horizon ({@link DuplicateFilter}): not counted again. */
+        /** An event whose id was accepted within the dedup horizon ({@link DuplicateIndex}): not counted again. */
         DUPLICATE
     }
 }

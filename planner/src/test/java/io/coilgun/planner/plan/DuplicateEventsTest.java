@@ -56,12 +56,28 @@ class DuplicateEventsTest {
             offset = plan.nextOffset();
             assertEquals(TaskPlan.Outcome.DUPLICATE, send(plan, 3, T0 + 4 * Durations.SECOND, 1.0),
                     "the horizon is refilled from the reservoir after a restart");
-            // 20 s later, event 1 (at T0) is behind S - lateness: a retry of it is late, not a duplicate
+            // 20 s later, event 1 (at T0) is behind S - lateness, but a retry of it is still a duplicate: the dedup
+            // horizon (1 hour by default) is checked before lateness
             assertEquals(TaskPlan.Outcome.APPLIED, send(plan, 4, T0 + 20 * Durations.SECOND, 2.0));
-            assertEquals(TaskPlan.Outcome.LATE, send(plan, 1, T0, 10.0));
+            assertEquals(TaskPlan.Outcome.DUPLICATE, send(plan, 1, T0, 10.0));
+            assertEquals(TaskPlan.Outcome.LATE, send(plan, 99, T0, 10.0), "a late event never accepted is late");
             assertEquals(TaskPlan.Outcome.APPLIED, send(plan, 5, T0 + 21 * Durations.SECOND, 0.5));
             assertEquals(18.5, results[0]);
             assertEquals(5L, results[1]);
+            // two hours on, event 1 left the horizon: a retry of it is judged as a new event (late)
+            assertEquals(TaskPlan.Outcome.APPLIED, send(plan, 6, T0 + 2 * Durations.HOUR, 1.0));
+            assertEquals(TaskPlan.Outcome.LATE, send(plan, 1, T0, 10.0));
+            assertEquals(TaskPlan.Outcome.DUPLICATE, send(plan, 6, T0 + 2 * Durations.HOUR, 1.0));
+            plan.checkpoint();
+            plan.close();
+            plan = open(dir);
+            offset = plan.nextOffset();
+            assertEquals(TaskPlan.Outcome.DUPLICATE, send(plan, 6, T0 + 2 * Durations.HOUR, 1.0), "after a restart");
+            assertEquals(TaskPlan.Outcome.APPLIED, send(plan, 7, T0 + 2 * Durations.HOUR + 30 * Durations.MINUTE, 1.0));
+            assertEquals(TaskPlan.Outcome.DUPLICATE, send(plan, 6, T0 + 2 * Durations.HOUR, 1.0),
+                    "late by 30 minutes, but within the horizon");
+            assertEquals(TaskPlan.Outcome.LATE, send(plan, 5, T0 + 21 * Durations.SECOND, 0.5),
+                    "left the horizon with event 1");
         } finally {
             plan.close();
         }

@@ -65,27 +65,90 @@ public final class Inserter {
                 k -> ConcurrentHashMap.newKeySet());
         running.add(result);
         result.whenComplete((r, e) -> running.remove(result));
+        publish(ins, codec, assignedIds, new boolean[ins.rows().size()], 0, result, rowName, rowContext);
+        return result;
+    }
+
+    /** How many rounds of probes a statement may take when its rows keep looking late (a fast-moving stream). */
+    private static final int MAX_PROBE_ROUNDS = 3;
+
+    /**
+     * Publishes the rows not {@code excluded} (retries found to be duplicates), or, when some look late, probes them
+     * first: a retry of an accepted event is a duplicate however late (within the dedup horizon), so the statement
+     * goes on without it; a late row that is not a retry fails the statement, nothing applied.
+     */
+    private void publish(InsertStatement ins, EventCodec codec, long[] assignedIds, boolean[] excluded, int round,
+            CompletableFuture<QueryResult> result, IntFunction<String> rowName, IntFunction<String> rowContext) {
+        StreamDef stream = ins.stream();
         List<CompletableFuture<List<Reply>>> pending;
+        LateEventException late;
         synchronized (publisher.ingestLock(stream.name())) {
             if (catalog.stream(stream.name()).isEmpty()) {
                 result.completeExceptionally(dropped(stream.name()));
-                return result;
+                return;
             }
             try {
-                pending = publisher.publishAll(stream, codec, ins.rows(), assignedIds);
-            } catch (LateEventException late) {
-                result.completeExceptionally(lateError(stream, late, rowName, rowContext));
-                return result;
+                pending = publisher.publishAll(stream, codec, ins.rows(), assignedIds, excluded);
+                late = null;
+            } catch (LateEventException e) {
+                late = e;
+                pending = null;
             } catch (TaskStoppedException stopped) {
                 result.completeExceptionally(new PgException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.code(),
                         stopped.getMessage() + "; nothing was applied (see coilgun.tasks; a restart of the node "
                                 + "reopens the task)"));
-                return result;
+                return;
             } catch (RuntimeException e) {
                 result.completeExceptionally(e); // Kafka refused a send
-                return result;
+                return;
             }
         }
+        if (late != null) {
+            probeLateRows(ins, codec, assignedIds, excluded, round, late, result, rowName, rowContext);
+            return;
+        }
+        answer(ins, assignedIds, pending, result);
+    }
+
+    /** Probes the rows that look late (outside the ingest lock: a Kafka round trip); goes on or fails. */
+    private void probeLateRows(InsertStatement ins, EventCodec codec, long[] assignedIds, boolean[] excluded,
+            int round, LateEventException late, CompletableFuture<QueryResult> result, IntFunction<String> rowName,
+            IntFunction<String> rowContext) {
+        StreamDef stream = ins.stream();
+        if (stream.eventIdIndex() < 0 || round >= MAX_PROBE_ROUNDS) {
+            // ids assigned on ingest are new on every attempt: such a row cannot be a retry
+            result.completeExceptionally(lateError(stream, late, rowName, rowContext));
+            return;
+        }
+        List<Map.Entry<Integer, LateEventException>> rows = List.copyOf(late.lateRows().entrySet());
+        List<CompletableFuture<Boolean>> probes = new ArrayList<>(rows.size());
+        for (Map.Entry<Integer, LateEventException> row : rows) {
+            probes.add(publisher.probe(stream, codec, ins.rows().get(row.getKey()), assignedIds[row.getKey()],
+                    row.getValue().topicIndex()));
+        }
+        CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+                return;
+            }
+            for (int i = 0; i < rows.size(); i++) {
+                if (!probes.get(i).join()) {
+                    result.completeExceptionally(lateError(stream, rows.get(i).getValue(), rowName, rowContext));
+                    return;
+                }
+            }
+            boolean[] more = excluded.clone();
+            for (Map.Entry<Integer, LateEventException> row : rows) {
+                more[row.getKey()] = true;
+            }
+            publish(ins, codec, assignedIds, more, round + 1, result, rowName, rowContext);
+        });
+    }
+
+    /** Answers the statement once every task replied. */
+    private void answer(InsertStatement ins, long[] assignedIds, List<CompletableFuture<List<Reply>>> pending,
+            CompletableFuture<QueryResult> result) {
+        StreamDef stream = ins.stream();
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> {
             List<MetricDef> metrics = catalog.metricsOf(stream.name());
             List<Object[]> rows = new ArrayList<>();
@@ -94,14 +157,16 @@ public final class Inserter {
             for (int i = 0; i < pending.size(); i++) {
                 List<Reply> replies = pending.get(i).join();
                 boolean duplicate = false;
+                boolean dropped = false;
                 for (Reply r : replies) {
                     duplicate |= r.status() == ReplyStatus.DUPLICATE;
+                    dropped |= r.status() == ReplyStatus.DROPPED;
                 }
                 if (duplicate) {
                     notices.add("event " + eventId(stream, ins.rows().get(i), assignedIds[i])
                             + " is a duplicate (its id was already accepted): not counted again");
-                } else {
-                    applied++;
+                } else if (!dropped) {
+                    applied++; // the tag counts the events applied (a late event dropped is not)
                 }
                 for (Reply r : replies) {
                     if (r.status() == ReplyStatus.LATE || r.status() == ReplyStatus.INVALID
@@ -128,7 +193,6 @@ public final class Inserter {
                 result.complete(r);
             }
         });
-        return result;
     }
 
     /**

@@ -65,6 +65,7 @@ final class StreamCompiler {
         long lateness = StreamDef.DEFAULT_LATENESS_MICROS;
         LatePolicy policy = LatePolicy.REJECT;
         long backfillHorizon = 0;
+        Long dedupHorizon = null;
         Set<String> given = new HashSet<>();
         for (SqlOption o : node.options()) {
             String key = o.keyName().toLowerCase(Locale.ROOT);
@@ -80,9 +81,10 @@ final class StreamCompiler {
                 case "lateness" -> lateness = duration(sql, o, value, "lateness");
                 case "late_events" -> policy = latePolicy(sql, o, value);
                 case "backfill_horizon" -> backfillHorizon = duration(sql, o, value, "backfill_horizon");
+                case "dedup_horizon" -> dedupHorizon = duration(sql, o, value, "dedup_horizon");
                 default -> throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized stream option \"" + key
                         + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events, "
-                        + "backfill_horizon)", o.key());
+                        + "backfill_horizon, dedup_horizon)", o.key());
             }
         }
 
@@ -108,8 +110,14 @@ final class StreamCompiler {
                         + "field", option(node, "partition_by"));
             }
         }
+        if (dedupHorizon != null && dedupHorizon < lateness) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "dedup_horizon must be at least the lateness ("
+                    + Durations.format(lateness) + "): a retry that is not late must always be recognized",
+                    option(node, "dedup_horizon"));
+        }
+        long dedup = dedupHorizon != null ? dedupHorizon : Math.max(StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, lateness);
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
-                lateness, policy, ddl, List.of(columns.size()), backfillHorizon), node.ifNotExists());
+                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup), node.ifNotExists());
     }
 
     /**

@@ -141,6 +141,29 @@ public final class StateStore implements AutoCloseable {
 
     /** The column family {@code name}, created (empty) if it does not exist. */
     public Family family(String name) {
+        return family(name, true);
+    }
+
+    /**
+     * The column family {@code name}, created (empty) if it does not exist; with {@code cached} false, its committed
+     * rows are never kept in the store's heap cache (reads go to RocksDB: its memtables, bloom filters and block
+     * cache): for families read once per key, such as the ids of the dedup horizon, that would only evict hotter rows.
+     */
+    public Family family(String name, boolean cached) {
+        Family existing = families.get(name);
+        if (existing != null) {
+            if (!cached && existing.cached) {
+                existing.cached = false;
+                cache.keySet().removeIf(k -> k.family == existing.id);
+            }
+            return existing;
+        }
+        Family created = createFamily(name);
+        created.cached = cached;
+        return created;
+    }
+
+    private Family createFamily(String name) {
         Family f = families.get(name);
         if (f != null) {
             return f;
@@ -227,8 +250,10 @@ public final class StateStore implements AutoCloseable {
             throw new StateStoreException("commit failed in " + dir, e);
         }
         for (Family f : families.values()) {
-            for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
-                cache.put(Key.of(f.id, e.getKey()), e.getValue() == null ? ABSENT : e.getValue());
+            if (f.cached) {
+                for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
+                    cache.put(Key.of(f.id, e.getKey()), e.getValue() == null ? ABSENT : e.getValue());
+                }
             }
             f.dirty.clear();
         }
@@ -257,6 +282,8 @@ public final class StateStore implements AutoCloseable {
         /** Uncommitted writes; a null value is a delete. */
         private final TreeMap<byte[], byte[]> dirty = new TreeMap<>(Arrays::compareUnsigned);
         private boolean dropped;
+        /** Whether committed rows are kept in the store's heap cache. */
+        private boolean cached = true;
 
         private Family(String name, ColumnFamilyHandle handle, int id) {
             this.name = name;
@@ -272,6 +299,13 @@ public final class StateStore implements AutoCloseable {
             checkLive();
             if (dirty.containsKey(key)) {
                 return dirty.get(key);
+            }
+            if (!cached) {
+                try {
+                    return db.get(handle, readOptions, key);
+                } catch (RocksDBException e) {
+                    throw new StateStoreException("read failed in " + dir + " (" + name + ")", e);
+                }
             }
             Key k = Key.of(id, key);
             byte[] cached = cache.get(k);

@@ -31,7 +31,8 @@ final class KafkaSender implements Sender {
             new StreamColumn("card_id", ColumnType.VARCHAR, false),
             new StreamColumn("merchant_id", ColumnType.VARCHAR, false),
             new StreamColumn("amount", ColumnType.DOUBLE, false)), 1, 0, List.of("card_id"), 4,
-            StreamDef.DEFAULT_LATENESS_MICROS, LatePolicy.REJECT, Workload.STREAM_DDL, List.of(5), 0);
+            StreamDef.DEFAULT_LATENESS_MICROS, LatePolicy.REJECT, Workload.STREAM_DDL, List.of(5), 0,
+            StreamDef.DEFAULT_DEDUP_HORIZON_MICROS);
 
     private final KafkaProducer<byte[], byte[]> producer;
     private final ReplyRouter router;
