@@ -273,7 +273,8 @@ class SubscribeIT {
         assertTrue(show.get(0).startsWith("card\tid BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE\tts\tid\tcard\t2\t"), show.get(0));
         List<String> csv = PsqlReadmeIT.psql(node.port(), "-c",
                 "COPY (SHOW STREAMS) TO STDOUT WITH (FORMAT csv, HEADER true)");
-        assertEquals("name,columns,event_time,event_id,partition_by,partitions,lateness,late_events,schema_version",
+        assertEquals("name,columns,event_time,event_id,partition_by,partitions,lateness,late_events,dedup_horizon,"
+                + "schema_version",
                 csv.get(0));
         assertTrue(csv.get(1).startsWith("card,\"id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE\",ts,id,card,2,"), csv.get(1));
     }
