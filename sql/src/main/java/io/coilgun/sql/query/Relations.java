@@ -1,5 +1,6 @@
 package io.coilgun.sql.query;
 
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
@@ -112,7 +113,9 @@ final class Relations {
             cols.add(new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), true));
         }
         for (var a : m.aggregations()) {
-            cols.add(new Col(a.name(), PgTypes.sql(a.resultType()), PgTypes.of(a.resultType()), true));
+            // an aggregate of varchar is text in Postgres (min, max, last, prev)
+            int oid = a.resultType() == ColumnType.VARCHAR ? PgTypes.TEXT : PgTypes.of(a.resultType());
+            cols.add(new Col(a.name(), PgTypes.sql(a.resultType()), oid, true));
         }
         cols.add(Col.timestamp(MetricTable.STREAM_TIME));
         return cols;
