@@ -489,11 +489,7 @@ class AggregationMatrixIT {
             }
             return out;
         });
-        long deadline = System.currentTimeMillis() + 10_000;
-        while (node.subscriptions() == 0 && System.currentTimeMillis() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(1, node.subscriptions());
+        node.awaitSubscriptions(n -> n == 1);
         return rows;
     }
 

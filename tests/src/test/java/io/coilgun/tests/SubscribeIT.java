@@ -59,11 +59,7 @@ class SubscribeIT {
     }
 
     private static void awaitSubscriptions(IntPredicate wanted) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!wanted.test(node.subscriptions())) {
-            assertTrue(System.nanoTime() < deadline, "subscriptions now " + node.subscriptions());
-            Thread.sleep(20);
-        }
+        node.awaitSubscriptions(wanted);
     }
 
     /** INSERT … RETURNING *: {id, total, cnt}. */

@@ -103,10 +103,7 @@ class TaskFailureIT {
                     }
                     return ids;
                 });
-                long deadline = System.currentTimeMillis() + 10_000;
-                while (node.subscriptions() == 0 && System.currentTimeMillis() < deadline) {
-                    Thread.sleep(10);
-                }
+                node.awaitSubscriptions(n -> n == 1);
                 PSQLException multi = assertThrows(PSQLException.class, () -> s.executeQuery(multiRow(101, "c2")));
                 assertEquals("XX000", multi.getSQLState());
                 assertTrue(multi.getMessage().contains("row 3: task"), multi.getMessage());

@@ -46,6 +46,16 @@ final class TestNode implements AutoCloseable {
         return node.feed().size();
     }
 
+    /** Waits (up to 30 s) until the number of open SUBSCRIBE statements is what {@code wanted} accepts. */
+    void awaitSubscriptions(java.util.function.IntPredicate wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!wanted.test(subscriptions())) {
+            org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() < deadline,
+                    "subscriptions now " + subscriptions());
+            Thread.sleep(20);
+        }
+    }
+
     /** A pgjdbc connection with the driver's defaults (extended protocol, server-prepared statements). */
     Connection connect() throws SQLException {
         return connect("");
