@@ -1,0 +1,73 @@
+package io.coilgun.tests;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module layering of the design card, checked on the compiled classes of every module (every reference in the
+ * bytecode, fully qualified names included, not just imports): {@code server -> pgwire, sql, cluster};
+ * {@code sql -> planner}; {@code cluster -> planner -> storage}; {@code pgwire} knows the protocol and nothing of
+ * Kafka, RocksDB, Calcite or the other modules; the libraries stay where they belong (Kafka in cluster and server,
+ * Calcite in sql, RocksDB in storage, Netty in pgwire).
+ */
+class LayeringTest {
+    private static final String KAFKA = "org.apache.kafka..";
+    private static final String CALCITE = "org.apache.calcite..";
+    private static final String ROCKSDB = "org.rocksdb..";
+    private static final String NETTY = "io.netty..";
+
+    static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.coilgun");
+    }
+
+    private static void check(String module, String... forbidden) {
+        ArchRule rule = noClasses().that().resideInAPackage("io.coilgun." + module + "..")
+                .should().dependOnClassesThat().resideInAnyPackage(forbidden)
+                .because("the module layering of the design card (docs/architecture.md, Modules)");
+        rule.check(classes);
+    }
+
+    @Test
+    void storageDependsOnNoOtherModule() {
+        check("storage", "io.coilgun.planner..", "io.coilgun.cluster..", "io.coilgun.sql..", "io.coilgun.pgwire..",
+                "io.coilgun.server..", KAFKA, CALCITE, NETTY);
+    }
+
+    @Test
+    void plannerDependsOnStorageOnly() {
+        check("planner", "io.coilgun.cluster..", "io.coilgun.sql..", "io.coilgun.pgwire..", "io.coilgun.server..",
+                KAFKA, CALCITE, NETTY, ROCKSDB);
+    }
+
+    @Test
+    void clusterDependsOnPlannerAndStorage() {
+        check("cluster", "io.coilgun.sql..", "io.coilgun.pgwire..", "io.coilgun.server..", CALCITE, NETTY, ROCKSDB);
+    }
+
+    @Test
+    void sqlDependsOnPlannerOnly() {
+        check("sql", "io.coilgun.cluster..", "io.coilgun.pgwire..", "io.coilgun.server..", "io.coilgun.storage..",
+                KAFKA, NETTY, ROCKSDB);
+    }
+
+    @Test
+    void pgwireKnowsOnlyTheProtocol() {
+        check("pgwire", "io.coilgun.storage..", "io.coilgun.planner..", "io.coilgun.cluster..", "io.coilgun.sql..",
+                "io.coilgun.server..", KAFKA, CALCITE, ROCKSDB);
+    }
+
+    @Test
+    void serverDoesNotReachStorage() {
+        check("server", "io.coilgun.storage..", ROCKSDB);
+    }
+}
