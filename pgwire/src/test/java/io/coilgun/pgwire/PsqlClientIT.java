@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The real {@code psql} (PostgreSQL 15 client) against the server. With {@code -c}, psql sends the startup
  * message (after an SSLRequest answered 'N') and then only the given text as one Query: no catalog queries.
  */
-class PsqlClientTest {
+class PsqlClientIT {
     private static final Path PSQL = Path.of("/usr/bin/psql");
     private static final FakeSessionFactory SESSIONS = new FakeSessionFactory();
     private static PgServer server;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.util.PSQLException;
 
 /** SCRAM-SHA-256 and clear-text password authentication, driven by pgjdbc, psql and raw messages. */
-class PgAuthenticationTest {
+class PgAuthenticationIT {
     private static final Path PSQL = Path.of("/usr/bin/psql");
     private static final FakeSessionFactory SESSIONS = new FakeSessionFactory();
     /** alice's secret is a plain password, bob's a verifier of "pencil" (as Postgres stores it). */
@@ -98,7 +98,7 @@ class PgAuthenticationTest {
     @Test
     void psqlWithPgpassword() throws Exception {
         if (!Files.isExecutable(PSQL)) {
-            return; // psql is checked by PsqlClientTest's assumption; nothing to run here without it
+            return; // psql is checked by PsqlClientIT's assumption; nothing to run here without it
         }
         for (PgServer server : new PgServer[] {scram, password}) {
             String[] ok = psql(server, "alice", "s3cret");

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * TLS on SSLRequest with a self-signed certificate made by {@code openssl} for the test: pgjdbc and psql with
  * sslmode=require (and psql verify-ca against the certificate), sslmode=disable still in clear; GSSENCRequest 'N'.
  */
-class PgTlsTest {
+class PgTlsIT {
     private static final Path PSQL = Path.of("/usr/bin/psql");
     private static final FakeSessionFactory SESSIONS = new FakeSessionFactory();
     @TempDir
