@@ -1,5 +1,6 @@
 package io.coilgun.cluster;
 
+import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.kafka.TopicAdmin;
@@ -21,12 +22,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * This node's part of the cluster: the processor units and their tasks, the event publisher and reply router,
@@ -53,7 +52,7 @@ public final class ClusterNode implements AutoCloseable {
         this.admin = admin;
         admin.ensureTopic(Topics.CATALOG, 1, CatalogLog.topicConfig());
         admin.ensureTopic(Topics.replies(config.nodeId()), 1, Map.of("retention.ms", "3600000"));
-        this.producer = newProducer(config.bootstrapServers());
+        this.producer = KafkaClients.producer(config.bootstrapServers(), "coilgun-producer");
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
@@ -79,17 +78,6 @@ public final class ClusterNode implements AutoCloseable {
             admin.close();
             throw e;
         }
-    }
-
-    private static KafkaProducer<byte[], byte[]> newProducer(String bootstrapServers) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("acks", "all");
-        p.put("enable.idempotence", "true");
-        p.put("linger.ms", "0");
-        p.put("max.block.ms", "15000");
-        p.put("client.id", "coilgun-producer");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     public CatalogLog catalog() {

@@ -1,12 +1,12 @@
 package io.coilgun.cluster.catalog;
 
+import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -15,8 +15,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The durable catalog: a compacted, single-partition Kafka topic whose records are the DDL statements that
@@ -64,13 +62,9 @@ public final class CatalogLog {
 
     /** Reads every entry, oldest first; a removed entry comes as a tombstone (null DDL) after it. */
     public List<Entry> readAll() {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("enable.auto.commit", "false");
         TopicPartition tp = new TopicPartition(Topics.CATALOG, 0);
         List<Entry> entries = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(bootstrapServers, "coilgun-catalog", 0, 0)) {
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
             long end = consumer.endOffsets(List.of(tp)).get(tp);
@@ -82,16 +76,6 @@ public final class CatalogLog {
             }
         }
         return entries;
-    }
-
-    public static KafkaProducer<byte[], byte[]> newProducer(String bootstrapServers) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("acks", "all");
-        p.put("enable.idempotence", "true");
-        p.put("linger.ms", "0");
-        p.put("max.block.ms", "15000");
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     /** One catalog record; {@code ddl} is null for a tombstone. */

@@ -4,14 +4,12 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
@@ -24,11 +22,7 @@ public final class TopicAdmin implements AutoCloseable {
     private final short replication;
 
     public TopicAdmin(String bootstrapServers, short replication) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
-        this.admin = Admin.create(p);
+        this.admin = KafkaClients.admin(bootstrapServers);
         this.replication = replication;
     }
 

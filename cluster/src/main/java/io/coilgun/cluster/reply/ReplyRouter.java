@@ -1,11 +1,11 @@
 package io.coilgun.cluster.reply;
 
+import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +13,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,12 +31,7 @@ public final class ReplyRouter implements AutoCloseable {
     private volatile boolean running = true;
 
     public ReplyRouter(String bootstrapServers, String nodeId, long timeoutMs) {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("enable.auto.commit", "false");
-        p.put("fetch.max.wait.ms", "50");
-        p.put("client.id", "coilgun-replies-" + nodeId);
-        this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-replies-" + nodeId, 0, 50);
         TopicPartition tp = new TopicPartition(Topics.replies(nodeId), 0);
         consumer.assign(List.of(tp));
         consumer.seekToEnd(List.of(tp));

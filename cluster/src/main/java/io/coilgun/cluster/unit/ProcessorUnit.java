@@ -1,5 +1,6 @@
 package io.coilgun.cluster.unit;
 
+import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskState;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -18,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,14 +48,7 @@ public final class ProcessorUnit implements AutoCloseable {
     public ProcessorUnit(String name, String bootstrapServers, ChunkCache chunkCache) {
         this.name = name;
         this.chunkCache = chunkCache;
-        Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("enable.auto.commit", "false");
-        p.put("auto.offset.reset", "earliest");
-        p.put("max.poll.records", "1000");
-        p.put("fetch.max.wait.ms", "50");
-        p.put("client.id", "coilgun-" + name);
-        this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-" + name, 1000, 50);
         this.thread = new Thread(this::run, "coilgun-" + name);
     }
 

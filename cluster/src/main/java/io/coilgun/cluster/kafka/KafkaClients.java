@@ -1,0 +1,63 @@
+package io.coilgun.cluster.kafka;
+
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** The one place where Coilgun's Kafka clients get their settings: producer, consumers and admin. */
+public final class KafkaClients {
+    private KafkaClients() {
+    }
+
+    /**
+     * The node's producer of events, replies and catalog records: acknowledged by every in-sync replica, idempotent
+     * (a retried send is not written twice, order kept per partition), sent at once (each statement waits for it).
+     */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrapServers, String clientId) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * A consumer of assigned partitions (no group, no committed offsets: positions live in the tasks' checkpoints).
+     *
+     * @param maxPollRecords records per poll at most, or 0 for Kafka's default
+     * @param fetchMaxWaitMs how long a fetch waits for data, or 0 for Kafka's default
+     */
+    public static KafkaConsumer<byte[], byte[]> consumer(String bootstrapServers, String clientId,
+            int maxPollRecords, int fetchMaxWaitMs) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        if (maxPollRecords > 0) {
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
+        }
+        if (fetchMaxWaitMs > 0) {
+            p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Integer.toString(fetchMaxWaitMs));
+        }
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The admin client for topics and offsets. */
+    public static Admin admin(String bootstrapServers) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        return Admin.create(p);
+    }
+}
