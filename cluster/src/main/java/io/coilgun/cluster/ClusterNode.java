@@ -7,6 +7,7 @@ import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyRouter;
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskPlacement;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
@@ -45,6 +46,8 @@ public final class ClusterNode implements AutoCloseable {
     private final List<ProcessorUnit> units = new ArrayList<>();
     private final ReservoirIO reservoirIO = ReservoirIO.defaults();
     private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
+    /** Which tasks run here, on which unit: the seam of the assignor. */
+    private final TaskPlacement placement;
     private final io.coilgun.cluster.feed.ResultFeed feed = new io.coilgun.cluster.feed.ResultFeed();
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
@@ -56,6 +59,7 @@ public final class ClusterNode implements AutoCloseable {
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
+        this.placement = new TaskPlacement(config.processorUnits());
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit("unit-" + i, config.bootstrapServers(),
                     new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
@@ -112,13 +116,14 @@ public final class ClusterNode implements AutoCloseable {
         List<CompletableFuture<Void>> started = new ArrayList<>();
         for (String field : stream.partitionBy()) {
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
-            String topic = Topics.partitioner(stream.name(), field);
-            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions());
-            for (int p = 0; p < stream.partitions(); p++) {
-                TaskId id = new TaskId(topic, p);
-                ProcessorUnit unit = units.get(Math.floorMod(id.hashCode(), units.size()));
+            TaskClock[] clocks = publisher.registerClocks(Topics.partitioner(stream.name(), field), stream.partitions());
+            for (TaskId id : TaskId.allOf(stream, field)) {
+                if (!placement.runsHere(id)) {
+                    continue;
+                }
+                ProcessorUnit unit = units.get(placement.unit(id));
                 taskUnits.put(id, unit);
-                TaskClock clock = clocks[p];
+                TaskClock clock = clocks[id.partition()];
                 started.add(unit.submit(u -> {
                     TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
                     TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(taskDir(id), s, m, reservoirIO,
@@ -139,10 +144,8 @@ public final class ClusterNode implements AutoCloseable {
     public boolean awaitReplayed(List<StreamDef> streams, long timeoutMs) {
         List<TopicPartition> partitions = new ArrayList<>();
         for (StreamDef stream : streams) {
-            for (String field : stream.partitionBy()) {
-                for (int p = 0; p < stream.partitions(); p++) {
-                    partitions.add(new TopicPartition(Topics.partitioner(stream.name(), field), p));
-                }
+            for (TaskId id : TaskId.all(stream)) {
+                partitions.add(id.topicPartition());
             }
         }
         if (partitions.isEmpty()) {
@@ -183,18 +186,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
     public void alterStream(StreamDef stream) {
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        for (String field : stream.partitionBy()) {
-            String topic = Topics.partitioner(stream.name(), field);
-            for (int p = 0; p < stream.partitions(); p++) {
-                TaskId id = new TaskId(topic, p);
-                ProcessorUnit unit = taskUnits.get(id);
-                if (unit != null) {
-                    done.add(unit.submit(u -> u.task(id).alterStream(stream)));
-                }
-            }
-        }
-        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        onTasks(TaskId.all(stream), (u, id) -> u.task(id).alterStream(stream));
     }
 
     /**
@@ -203,19 +195,12 @@ public final class ClusterNode implements AutoCloseable {
      * a stream of the same name can be created at once. Blocking.
      */
     public void dropStream(StreamDef stream) {
-        List<CompletableFuture<Void>> done = new ArrayList<>();
         for (String field : stream.partitionBy()) {
-            String topic = Topics.partitioner(stream.name(), field);
-            publisher.unregisterClocks(topic);
-            for (int p = 0; p < stream.partitions(); p++) {
-                TaskId id = new TaskId(topic, p);
-                ProcessorUnit unit = taskUnits.remove(id);
-                if (unit != null) {
-                    done.add(unit.submit(u -> u.removeTask(id)));
-                }
-            }
+            publisher.unregisterClocks(Topics.partitioner(stream.name(), field));
         }
-        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        List<TaskId> tasks = TaskId.all(stream);
+        onTasks(tasks, (u, id) -> u.removeTask(id));
+        tasks.forEach(taskUnits::remove);
         purgeStream(stream.name());
     }
 
@@ -249,30 +234,27 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */
     public void dropMetric(StreamDef stream, MetricDef metric) {
-        String topic = Topics.partitioner(stream.name(), metric.partitioner());
-        List<CompletableFuture<Void>> done = new ArrayList<>();
-        for (int p = 0; p < stream.partitions(); p++) {
-            TaskId id = new TaskId(topic, p);
-            ProcessorUnit unit = taskUnits.get(id);
-            if (unit != null) {
-                done.add(unit.submit(u -> u.task(id).dropMetric(metric.name())));
-            }
-        }
-        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> u.task(id).dropMetric(metric.name()));
     }
 
     /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
     public void deployMetric(StreamDef stream, MetricDef metric) {
-        String topic = Topics.partitioner(stream.name(), metric.partitioner());
-        List<CompletableFuture<Void>> added = new ArrayList<>();
-        for (int p = 0; p < stream.partitions(); p++) {
-            TaskId id = new TaskId(topic, p);
+        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> u.task(id).addMetric(metric));
+    }
+
+    /**
+     * Runs {@code command} for each of {@code tasks} this node runs, on the thread of the unit that owns it, between
+     * two events; blocking until every one ran.
+     */
+    private void onTasks(List<TaskId> tasks, java.util.function.BiConsumer<ProcessorUnit, TaskId> command) {
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (TaskId id : tasks) {
             ProcessorUnit unit = taskUnits.get(id);
             if (unit != null) {
-                added.add(unit.submit(u -> u.task(id).addMetric(metric)));
+                done.add(unit.submit(u -> command.accept(u, id)));
             }
         }
-        CompletableFuture.allOf(added.toArray(CompletableFuture[]::new)).join();
+        CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
     }
 
     /** The name of the processor unit that runs task {@code id}, or null. */

@@ -2,7 +2,6 @@ package io.coilgun.cluster.query;
 
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.ingest.EventPublisher;
-import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.ColumnType;
@@ -50,13 +49,12 @@ public final class MetricStateReader {
      */
     public void read(StreamDef stream, MetricDef metric, Object[] key, Consumer<Row> visitor) {
         ColumnType[] types = metric.groupBy().stream().map(i -> stream.column(i).type()).toArray(ColumnType[]::new);
-        String topic = Topics.partitioner(stream.name(), metric.partitioner());
         if (key != null) {
             int partitionerAt = metric.groupBy().indexOf(stream.columnIndex(metric.partitioner()).orElseThrow());
             // the partition the publisher routes the group's events to
             int partition = EventPublisher.partition(GroupKeys.encodeOne(key[partitionerAt]), stream.partitions());
             byte[] group = GroupKeys.encode(key, allColumns(key.length));
-            Row row = cluster.<Row>onTask(new TaskId(topic, partition), task -> {
+            Row row = cluster.<Row>onTask(TaskId.of(stream, metric.partitioner(), partition), task -> {
                 MetricOperator op = task.plan().operator(metric.name());
                 Object[] out = new Object[metric.aggregations().size()];
                 long s = task.plan().streamTime();
@@ -68,7 +66,7 @@ public final class MetricStateReader {
             return;
         }
         for (int p = 0; p < stream.partitions(); p++) {
-            TaskId id = new TaskId(topic, p);
+            TaskId id = TaskId.of(stream, metric.partitioner(), p);
             byte[] after = null;
             do {
                 Page page = readPage(id, metric, types, after).join();

@@ -1,7 +1,6 @@
 package io.coilgun.server.query;
 
 import io.coilgun.cluster.ClusterNode;
-import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.query.MetricStateReader;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.cluster.task.TaskId;
@@ -50,10 +49,9 @@ public final class NodeQueryData implements QueryData {
     @Override
     public List<Object[]> recentEvents(StreamDef stream, int limit) {
         // Every event is on every partitioner's topic: read the first one's tasks only.
-        String topic = Topics.partitioner(stream.name(), stream.partitionBy().get(0));
         List<Object[]> events = new ArrayList<>();
-        for (int p = 0; p < stream.partitions(); p++) {
-            List<Object[]> some = cluster.onTask(new TaskId(topic, p),
+        for (TaskId id : TaskId.allOf(stream, stream.partitionBy().get(0))) {
+            List<Object[]> some = cluster.onTask(id,
                     task -> task.plan().recentEvents(RECENT_SPAN_MICROS, limit)).join();
             if (some != null) {
                 events.addAll(some);
@@ -72,7 +70,7 @@ public final class NodeQueryData implements QueryData {
         for (StreamDef s : catalog.streams()) {
             for (String field : s.partitionBy()) {
                 for (int p = 0; p < s.partitions(); p++) {
-                    TaskId id = new TaskId(Topics.partitioner(s.name(), field), p);
+                    TaskId id = TaskId.of(s, field, p);
                     int partition = p;
                     Object[] row = cluster.onTask(id, task -> f.row(s, field, partition, id, task)).join();
                     if (row != null) {
@@ -101,7 +99,7 @@ public final class NodeQueryData implements QueryData {
         for (StreamDef s : catalog.streams()) {
             for (String field : s.partitionBy()) {
                 for (int p = 0; p < s.partitions(); p++) {
-                    TaskId id = new TaskId(Topics.partitioner(s.name(), field), p);
+                    TaskId id = TaskId.of(s, field, p);
                     List<FailedEvent> failed = cluster.onTask(id, TaskProcessor::failedEvents).join();
                     for (FailedEvent f : failed == null ? List.<FailedEvent>of() : failed) {
                         rows.add(new Object[] {id.toString(), s.name(), f.offset(), f.eventId(),
