@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every aggregation over every column type a stream can have, under every window kind, against a real node: each
  * combination is either refused at CREATE METRIC as Postgres refuses it (42883, at the aggregation) or works end to
  * end, with the Postgres type Postgres reports for it in RowDescription, and every value equal to a brute-force oracle
- * of SPEC.md's semantics: in INSERT … RETURNING (text format through the simple protocol, binary through server
+ * of docs/sql.md's semantics: in INSERT … RETURNING (text format through the simple protocol, binary through server
  * prepared statements), in SUBSCRIBE, in SELECT over the metric, and after a restart. The stream is randomized: several
  * keys, out-of-order events within the lateness, NULLs, repeated values, equal timestamps, and text with non-ASCII
  * and supplementary characters for the C collation of MIN and MAX.
@@ -105,7 +105,7 @@ class AggregationMatrixIT {
         }
     }
 
-    /** A window: its metric name, SQL and SPEC.md interval. */
+    /** A window: its metric name, SQL and docs/sql.md interval. */
     record Window(String metric, String sql, char kind, long size, long delay) {
         boolean contains(long t, long clock) {
             long upper = clock - delay;
@@ -351,7 +351,7 @@ class AggregationMatrixIT {
         return t;
     }
 
-    /** SPEC.md by brute force: every aggregation of the metric of {@code w} for the group with clock {@code t}. */
+    /** docs/sql.md by brute force: every aggregation of the metric of {@code w} for the group with clock {@code t}. */
     private Map<String, Object> oracle(Window w, String key, long clock) {
         List<Event> in = new ArrayList<>(); // arrival order
         for (Event e : accepted) {

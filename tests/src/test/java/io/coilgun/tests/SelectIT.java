@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SELECT against a real node: a metric's current values checked against a brute-force oracle of SPEC.md's window
+ * SELECT against a real node: a metric's current values checked against a brute-force oracle of docs/sql.md's window
  * (as of each task's stream time), point reads, ad-hoc SQL over metrics and streams, the system tables, errors with
  * Postgres' SQLSTATEs, the same answers after a restart; pgjdbc's DatabaseMetaData and psql's {@code \d} family.
  */
@@ -242,7 +242,7 @@ class SelectIT {
         return rows;
     }
 
-    /** SUM, COUNT and MAX over the card's events with S - 5 min < t <= S (SPEC.md, the window ending at S). */
+    /** SUM, COUNT and MAX over the card's events with S - 5 min < t <= S (docs/sql.md, the window ending at S). */
     private static List<Object> oracle(List<Event> events, String card, long s) {
         BigDecimal sum = BigDecimal.ZERO;
         long n = 0;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * SPEC.md's sliding-window semantics by brute force, written without the engine: for an event of group g,
+ * docs/sql.md's sliding-window semantics by brute force, written without the engine: for an event of group g,
  * T is the largest event time of g's accepted events, and the window holds g's accepted events with
  * {@code T - w < t <= T}.
  */

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The walking skeleton end to end: a real node (embedded KRaft broker, RocksDB, Netty pgwire), pgjdbc, the
  * README's stream and metric, 20,000 events for 500 cards over 2 hours checked row by row against a brute-force
- * oracle of SPEC.md, then a restart and more events that must still be exact.
+ * oracle of docs/sql.md, then a restart and more events that must still be exact.
  */
 @Tag("integration")
 @Timeout(600)

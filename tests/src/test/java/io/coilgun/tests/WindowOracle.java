@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * SPEC.md's window table by brute force, for the integration tests: per group, the accepted events; for an event,
+ * docs/sql.md's window table by brute force, for the integration tests: per group, the accepted events; for an event,
  * T is its group's largest event time and the window is the interval of the metric's window kind.
  */
 final class WindowOracle {
@@ -25,7 +25,7 @@ final class WindowOracle {
 
     /**
      * A metric with {@code WHERE filter(amount)} and {@code SUM(sumArgument(amount))}; the filter does not touch the
-     * clock (SPEC.md), and COUNT and STDDEV stay over {@code amount}.
+     * clock (docs/sql.md), and COUNT and STDDEV stay over {@code amount}.
      */
     WindowOracle(Kind kind, long size, long delay, java.util.function.DoublePredicate filter,
             java.util.function.DoubleUnaryOperator sumArgument) {

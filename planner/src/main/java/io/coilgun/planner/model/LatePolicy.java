@@ -1,6 +1,6 @@
 package io.coilgun.planner.model;
 
-/** What happens to an event older than the task's stream time minus the stream's lateness (SPEC.md). */
+/** What happens to an event older than the task's stream time minus the stream's lateness (docs/sql.md). */
 public enum LatePolicy {
     /** The statement fails with a clear error and nothing changes. */
     REJECT,

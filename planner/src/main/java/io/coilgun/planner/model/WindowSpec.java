@@ -1,7 +1,7 @@
 package io.coilgun.planner.model;
 
 /**
- * A metric's window (SPEC.md "Window semantics"). Sizes and delays are in microseconds.
+ * A metric's window (docs/sql.md, "Window semantics"). Sizes and delays are in microseconds.
  * For a group whose clock is {@code T}: SLIDING keeps events with {@code T - d - w < t <= T - d},
  * TUMBLING {@code floor((T - d) / w) * w <= t <= T - d}, INFINITE {@code t <= T - d}.
  */

@@ -17,7 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A metric over any window of SPEC.md: {@code SLIDING w}, {@code TUMBLING w} or {@code INFINITE}, each optionally
+ * A metric over any window of docs/sql.md: {@code SLIDING w}, {@code TUMBLING w} or {@code INFINITE}, each optionally
  * {@code DELAYED BY d}. For event e of group g with clock T (the largest event time of g's accepted events), the
  * aggregate over g's events in
  * <pre>
@@ -411,7 +411,7 @@ public final class WindowMetric implements MetricOperator {
         return k.array();
     }
 
-    /** SPEC.md's window of a group with clock {@code clock}. */
+    /** docs/sql.md's window of a group with clock {@code clock}. */
     private boolean inWindow(long t, long clock) {
         long upper = clock - delay;
         return switch (kind) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SPEC.md's determinism: the same input log gives identical results (bit for bit) when replayed from scratch,
+ * docs/sql.md's determinism: the same input log gives identical results (bit for bit) when replayed from scratch,
  * after crashes in the middle (state and reservoir dropped back to the last checkpoint, the rest replayed), and
  * with 1 or 8 partitions for every event that is not late in either. Out-of-order events within the lateness
  * included; several metrics of every window kind, one with a filter and an expression argument.

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * SPEC.md's window semantics by brute force, written from the spec alone (no engine code): events are kept in
+ * docs/sql.md's window semantics by brute force, written from the spec alone (no engine code): events are kept in
  * lists per group, and each result is computed from scratch over the events the spec's interval selects.
  */
 final class SpecOracle {

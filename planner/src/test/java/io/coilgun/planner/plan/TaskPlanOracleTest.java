@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compares the task plan with a brute-force reading of SPEC.md's sliding-window semantics on random streams:
+ * Compares the task plan with a brute-force reading of docs/sql.md's sliding-window semantics on random streams:
  * many keys, out-of-order events within lateness, late events, NULL amounts, restarts in the middle.
  */
 class TaskPlanOracleTest {

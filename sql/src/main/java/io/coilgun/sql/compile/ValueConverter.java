@@ -34,10 +34,10 @@ import org.apache.calcite.util.TimestampString;
  * Turns the literal values of an INSERT into column values, with Postgres' rules for assignment: a quoted string
  * is read as the column's type ({@code '12'} into a BIGINT), numbers convert between numeric types (rounding half
  * away from zero into integers), anything else is a type mismatch (42804). Also judges event times against the
- * server clock: SPEC.md rejects events more than {@link #maxFutureMicros()} past it.
+ * server clock: docs/sql.md rejects events more than {@link #maxFutureMicros()} past it.
  */
 public final class ValueConverter {
-    /** SPEC.md's default bound on how far past the server clock an event time may be. */
+    /** docs/sql.md's default bound on how far past the server clock an event time may be. */
     public static final long DEFAULT_MAX_FUTURE_MICROS = Durations.MINUTE;
 
     /** Timestamps as Postgres reads them without a zone: date, optional time (T or space), optional fraction. */
