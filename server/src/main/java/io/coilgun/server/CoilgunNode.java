@@ -180,7 +180,7 @@ public final class CoilgunNode implements AutoCloseable {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
         }
-        inserter = new Inserter(catalog, cluster.publisher());
+        inserter = new Inserter(catalog, new io.coilgun.cluster.ingest.IngestService(catalog, cluster.publisher()));
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
                     config.dataDir().toString(), cluster.unitCount(), "0.1.0"}));

@@ -1,0 +1,202 @@
+package io.coilgun.cluster.ingest;
+
+import io.coilgun.cluster.reply.Reply;
+import io.coilgun.cluster.reply.ReplyStatus;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.StreamDef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): assigns the ids of
+ * a stream without an event_id column, judges lateness and publishes under the stream's ingest lock (all rows or
+ * none, {@link EventPublisher#publishAll}), probes rows that look late in case they are retries (a retry within the
+ * dedup horizon is a duplicate, not late), waits for every task's reply and maps it to an outcome per row or to an
+ * error. What is about a pgwire statement (RETURNING rows, the tag, error wording per row) stays with the caller.
+ */
+public final class IngestService {
+    /** How many rounds of probes a statement may take when its rows keep looking late (a fast-moving stream). */
+    private static final int MAX_PROBE_ROUNDS = 3;
+
+    private final Catalog catalog;
+    private final EventPublisher publisher;
+    private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
+    /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
+    private final Map<String, Set<CompletableFuture<Ingested>>> inflight = new ConcurrentHashMap<>();
+
+    public IngestService(Catalog catalog, EventPublisher publisher) {
+        this.catalog = catalog;
+        this.publisher = publisher;
+    }
+
+    /** What became of a row. */
+    public enum Outcome {
+        APPLIED,
+        /** Its id was accepted within the dedup horizon: not counted again. */
+        DUPLICATE,
+        /** Late under {@code late_events = 'drop'}: not counted. */
+        DROPPED
+    }
+
+    /**
+     * One row's answer.
+     *
+     * @param eventId the event's id (the stream's event_id column, or the id assigned on ingest)
+     * @param metrics the values of the metrics that computed it, by metric name (empty unless applied)
+     */
+    public record RowResult(Object eventId, Outcome outcome, Map<String, Object[]> metrics) {
+    }
+
+    /** The statement's answer: a result per row, in order. */
+    public record Ingested(List<RowResult> rows) {
+        /** How many rows were applied (the command tag's count). */
+        public long applied() {
+            return rows.stream().filter(r -> r.outcome() == Outcome.APPLIED).count();
+        }
+    }
+
+    /**
+     * Ingests the statement's rows. Completes exceptionally with a {@link LateEventException} (a late row that is not
+     * a retry: nothing applied), a {@link TaskStoppedException} (nothing applied), a {@link RowRejectedException} (a
+     * task refused a published row), or a {@link CoilgunException} 42P01 when the stream is dropped meanwhile.
+     */
+    public CompletableFuture<Ingested> ingest(StreamDef stream, List<Object[]> rows) {
+        EventCodec codec = codecs.computeIfAbsent(stream, EventCodec::new);
+        long[] assignedIds = new long[rows.size()];
+        for (int i = 0; i < rows.size(); i++) {
+            assignedIds[i] = stream.eventIdIndex() < 0 ? publisher.assignId() : 0;
+        }
+        CompletableFuture<Ingested> result = new CompletableFuture<>();
+        Set<CompletableFuture<Ingested>> running = inflight.computeIfAbsent(stream.name(),
+                k -> ConcurrentHashMap.newKeySet());
+        running.add(result);
+        result.whenComplete((r, e) -> running.remove(result));
+        publish(stream, codec, rows, assignedIds, new boolean[rows.size()], 0, result);
+        return result;
+    }
+
+    /**
+     * Publishes the rows not {@code excluded} (retries found to be duplicates), or, when some look late, probes them
+     * first: a late row that is not a retry fails the statement, nothing applied.
+     */
+    private void publish(StreamDef stream, EventCodec codec, List<Object[]> rows, long[] assignedIds,
+            boolean[] excluded, int round, CompletableFuture<Ingested> result) {
+        List<CompletableFuture<List<Reply>>> pending;
+        LateEventException late = null;
+        synchronized (publisher.ingestLock(stream.name())) {
+            if (catalog.stream(stream.name()).isEmpty()) {
+                result.completeExceptionally(dropped(stream.name()));
+                return;
+            }
+            try {
+                pending = publisher.publishAll(stream, codec, rows, assignedIds, excluded);
+            } catch (LateEventException e) {
+                late = e;
+                pending = null;
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e); // a stopped task, or Kafka refused a send
+                return;
+            }
+        }
+        if (late != null) {
+            probeLateRows(stream, codec, rows, assignedIds, excluded, round, late, result);
+            return;
+        }
+        List<CompletableFuture<List<Reply>>> replies = pending;
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<RowResult> out = new ArrayList<>(rows.size());
+            for (int i = 0; i < replies.size(); i++) {
+                out.add(rowResult(stream, rows.get(i), assignedIds[i], replies.get(i).join(), i, replies.size()));
+            }
+            return new Ingested(out);
+        }).whenComplete((r, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            } else {
+                result.complete(r);
+            }
+        });
+    }
+
+    /** Probes the rows that look late (outside the ingest lock: a Kafka round trip); goes on or fails. */
+    private void probeLateRows(StreamDef stream, EventCodec codec, List<Object[]> rows, long[] assignedIds,
+            boolean[] excluded, int round, LateEventException late, CompletableFuture<Ingested> result) {
+        if (stream.eventIdIndex() < 0 || round >= MAX_PROBE_ROUNDS) {
+            // ids assigned on ingest are new on every attempt: such a row cannot be a retry
+            result.completeExceptionally(late);
+            return;
+        }
+        List<Map.Entry<Integer, LateEventException>> lateRows = List.copyOf(late.lateRows().entrySet());
+        List<CompletableFuture<Boolean>> probes = new ArrayList<>(lateRows.size());
+        for (Map.Entry<Integer, LateEventException> row : lateRows) {
+            probes.add(publisher.probe(stream, codec, rows.get(row.getKey()), assignedIds[row.getKey()],
+                    row.getValue().topicIndex()));
+        }
+        CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+                return;
+            }
+            for (int i = 0; i < lateRows.size(); i++) {
+                if (!probes.get(i).join()) {
+                    result.completeExceptionally(lateRows.get(i).getValue());
+                    return;
+                }
+            }
+            boolean[] more = excluded.clone();
+            for (Map.Entry<Integer, LateEventException> row : lateRows) {
+                more[row.getKey()] = true;
+            }
+            publish(stream, codec, rows, assignedIds, more, round + 1, result);
+        });
+    }
+
+    /** A row's replies (one per partitioner topic) as its outcome, or the error of a task that refused it. */
+    private static RowResult rowResult(StreamDef stream, Object[] row, long assignedId, List<Reply> replies, int index,
+            int count) {
+        Outcome outcome = Outcome.APPLIED;
+        Map<String, Object[]> metrics = new java.util.LinkedHashMap<>();
+        for (Reply r : replies) {
+            switch (r.status()) {
+                case LATE, INVALID, FAILED -> throw new RowRejectedException(r.status() == ReplyStatus.LATE
+                        ? SqlState.DATETIME_FIELD_OVERFLOW : r.status() == ReplyStatus.INVALID ? SqlState.DATA_EXCEPTION
+                        : SqlState.INTERNAL_ERROR, r.message(), index, count);
+                case DUPLICATE -> outcome = Outcome.DUPLICATE;
+                case DROPPED -> outcome = outcome == Outcome.DUPLICATE ? outcome : Outcome.DROPPED;
+                default -> metrics.putAll(r.metrics());
+            }
+        }
+        Object eventId = stream.eventIdIndex() < 0 ? assignedId : row[stream.eventIdIndex()];
+        return new RowResult(eventId, outcome, outcome == Outcome.APPLIED ? metrics : Map.of());
+    }
+
+    /**
+     * DROP STREAM, on the DDL thread: runs {@code removeFromCatalog} while no statement of the stream is publishing,
+     * then fails the statements still waiting for replies (their tasks are about to go): no statement publishes to
+     * the stream afterwards, and none waits for a reply that will not come.
+     */
+    public void streamDropped(String stream, Runnable removeFromCatalog) {
+        synchronized (publisher.ingestLock(stream)) {
+            removeFromCatalog.run();
+        }
+        Set<CompletableFuture<Ingested>> running = inflight.remove(stream);
+        if (running != null) {
+            for (CompletableFuture<Ingested> r : running) {
+                r.completeExceptionally(dropped(stream));
+            }
+        }
+        codecs.keySet().removeIf(s -> s.name().equals(stream));
+    }
+
+    private static CoilgunException dropped(String stream) {
+        return new CoilgunException(SqlState.UNDEFINED_TABLE, "stream \"" + stream
+                + "\" does not exist (it was dropped while the statement ran)");
+    }
+}

@@ -1,0 +1,32 @@
+package io.coilgun.cluster.ingest;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+
+/**
+ * A task refused a row of a statement that was published (late after all, NULL event time, or the task failed on
+ * it): the statement fails with the row's error; its other rows may have been applied (docs/architecture.md, "Atomic
+ * statements", the rare cases).
+ */
+public final class RowRejectedException extends CoilgunException {
+    private static final long serialVersionUID = 1L;
+
+    private final int row;
+    private final int rows;
+
+    RowRejectedException(SqlState state, String message, int row, int rows) {
+        super(state, message);
+        this.row = row;
+        this.rows = rows;
+    }
+
+    /** The 0-based index of the row in the statement. */
+    public int row() {
+        return row;
+    }
+
+    /** How many rows the statement has. */
+    public int rows() {
+        return rows;
+    }
+}
