@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>DDL runs on one thread, in order: it blocks on Kafka (topic creation, catalog writes) and must not run
  * on network threads.
  */
-public final class CoilgunNode implements AutoCloseable {
+public final class CoilgunNode implements AutoCloseable, io.coilgun.server.session.SessionServices {
     private static final Logger LOG = LoggerFactory.getLogger(CoilgunNode.class);
 
     private final NodeConfig config;
@@ -238,20 +238,24 @@ public final class CoilgunNode implements AutoCloseable {
         return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
+    @Override
     public StatementCompiler compiler() {
         return compiler;
     }
 
     /** This node's feed of applied events to SUBSCRIBE statements. */
+    @Override
     public io.coilgun.cluster.feed.ResultFeed feed() {
         return cluster.feed();
     }
 
+    @Override
     public Inserter inserter() {
         return inserter;
     }
 
     /** Runs a query (SELECT …) on a query thread. */
+    @Override
     public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
             List<Object> parameters, String user, String database, io.coilgun.sql.query.QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
@@ -259,11 +263,13 @@ public final class CoilgunNode implements AutoCloseable {
     }
 
     /** The columns a query returns, without running it (extended protocol Describe). */
+    @Override
     public io.coilgun.sql.query.QueryEngine.Rows describeQuery(io.coilgun.sql.compile.QueryStatement q, String user,
             String database) {
         return queryEngine.describe(q.text(), q.columnNames(), user, database);
     }
 
+    @Override
     public Catalog catalog() {
         return catalog;
     }
@@ -277,6 +283,7 @@ public final class CoilgunNode implements AutoCloseable {
     }
 
     /** CREATE STREAM: topics, then the catalog record (the point of no return), then the tasks. */
+    @Override
     public CompletableFuture<Void> createStream(CreateStreamStatement cs) {
         return CompletableFuture.runAsync(() -> {
             StreamDef s = cs.stream();
@@ -298,6 +305,7 @@ public final class CoilgunNode implements AutoCloseable {
      * ALTER STREAM ... ADD COLUMN: the catalog record (key {@code stream:<name>:v<version>}, after the CREATE), then
      * every task of the stream decodes with the new schema from its next event on.
      */
+    @Override
     public CompletableFuture<Void> alterStream(AlterStreamStatement as) {
         return CompletableFuture.runAsync(() -> {
             StreamDef altered = as.stream();
@@ -319,6 +327,7 @@ public final class CoilgunNode implements AutoCloseable {
      * stream leaves the node's catalog while no statement of it publishes, statements waiting for replies fail
      * (42P01), and its tasks, their reservoirs and state, and its topics are deleted. Completes with the notices.
      */
+    @Override
     public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
         return CompletableFuture.supplyAsync(() -> {
             StreamDef s = catalog.stream(ds.name()).orElse(null);
@@ -347,6 +356,7 @@ public final class CoilgunNode implements AutoCloseable {
     }
 
     /** DROP METRIC: the catalog tombstone, then every task of its partitioner drops it (and its state). */
+    @Override
     public CompletableFuture<Void> dropMetric(DropMetricStatement dm) {
         return CompletableFuture.runAsync(() -> {
             MetricDef m = catalog.metric(dm.name()).orElse(null);
@@ -364,6 +374,7 @@ public final class CoilgunNode implements AutoCloseable {
     }
 
     /** CREATE METRIC: the catalog record, then every task of its partitioner adds the metric between two events. */
+    @Override
     public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
         return CompletableFuture.runAsync(() -> {
             MetricDef m = cm.metric();

@@ -67,6 +67,14 @@ class LayeringTest {
     }
 
     @Test
+    void sessionsSeeTheirInterfaceNotTheNode() {
+        noClasses().that().resideInAPackage("io.coilgun.server.session..")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.coilgun.server.CoilgunNode")
+                .because("a session needs SessionServices only (no file cycle between the node and its sessions)")
+                .check(classes);
+    }
+
+    @Test
     void serverDoesNotReachStorage() {
         check("server", "io.coilgun.storage..", ROCKSDB);
     }

@@ -11,7 +11,6 @@ import io.coilgun.pgwire.spi.Statement;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
-import io.coilgun.server.CoilgunNode;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
@@ -47,7 +46,7 @@ import java.util.concurrent.CompletionStage;
  * block.
  */
 public final class CoilgunSession implements Session {
-    private final CoilgunNode node;
+    private final SessionServices node;
     private final SessionSettings settings;
     private final String user;
     private final String database;
@@ -59,7 +58,7 @@ public final class CoilgunSession implements Session {
     /** The open SUBSCRIBEs of this session (running or in a suspended portal), for cancel and close. */
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
-    public CoilgunSession(CoilgunNode node, StartupInfo startup) {
+    public CoilgunSession(SessionServices node, StartupInfo startup) {
         this.node = node;
         this.settings = new SessionSettings(startup.user(), startup.parameters().get("application_name"));
         // settings given at connection start: libpq's PGOPTIONS and pgjdbc's options ("-c name=value"), and the

@@ -4,7 +4,6 @@ import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
-import io.coilgun.server.CoilgunNode;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
 import io.coilgun.sql.parser.SqlShowObjects;
@@ -27,7 +26,7 @@ final class ResultShapes {
         return names.stream().map(n -> new Column(n, PgType.TEXT)).toList();
     }
 
-    static List<Column> of(CoilgunNode node, SessionSettings settings, SqlNode statement) {
+    static List<Column> of(SessionServices node, SessionSettings settings, SqlNode statement) {
         if (statement instanceof SqlExplainPlan) {
             return EXPLAIN;
         }

@@ -1,0 +1,48 @@
+package io.coilgun.server.session;
+
+import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.sql.compile.AlterStreamStatement;
+import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateStreamStatement;
+import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropStreamStatement;
+import io.coilgun.sql.compile.QueryStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import io.coilgun.sql.query.QueryEngine;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a session needs from its node, and nothing more: the catalog and compiler, the DDL operations (run on the
+ * node's DDL thread), ingest, queries and the result feed. Sessions depend on this, not on the node that wires it.
+ */
+public interface SessionServices {
+    Catalog catalog();
+
+    StatementCompiler compiler();
+
+    /** Runs INSERT and COPY FROM. */
+    Inserter inserter();
+
+    /** The feed of applied events to subscriptions (SUBSCRIBE). */
+    ResultFeed feed();
+
+    /** Runs a query (SELECT …) on a query thread. */
+    CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,
+            QueryEngine.Cancel cancel);
+
+    /** The columns a query returns, without running it (extended protocol Describe). */
+    QueryEngine.Rows describeQuery(QueryStatement q, String user, String database);
+
+    CompletableFuture<Void> createStream(CreateStreamStatement cs);
+
+    CompletableFuture<Void> alterStream(AlterStreamStatement as);
+
+    /** @return the notices (metrics dropped with CASCADE) */
+    CompletableFuture<List<String>> dropStream(DropStreamStatement ds);
+
+    CompletableFuture<Void> dropMetric(DropMetricStatement dm);
+
+    CompletableFuture<Void> createMetric(CreateMetricStatement cm);
+}
