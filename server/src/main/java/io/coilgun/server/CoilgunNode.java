@@ -2,6 +2,7 @@ package io.coilgun.server;
 
 import io.coilgun.cluster.ClusterConfig;
 import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.catalog.CatalogKey;
 import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.pgwire.PgServer;
@@ -190,10 +191,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private void recoverCatalog() {
         for (CatalogLog.Entry entry : cluster.catalog().readAll()) {
             if (entry.ddl() == null) {
-                if (entry.key().startsWith("metric:")) {
-                    catalog.removeMetric(entry.key().substring("metric:".length()));
-                } else if (entry.key().startsWith("stream:") && entry.key().indexOf(':', "stream:".length()) < 0) {
-                    catalog.removeStream(entry.key().substring("stream:".length())); // DROP STREAM
+                if (entry.key().kind() == CatalogKey.Kind.METRIC) {
+                    catalog.removeMetric(entry.key().name());
+                } else if (entry.key().kind() == CatalogKey.Kind.STREAM) {
+                    catalog.removeStream(entry.key().name()); // DROP STREAM
                 }
                 continue;
             }
@@ -295,7 +296,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             }
             cluster.purgeStream(s.name()); // what a dropped stream of this name may have left (a crash mid-drop)
             cluster.createTopics(s);
-            cluster.catalog().append("stream:" + s.name(), s.ddl());
+            cluster.catalog().append(CatalogKey.stream(s.name()), s.ddl());
             catalog.addStream(s);
             cluster.deployStream(s, java.util.List.of());
         }, ddl);
@@ -315,7 +316,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
                 throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + altered.name()
                         + "\" was altered concurrently; run the statement again");
             }
-            cluster.catalog().append("stream:" + altered.name() + ":v" + altered.schemaVersion(), as.ddl());
+            cluster.catalog().append(CatalogKey.streamVersion(altered.name(), altered.schemaVersion()), as.ddl());
             catalog.addStream(altered);
             cluster.alterStream(altered);
         }, ddl);
@@ -342,12 +343,12 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
                 throw io.coilgun.sql.compile.StreamDrops.dependentObjects(s.name(), metrics);
             }
             for (MetricDef m : metrics) {
-                cluster.catalog().remove("metric:" + m.name());
+                cluster.catalog().remove(CatalogKey.metric(m.name()));
             }
             for (int v = 2; v <= s.schemaVersion(); v++) {
-                cluster.catalog().remove("stream:" + s.name() + ":v" + v);
+                cluster.catalog().remove(CatalogKey.streamVersion(s.name(), v));
             }
-            cluster.catalog().remove("stream:" + s.name());
+            cluster.catalog().remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
             cluster.dropStream(s);
             String cascaded = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
@@ -367,7 +368,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
                 throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric \"" + dm.name() + "\" does not exist");
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow();
-            cluster.catalog().remove("metric:" + m.name());
+            cluster.catalog().remove(CatalogKey.metric(m.name()));
             catalog.removeMetric(m.name());
             cluster.dropMetric(s, m);
         }, ddl);
@@ -386,7 +387,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow(() -> new CoilgunException(SqlState.UNDEFINED_TABLE,
                     "stream \"" + m.stream() + "\" does not exist"));
-            cluster.catalog().append("metric:" + m.name(), m.ddl());
+            cluster.catalog().append(CatalogKey.metric(m.name()), m.ddl());
             catalog.addMetric(m);
             cluster.deployMetric(s, m);
         }, ddl);

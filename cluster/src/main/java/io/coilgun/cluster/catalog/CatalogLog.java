@@ -35,9 +35,9 @@ public final class CatalogLog {
     }
 
     /** Appends an entry and waits until Kafka has it. */
-    public void append(String key, String ddl) {
+    public void append(CatalogKey key, String ddl) {
         try {
-            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.getBytes(StandardCharsets.UTF_8),
+            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8),
                     ddl.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
@@ -48,9 +48,9 @@ public final class CatalogLog {
     }
 
     /** Appends a tombstone: the entry is gone (and compaction removes it). */
-    public void remove(String key) {
+    public void remove(CatalogKey key) {
         try {
-            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.getBytes(StandardCharsets.UTF_8), null))
+            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8), null))
                     .get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
@@ -70,7 +70,7 @@ public final class CatalogLog {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             while (consumer.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    entries.add(new Entry(new String(r.key(), StandardCharsets.UTF_8),
+                    entries.add(new Entry(CatalogKey.parse(new String(r.key(), StandardCharsets.UTF_8)),
                             r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8)));
                 }
             }
@@ -79,6 +79,6 @@ public final class CatalogLog {
     }
 
     /** One catalog record; {@code ddl} is null for a tombstone. */
-    public record Entry(String key, String ddl) {
+    public record Entry(CatalogKey key, String ddl) {
     }
 }

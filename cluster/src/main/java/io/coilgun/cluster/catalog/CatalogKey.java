@@ -1,0 +1,58 @@
+package io.coilgun.cluster.catalog;
+
+/**
+ * The key of a record of the catalog topic: {@code stream:<name>} (its CREATE STREAM), {@code stream:<name>:v<n>}
+ * (its ALTER STREAM to schema version n) or {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
+ * metric's key is its DROP.
+ *
+ * @param kind what the record defines
+ * @param name the stream's or metric's name
+ * @param version the schema version of an ALTER STREAM record, else 0
+ */
+public record CatalogKey(Kind kind, String name, int version) {
+    /** What a catalog record defines. */
+    public enum Kind { STREAM, STREAM_VERSION, METRIC }
+
+    private static final String STREAM = "stream:";
+    private static final String METRIC = "metric:";
+    private static final String VERSION = ":v";
+
+    public static CatalogKey stream(String name) {
+        return new CatalogKey(Kind.STREAM, name, 0);
+    }
+
+    public static CatalogKey streamVersion(String name, int version) {
+        return new CatalogKey(Kind.STREAM_VERSION, name, version);
+    }
+
+    public static CatalogKey metric(String name) {
+        return new CatalogKey(Kind.METRIC, name, 0);
+    }
+
+    /** The key as the topic holds it. */
+    public String text() {
+        return switch (kind) {
+            case STREAM -> STREAM + name;
+            case STREAM_VERSION -> STREAM + name + VERSION + version;
+            case METRIC -> METRIC + name;
+        };
+    }
+
+    /** A key read from the topic. Names are letters, digits and underscores, so ':' only separates. */
+    public static CatalogKey parse(String text) {
+        if (text.startsWith(METRIC)) {
+            return metric(text.substring(METRIC.length()));
+        }
+        if (!text.startsWith(STREAM)) {
+            throw new IllegalArgumentException("not a catalog key: " + text);
+        }
+        String rest = text.substring(STREAM.length());
+        int v = rest.indexOf(VERSION);
+        return v < 0 ? stream(rest) : streamVersion(rest.substring(0, v), Integer.parseInt(rest.substring(v + 2)));
+    }
+
+    @Override
+    public String toString() {
+        return text();
+    }
+}
