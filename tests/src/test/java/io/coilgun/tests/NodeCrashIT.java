@@ -36,7 +36,7 @@ class NodeCrashIT {
     void killedNodeRestartsExact() throws Exception {
         long seed = Long.getLong("coilgun.seed", System.nanoTime());
         System.out.println("NodeCrashIT seed=" + seed);
-        SlidingWindowOracle oracle = new SlidingWindowOracle(WalkingSkeletonIT.FIVE_MINUTES);
+        WindowOracle oracle = new WindowOracle(WindowOracle.Kind.SLIDING, WalkingSkeletonIT.FIVE_MINUTES, 0);
         WalkingSkeletonIT.Generator gen = new WalkingSkeletonIT.Generator(new Random(seed), 200,
                 LocalDateTime.of(2026, 2, 1, 0, 0).toEpochSecond(ZoneOffset.UTC) * 1_000_000L, 400_000);
         int port = freePort();
