@@ -2,6 +2,7 @@ package io.coilgun.server.session;
 
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.planner.model.ColumnType;
+import io.coilgun.sql.query.PgTypes;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -18,15 +19,7 @@ final class PgValues {
 
     /** The Postgres type of a stream column (an event value). */
     static PgType columnType(ColumnType t) {
-        return switch (t) {
-            case BOOLEAN -> PgType.BOOL;
-            case INTEGER -> PgType.INT4;
-            case BIGINT -> PgType.INT8;
-            case DOUBLE -> PgType.FLOAT8;
-            case VARCHAR -> PgType.VARCHAR;
-            case TIMESTAMP -> PgType.TIMESTAMP;
-            case NUMERIC -> PgType.NUMERIC;
-        };
+        return PgType.of(PgTypes.of(t)); // the one mapping, by oid
     }
 
     /** The Postgres type of an aggregation's result: as Postgres reports it, text for MIN/MAX/LAST of varchar. */

@@ -74,7 +74,7 @@ final class ExpressionCompiler {
             public RelDataType getRowType(RelDataTypeFactory f) {
                 RelDataTypeFactory.Builder b = f.builder();
                 for (StreamColumn c : stream.columns()) {
-                    b.add(c.name(), f.createTypeWithNullability(f.createSqlType(sqlType(c.type())), true));
+                    b.add(c.name(), f.createTypeWithNullability(f.createSqlType(SqlTypeNames.of(c.type())), true));
                 }
                 return b.build();
             }
@@ -113,18 +113,6 @@ final class ExpressionCompiler {
         }
         String filter = validated.getWhere() == null ? null : translate(sql, validated.getWhere());
         return new Compiled(argTypes, translated, filter);
-    }
-
-    private static SqlTypeName sqlType(ColumnType t) {
-        return switch (t) {
-            case BOOLEAN -> SqlTypeName.BOOLEAN;
-            case INTEGER -> SqlTypeName.INTEGER;
-            case BIGINT -> SqlTypeName.BIGINT;
-            case DOUBLE -> SqlTypeName.DOUBLE;
-            case VARCHAR -> SqlTypeName.VARCHAR;
-            case TIMESTAMP -> SqlTypeName.TIMESTAMP;
-            case NUMERIC -> SqlTypeName.DECIMAL;
-        };
     }
 
     private static ColumnType columnType(SqlText sql, RelDataType t, SqlNode at) {

@@ -3,8 +3,8 @@ package io.coilgun.sql.query;
 import io.coilgun.planner.model.ColumnType;
 import org.apache.calcite.sql.type.SqlTypeName;
 
-/** Postgres type oids, names and sizes, for the catalog tables. */
-final class PgTypes {
+/** Postgres type oids, names and sizes, for the catalog tables; and the oid of each column type. */
+public final class PgTypes {
     static final int BOOL = 16;
     static final int BYTEA = 17;
     static final int CHAR = 18;
@@ -68,7 +68,8 @@ final class PgTypes {
         return null;
     }
 
-    static int of(ColumnType t) {
+    /** The Postgres type oid of a column type (NUMERIC only as a result type). */
+    public static int of(ColumnType t) {
         return switch (t) {
             case BOOLEAN -> BOOL;
             case INTEGER -> INT4;
@@ -81,15 +82,7 @@ final class PgTypes {
     }
 
     static SqlTypeName sql(ColumnType t) {
-        return switch (t) {
-            case BOOLEAN -> SqlTypeName.BOOLEAN;
-            case INTEGER -> SqlTypeName.INTEGER;
-            case BIGINT -> SqlTypeName.BIGINT;
-            case DOUBLE -> SqlTypeName.DOUBLE;
-            case VARCHAR -> SqlTypeName.VARCHAR;
-            case TIMESTAMP -> SqlTypeName.TIMESTAMP;
-            case NUMERIC -> SqlTypeName.DECIMAL;
-        };
+        return io.coilgun.sql.compile.SqlTypeNames.of(t);
     }
 
     /** A stream value (timestamps as micros) in Calcite's representation (timestamps as millis). */
