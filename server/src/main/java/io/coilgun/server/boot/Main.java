@@ -25,45 +25,94 @@ public final class Main {
 
     /** Runs the command line and returns the exit code (0 after a clean stop, 1 when start-up failed). */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        CommandLine cl = new CommandLine(new Main());
+        try {
+            CommandLine start = cl.getSubcommands().get("start");
+            start.setDefaultValueProvider(ConfigFile.defaults(configPath(args), start.getCommandSpec()));
+        } catch (StartupException e) {
+            System.err.println("coilgun: " + e.getMessage());
+            return 1;
+        }
+        return cl.execute(args);
     }
 
+    /**
+     * The node configuration {@code coilgun start <startArgs>} runs with: the flags, then the config file's
+     * settings for those not given, then the defaults.
+     */
+    public static NodeConfig parse(String... startArgs) {
+        Start start = new Start();
+        CommandLine cl = new CommandLine(start);
+        cl.setDefaultValueProvider(ConfigFile.defaults(configPath(startArgs), cl.getCommandSpec()));
+        cl.parseArgs(startArgs);
+        return start.config();
+    }
+
+    /** The value of {@code --config} among the arguments, or null. */
+    private static Path configPath(String... args) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                return Path.of(args[i + 1]);
+            }
+            if (args[i].startsWith("--config=")) {
+                return Path.of(args[i].substring("--config=".length()));
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code coilgun start}. Each option is declared once, here: a config file ({@code --config}, Java properties)
+     * gives any of them by its long name without the dashes ({@code data-dir = /var/lib/coilgun}), as picocli's
+     * default provider ({@link ConfigFile#defaults}); flags win over the file, the file over the defaults below.
+     */
     @Command(name = "start", mixinStandardHelpOptions = true,
             description = "Start a node: pgwire front end, processor units and (unless --kafka) an embedded Kafka broker.")
     static final class Start implements Callable<Integer> {
-        @Option(names = "--config", description = "Config file (Java properties with these options' names).")
+        @Option(names = "--config", description = "Config file (Java properties with these options' names, and "
+                + "user.<name> = <password or SCRAM-SHA-256 verifier> lines).")
         Path config;
 
-        @Option(names = "--host", description = "Address pgwire binds (default 127.0.0.1).")
+        @Option(names = "--host", defaultValue = NodeConfig.DEFAULT_HOST,
+                description = "Address pgwire binds (default ${DEFAULT-VALUE}).")
         String host;
 
-        @Option(names = {"-p", "--port"}, description = "pgwire port (default 5433).")
-        Integer port;
+        @Option(names = {"-p", "--port"}, defaultValue = "5433", description = "pgwire port (default ${DEFAULT-VALUE}).")
+        int port;
 
-        @Option(names = {"-D", "--data-dir"}, description = "Data directory (default ./data).")
+        @Option(names = {"-D", "--data-dir"}, defaultValue = "data",
+                description = "Data directory (default ./${DEFAULT-VALUE}).")
         Path dataDir;
 
         @Option(names = "--kafka", description = "host:port of an external Kafka (default: embedded broker).")
         String kafka;
 
-        @Option(names = "--kafka-port", description = "Embedded broker's port (default: any free port).")
-        Integer kafkaPort;
+        @Option(names = "--kafka-port", defaultValue = "0",
+                description = "Embedded broker's port (default: any free port).")
+        int kafkaPort;
 
-        @Option(names = "--node-id", description = "Node id, names this node's reply topic (default node-1).")
+        @Option(names = "--kafka-connect-timeout-ms", defaultValue = "15000",
+                description = "How long to wait for Kafka at start (default ${DEFAULT-VALUE}).")
+        long kafkaConnectTimeoutMs;
+
+        @Option(names = "--node-id", defaultValue = "node-1",
+                description = "Node id, names this node's reply topic (default ${DEFAULT-VALUE}).")
         String nodeId;
 
         @Option(names = "--processor-units", description = "Processor threads (default: cores).")
         Integer units;
 
-        @Option(names = "--chunk-cache-chunks",
-                description = "Decoded reservoir chunks cached per processor unit, at most (default 256).")
-        Integer cacheChunks;
+        @Option(names = "--chunk-cache-chunks", defaultValue = "" + NodeConfig.DEFAULT_CHUNK_CACHE_CHUNKS,
+                description = "Decoded reservoir chunks cached per processor unit, at most (default ${DEFAULT-VALUE}).")
+        int cacheChunks;
 
-        @Option(names = "--chunk-cache-mb", description = "... and at most this many MiB of them (default 64).")
-        Long cacheMb;
+        @Option(names = "--chunk-cache-mb", defaultValue = "" + NodeConfig.DEFAULT_CHUNK_CACHE_MB,
+                description = "... and at most this many MiB of them (default ${DEFAULT-VALUE}).")
+        long cacheMb;
 
-        @Option(names = "--auth", description = "pgwire authentication: trust (default), scram or password; users "
-                + "come from the config file (user.<name> = <password or SCRAM-SHA-256 verifier>).")
+        @Option(names = "--auth", defaultValue = "trust", description = "pgwire authentication: trust (default), "
+                + "scram or password; users come from the config file (user.<name> = <password or SCRAM-SHA-256 "
+                + "verifier>).")
         String auth;
 
         @Option(names = "--tls-cert", description = "PEM certificate chain: SSLRequest is answered with TLS "
@@ -73,22 +122,18 @@ public final class Main {
         @Option(names = "--tls-key", description = "PEM private key (unencrypted) of --tls-cert.")
         Path tlsKey;
 
+        /** The node configuration the options say. */
+        NodeConfig config() {
+            int processorUnits = units != null ? units : Math.max(1, Runtime.getRuntime().availableProcessors());
+            return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits,
+                    kafkaConnectTimeoutMs, cacheChunks, cacheMb)
+                    .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey));
+        }
+
         @Override
         public Integer call() {
-            NodeConfig c = NodeConfig.defaults();
             try {
-                if (config != null) {
-                    c = ConfigFile.read(config, c);
-                }
-                c = new NodeConfig(host != null ? host : c.host(), port != null ? port : c.port(),
-                        dataDir != null ? dataDir : c.dataDir(), kafka != null ? kafka : c.kafka(),
-                        kafkaPort != null ? kafkaPort : c.kafkaPort(), nodeId != null ? nodeId : c.nodeId(),
-                        units != null ? units : c.processorUnits(), c.kafkaConnectTimeoutMs(),
-                        cacheChunks != null ? cacheChunks : c.chunkCacheChunks(),
-                        cacheMb != null ? cacheMb : c.chunkCacheMb())
-                        .withSecurity(new SecurityConfig(auth != null ? auth : c.security().auth(),
-                                c.security().users(), tlsCert != null ? tlsCert : c.security().tlsCert(),
-                                tlsKey != null ? tlsKey : c.security().tlsKey()));
+                NodeConfig c = config();
                 Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
                 CoilgunNode node = CoilgunNode.start(c);
                 CountDownLatch stopped = new CountDownLatch(1);

@@ -6,11 +6,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Reads a node's configuration file: Java properties with the same names as the command-line flags.
+ * A node's configuration file: Java properties named as the long command-line options without their dashes, read by
+ * picocli as the options' default values (flags win over the file), plus one line per user.
  * <pre>
  * host = 127.0.0.1
  * port = 5433
@@ -29,55 +33,62 @@ import java.util.Set;
  * </pre>
  */
 public final class ConfigFile {
-    private static final Set<String> KEYS = Set.of("host", "port", "data-dir", "kafka", "kafka-port", "node-id",
-            "processor-units", "kafka-connect-timeout-ms", "chunk-cache-chunks", "chunk-cache-mb", "auth", "tls-cert",
-            "tls-key");
     /** {@code user.<name> = <password or verifier>}: one line per user. */
     private static final String USER_PREFIX = "user.";
 
     private ConfigFile() {
     }
 
-    public static NodeConfig read(Path file, NodeConfig base) {
+    /**
+     * The file's settings as picocli's default values of {@code command}'s options (none when {@code file} is null).
+     *
+     * @throws StartupException when the file cannot be read or names a setting that is no option nor a user
+     */
+    public static CommandLine.IDefaultValueProvider defaults(Path file, CommandLine.Model.CommandSpec command) {
+        Properties p = file == null ? new Properties() : load(file);
+        Set<String> known = new TreeSet<>();
+        for (OptionSpec o : command.options()) {
+            known.add(key(o));
+        }
+        for (String key : p.stringPropertyNames()) {
+            if (!known.contains(key) && !(key.startsWith(USER_PREFIX) && key.length() > USER_PREFIX.length())) {
+                throw new StartupException("unknown setting '" + key + "' in " + file + "; known: " + known
+                        + " and user.<name>");
+            }
+        }
+        return arg -> {
+            String value = arg instanceof OptionSpec o ? p.getProperty(key(o)) : null;
+            return value == null ? null : value.strip();
+        };
+    }
+
+    /** The users of the file ({@code user.<name>} lines), by name; none when {@code file} is null. */
+    public static Map<String, String> users(Path file) {
+        Map<String, String> users = new TreeMap<>();
+        if (file == null) {
+            return users;
+        }
+        Properties p = load(file);
+        for (String key : p.stringPropertyNames()) {
+            if (key.startsWith(USER_PREFIX)) {
+                users.put(key.substring(USER_PREFIX.length()), p.getProperty(key).strip());
+            }
+        }
+        return users;
+    }
+
+    /** An option's name in the file: its long name without the dashes ({@code --data-dir}: {@code data-dir}). */
+    private static String key(OptionSpec option) {
+        return option.longestName().replaceFirst("^-+", "");
+    }
+
+    private static Properties load(Path file) {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file)) {
             p.load(r);
         } catch (IOException e) {
             throw new StartupException("cannot read config file " + file + ": " + e.getMessage());
         }
-        for (String key : p.stringPropertyNames()) {
-            if (!KEYS.contains(key) && !(key.startsWith(USER_PREFIX) && key.length() > USER_PREFIX.length())) {
-                throw new StartupException("unknown setting '" + key + "' in " + file + "; known: " + KEYS
-                        + " and user.<name>");
-            }
-        }
-        try {
-            return new NodeConfig(
-                    p.getProperty("host", base.host()),
-                    Integer.parseInt(p.getProperty("port", String.valueOf(base.port()))),
-                    p.containsKey("data-dir") ? Path.of(p.getProperty("data-dir")) : base.dataDir(),
-                    p.getProperty("kafka", base.kafka()),
-                    Integer.parseInt(p.getProperty("kafka-port", String.valueOf(base.kafkaPort()))),
-                    p.getProperty("node-id", base.nodeId()),
-                    Integer.parseInt(p.getProperty("processor-units", String.valueOf(base.processorUnits()))),
-                    Long.parseLong(p.getProperty("kafka-connect-timeout-ms", String.valueOf(base.kafkaConnectTimeoutMs()))),
-                    Integer.parseInt(p.getProperty("chunk-cache-chunks", String.valueOf(base.chunkCacheChunks()))),
-                    Long.parseLong(p.getProperty("chunk-cache-mb", String.valueOf(base.chunkCacheMb()))))
-                    .withSecurity(security(p, base.security()));
-        } catch (NumberFormatException e) {
-            throw new StartupException("bad number in " + file + ": " + e.getMessage());
-        }
-    }
-
-    private static SecurityConfig security(Properties p, SecurityConfig base) {
-        Map<String, String> users = new TreeMap<>(base.users());
-        for (String key : p.stringPropertyNames()) {
-            if (key.startsWith(USER_PREFIX)) {
-                users.put(key.substring(USER_PREFIX.length()), p.getProperty(key).strip());
-            }
-        }
-        return new SecurityConfig(p.getProperty("auth", base.auth()), users,
-                p.containsKey("tls-cert") ? Path.of(p.getProperty("tls-cert").strip()) : base.tlsCert(),
-                p.containsKey("tls-key") ? Path.of(p.getProperty("tls-key").strip()) : base.tlsKey());
+        return p;
     }
 }

@@ -21,7 +21,7 @@ class SecurityConfigTest {
 
     private NodeConfig read(String properties) throws IOException {
         Path file = Files.writeString(dir.resolve("coilgun.properties"), properties);
-        return ConfigFile.read(file, NodeConfig.defaults());
+        return io.coilgun.server.boot.Main.parse("--config", file.toString());
     }
 
     @Test
