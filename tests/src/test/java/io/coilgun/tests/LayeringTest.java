@@ -75,6 +75,18 @@ class LayeringTest {
     }
 
     @Test
+    void theServerUsesPgwireThroughItsSpi() {
+        check("server", "io.coilgun.pgwire.copy..", "io.coilgun.pgwire.types..", "io.coilgun.pgwire.protocol..",
+                "io.coilgun.pgwire.codec..");
+    }
+
+    @Test
+    void thePgwireSpiStandsAlone() {
+        check("pgwire.spi", "io.coilgun.pgwire.copy..", "io.coilgun.pgwire.types..", "io.coilgun.pgwire.protocol..",
+                "io.coilgun.pgwire.codec..", "io.coilgun.pgwire.auth..", "io.coilgun.pgwire.tls..");
+    }
+
+    @Test
     void serverDoesNotReachStorage() {
         check("server", "io.coilgun.storage..", ROCKSDB);
     }

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.CopyFormat;
 import io.coilgun.pgwire.spi.PgException;
 
 /**

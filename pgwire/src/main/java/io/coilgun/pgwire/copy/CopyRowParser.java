@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.CopyFormat;
 import static io.coilgun.pgwire.copy.CopyFormatException.BAD_COPY_FILE_FORMAT;
 import static io.coilgun.pgwire.copy.CopyFormatException.CHARACTER_NOT_IN_REPERTOIRE;
 import static io.coilgun.pgwire.copy.CopyFormatException.PROGRAM_LIMIT_EXCEEDED;

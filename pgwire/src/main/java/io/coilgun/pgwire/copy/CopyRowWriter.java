@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.CopyFormat;
 import java.nio.charset.StandardCharsets;
 
 /**

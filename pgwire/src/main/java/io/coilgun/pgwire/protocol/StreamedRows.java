@@ -4,7 +4,7 @@ import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
 import io.coilgun.pgwire.codec.BackendMessage.CopyData;
 import io.coilgun.pgwire.codec.BackendMessage.CopyResponse;
 import io.coilgun.pgwire.codec.BackendMessage.Empty;
-import io.coilgun.pgwire.copy.CopyFormat;
+import io.coilgun.pgwire.spi.CopyFormat;
 import io.coilgun.pgwire.copy.CopyRowWriter;
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;

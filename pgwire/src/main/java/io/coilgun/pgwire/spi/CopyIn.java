@@ -1,6 +1,5 @@
 package io.coilgun.pgwire.spi;
 
-import io.coilgun.pgwire.copy.CopyFormat;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 

@@ -1,12 +1,13 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.CopyFormat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.coilgun.pgwire.copy.CopyFormat.Format;
-import io.coilgun.pgwire.copy.CopyFormat.Header;
+import io.coilgun.pgwire.spi.CopyFormat.Format;
+import io.coilgun.pgwire.spi.CopyFormat.Header;
 import io.coilgun.pgwire.spi.PgException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;

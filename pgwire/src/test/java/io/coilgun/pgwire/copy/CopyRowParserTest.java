@@ -1,12 +1,13 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.CopyFormat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.coilgun.pgwire.copy.CopyFormat.Header;
+import io.coilgun.pgwire.spi.CopyFormat.Header;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -258,7 +258,7 @@ public final class CoilgunSession implements Session {
      */
     private CompletableFuture<QueryResult> copyTo(CopyToStatement copyTo, ParsedSqlStatement st,
             List<Object> parameters, QueryEngine.Cancel cancel) {
-        io.coilgun.pgwire.copy.CopyFormat format = StreamCopyIn.format(copyTo.options());
+        io.coilgun.pgwire.spi.CopyFormat format = StreamCopyIn.format(copyTo.options());
         CompiledStatement inner = node.compiler().compile(st.query(), copyTo.query(), st.text(),
                 st.parameterNumbers(), parameters);
         if (inner instanceof CreateStreamStatement || inner instanceof AlterStreamStatement

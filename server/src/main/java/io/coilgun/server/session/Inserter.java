@@ -114,7 +114,7 @@ public final class Inserter {
 
     /** As Postgres prints a timestamp: {@code 2026-01-01 10:00:00}, with the fraction only when there is one. */
     private static String timestamp(long micros) {
-        return io.coilgun.pgwire.types.PgTextEncoder.encode(PgType.TIMESTAMP, PgValues.timestamp(micros));
+        return PgValues.timestampText(micros);
     }
 
     private static Object[] row(List<MetricDef> metrics, IngestService.RowResult r) {

@@ -42,6 +42,18 @@ final class PgValues {
         };
     }
 
+    /**
+     * A timestamp as Postgres prints it ({@code 2026-01-01 10:00:05}, with the fraction of a second only when there is
+     * one, trailing zeros dropped), for messages.
+     */
+    static String timestampText(long micros) {
+        LocalDateTime t = timestamp(micros);
+        String text = String.format(java.util.Locale.ROOT, "%s %02d:%02d:%02d", t.toLocalDate(), t.getHour(),
+                t.getMinute(), t.getSecond());
+        long fraction = Math.floorMod(micros, 1_000_000L);
+        return fraction == 0 ? text : text + "." + String.format("%06d", fraction).replaceAll("0+$", "");
+    }
+
     /** Microseconds since the epoch as a UTC timestamp without time zone. */
     static LocalDateTime timestamp(long micros) {
         return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),

@@ -1,6 +1,6 @@
 package io.coilgun.server.session;
 
-import io.coilgun.pgwire.copy.CopyFormat;
+import io.coilgun.pgwire.spi.CopyFormat;
 import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.QueryResult;

@@ -1,6 +1,5 @@
-package io.coilgun.pgwire.copy;
+package io.coilgun.pgwire.spi;
 
-import io.coilgun.pgwire.spi.PgException;
 import java.util.Objects;
 
 /**
