@@ -2,30 +2,22 @@ package io.coilgun.server;
 
 import io.coilgun.cluster.ClusterConfig;
 import io.coilgun.cluster.ClusterNode;
-import io.coilgun.cluster.catalog.CatalogKey;
-import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.pgwire.PgServer;
 import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.tls.ServerTls;
-import io.coilgun.planner.error.CoilgunException;
-import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
-import io.coilgun.planner.model.MetricDef;
-import io.coilgun.planner.model.StreamDef;
 import io.coilgun.server.config.NodeConfig;
 import io.coilgun.server.config.StartupException;
 import io.coilgun.server.embedded.EmbeddedKafka;
 import io.coilgun.server.session.CoilgunSession;
 import io.coilgun.server.session.Inserter;
 import io.coilgun.sql.compile.AlterStreamStatement;
-import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
-import io.coilgun.sql.parser.CoilgunParser;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -69,6 +61,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private String bootstrapServers;
     private ClusterNode cluster;
     private Inserter inserter;
+    /** The DDL operations and the catalog's recovery at start. */
+    private CatalogService catalogService;
     private PgServer pgServer;
     private io.coilgun.sql.query.QueryEngine queryEngine;
     /** Runs SELECTs: Calcite is synchronous and metric reads wait for processor units, so not on network threads. */
@@ -102,7 +96,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         try {
             node.startKafka();
             node.startCluster();
-            node.recoverCatalog();
+            node.catalogService.recover();
             node.startPgwire();
             return node;
         } catch (StartupException e) {
@@ -182,43 +176,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
                     + "); is it running and reachable?"), e);
         }
         inserter = new Inserter(catalog, new io.coilgun.cluster.ingest.IngestService(catalog, cluster.publisher()));
+        catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
                     config.dataDir().toString(), cluster.unitCount(), "0.1.0"}));
-    }
-
-    /** Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints. */
-    private void recoverCatalog() {
-        for (CatalogLog.Entry entry : cluster.catalog().readAll()) {
-            if (entry.ddl() == null) {
-                if (entry.key().kind() == CatalogKey.Kind.METRIC) {
-                    catalog.removeMetric(entry.key().name());
-                } else if (entry.key().kind() == CatalogKey.Kind.STREAM) {
-                    catalog.removeStream(entry.key().name()); // DROP STREAM
-                }
-                continue;
-            }
-            for (var parsed : CoilgunParser.parse(entry.ddl())) {
-                CompiledStatement st = compiler.compile(entry.ddl(), parsed.node(), parsed.text());
-                if (st instanceof CreateStreamStatement cs) {
-                    catalog.addStream(cs.stream());
-                } else if (st instanceof AlterStreamStatement as) {
-                    catalog.addStream(as.stream());
-                } else if (st instanceof CreateMetricStatement cm) {
-                    catalog.addMetric(cm.metric());
-                }
-            }
-        }
-        for (StreamDef stream : catalog.streams()) {
-            cluster.deployStream(stream, catalog.metricsOf(stream.name()));
-        }
-        // Before taking statements: each task's stream time must count the records after its checkpoint, or a
-        // multi-row INSERT could pass the lateness check and still lose a row to its task.
-        if (!cluster.awaitReplayed(catalog.streams(), 120_000)) {
-            LOG.warn("some tasks are still replaying after 120 s; statements are taken meanwhile, and a late row may "
-                    + "then be rejected by its task after the other rows of its statement were applied");
-        }
-        LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
     }
 
     private void startPgwire() {
@@ -283,114 +244,29 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         return config.embeddedKafka() ? "embedded at " + bootstrapServers : bootstrapServers;
     }
 
-    /** CREATE STREAM: topics, then the catalog record (the point of no return), then the tasks. */
     @Override
     public CompletableFuture<Void> createStream(CreateStreamStatement cs) {
-        return CompletableFuture.runAsync(() -> {
-            StreamDef s = cs.stream();
-            if (catalog.exists(s.name())) {
-                if (cs.ifNotExists() && catalog.stream(s.name()).isPresent()) {
-                    return;
-                }
-                throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name() + "\" already exists");
-            }
-            cluster.purgeStream(s.name()); // what a dropped stream of this name may have left (a crash mid-drop)
-            cluster.createTopics(s);
-            cluster.catalog().append(CatalogKey.stream(s.name()), s.ddl());
-            catalog.addStream(s);
-            cluster.deployStream(s, java.util.List.of());
-        }, ddl);
+        return catalogService.createStream(cs);
     }
 
-    /**
-     * ALTER STREAM ... ADD COLUMN: the catalog record (key {@code stream:<name>:v<version>}, after the CREATE), then
-     * every task of the stream decodes with the new schema from its next event on.
-     */
     @Override
     public CompletableFuture<Void> alterStream(AlterStreamStatement as) {
-        return CompletableFuture.runAsync(() -> {
-            StreamDef altered = as.stream();
-            StreamDef current = catalog.stream(altered.name()).orElseThrow(() -> new CoilgunException(
-                    SqlState.UNDEFINED_TABLE, "stream \"" + altered.name() + "\" does not exist"));
-            if (current.schemaVersion() != altered.schemaVersion() - 1) {
-                throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + altered.name()
-                        + "\" was altered concurrently; run the statement again");
-            }
-            cluster.catalog().append(CatalogKey.streamVersion(altered.name(), altered.schemaVersion()), as.ddl());
-            catalog.addStream(altered);
-            cluster.alterStream(altered);
-        }, ddl);
+        return catalogService.alterStream(as);
     }
 
-    /**
-     * DROP STREAM: refused (2BP01) while the stream has metrics, unless CASCADE. The catalog tombstones (each metric,
-     * each schema version, then the stream: the point of no return; a restart does not bring it back), then the
-     * stream leaves the node's catalog while no statement of it publishes, statements waiting for replies fail
-     * (42P01), and its tasks, their reservoirs and state, and its topics are deleted. Completes with the notices.
-     */
     @Override
     public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
-        return CompletableFuture.supplyAsync(() -> {
-            StreamDef s = catalog.stream(ds.name()).orElse(null);
-            if (s == null) {
-                if (ds.ifExists()) {
-                    return java.util.List.of(io.coilgun.sql.compile.StreamDrops.skipping(ds.name()));
-                }
-                throw io.coilgun.sql.compile.StreamDrops.doesNotExist(ds.name());
-            }
-            java.util.List<MetricDef> metrics = catalog.metricsOf(s.name());
-            if (!metrics.isEmpty() && !ds.cascade()) {
-                throw io.coilgun.sql.compile.StreamDrops.dependentObjects(s.name(), metrics);
-            }
-            for (MetricDef m : metrics) {
-                cluster.catalog().remove(CatalogKey.metric(m.name()));
-            }
-            for (int v = 2; v <= s.schemaVersion(); v++) {
-                cluster.catalog().remove(CatalogKey.streamVersion(s.name(), v));
-            }
-            cluster.catalog().remove(CatalogKey.stream(s.name()));
-            inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
-            cluster.dropStream(s);
-            String cascaded = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
-            return cascaded == null ? java.util.List.<String>of() : java.util.List.of(cascaded);
-        }, ddl);
+        return catalogService.dropStream(ds);
     }
 
-    /** DROP METRIC: the catalog tombstone, then every task of its partitioner drops it (and its state). */
     @Override
     public CompletableFuture<Void> dropMetric(DropMetricStatement dm) {
-        return CompletableFuture.runAsync(() -> {
-            MetricDef m = catalog.metric(dm.name()).orElse(null);
-            if (m == null) {
-                if (dm.ifExists()) {
-                    return;
-                }
-                throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric \"" + dm.name() + "\" does not exist");
-            }
-            StreamDef s = catalog.stream(m.stream()).orElseThrow();
-            cluster.catalog().remove(CatalogKey.metric(m.name()));
-            catalog.removeMetric(m.name());
-            cluster.dropMetric(s, m);
-        }, ddl);
+        return catalogService.dropMetric(dm);
     }
 
-    /** CREATE METRIC: the catalog record, then every task of its partitioner adds the metric between two events. */
     @Override
     public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
-        return CompletableFuture.runAsync(() -> {
-            MetricDef m = cm.metric();
-            if (catalog.exists(m.name())) {
-                if (cm.ifNotExists() && catalog.metric(m.name()).isPresent()) {
-                    return;
-                }
-                throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + m.name() + "\" already exists");
-            }
-            StreamDef s = catalog.stream(m.stream()).orElseThrow(() -> new CoilgunException(SqlState.UNDEFINED_TABLE,
-                    "stream \"" + m.stream() + "\" does not exist"));
-            cluster.catalog().append(CatalogKey.metric(m.name()), m.ddl());
-            catalog.addMetric(m);
-            cluster.deployMetric(s, m);
-        }, ddl);
+        return catalogService.createMetric(cm);
     }
 
     /** Stops accepting connections, stops the tasks (checkpointing them), then Kafka. Idempotent. */
