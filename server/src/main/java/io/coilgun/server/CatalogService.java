@@ -15,7 +15,7 @@ import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.StatementCompiler;
-import io.coilgun.sql.parser.CoilgunParser;
+import io.coilgun.sql.compile.SqlStatement;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -55,8 +55,8 @@ final class CatalogService {
                 }
                 continue;
             }
-            for (var parsed : CoilgunParser.parse(entry.ddl())) {
-                CompiledStatement st = compiler.compile(entry.ddl(), parsed.node(), parsed.text());
+            for (SqlStatement parsed : SqlStatement.parse(entry.ddl())) {
+                CompiledStatement st = compiler.compile(parsed);
                 if (st instanceof CreateStreamStatement cs) {
                     catalog.addStream(cs.stream());
                 } else if (st instanceof AlterStreamStatement as) {

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.auth;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -62,7 +63,7 @@ public final class ScramSha256 {
         }
         step = Step.CLIENT_FINAL;
         if (message.startsWith("p=")) {
-            throw new ScramException("08P01", "channel binding is not supported: the server offers SCRAM-SHA-256 only,"
+            throw new ScramException(SqlStates.PROTOCOL_VIOLATION, "channel binding is not supported: the server offers SCRAM-SHA-256 only,"
                     + " without -PLUS");
         }
         if (!message.startsWith("n,") && !message.startsWith("y,")) {
@@ -73,7 +74,7 @@ public final class ScramSha256 {
             throw malformed("missing GS2 header end in client-first-message");
         }
         if (authzEnd != 2) {
-            throw new ScramException("0A000", "client uses authorization identity, but it is not supported");
+            throw new ScramException(SqlStates.FEATURE_NOT_SUPPORTED, "client uses authorization identity, but it is not supported");
         }
         gs2Header = message.substring(0, authzEnd + 1);
         clientFirstBare = message.substring(authzEnd + 1);
@@ -139,7 +140,7 @@ public final class ScramSha256 {
         }
         boolean valid = MessageDigest.isEqual(sha256(clientKey), credential.storedKey()); // constant time
         if (!valid || !knownUser) {
-            throw new ScramException("28P01", null);
+            throw new ScramException(SqlStates.INVALID_PASSWORD, null);
         }
         return "v=" + Base64.getEncoder().encodeToString(hmac(credential.serverKey(), authMessage));
     }
@@ -177,7 +178,7 @@ public final class ScramSha256 {
     }
 
     private static ScramException malformed(String detail) {
-        return new ScramException("08P01", "malformed SCRAM message: " + detail);
+        return new ScramException(SqlStates.PROTOCOL_VIOLATION, "malformed SCRAM message: " + detail);
     }
 
     /**

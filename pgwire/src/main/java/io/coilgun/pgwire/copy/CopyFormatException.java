@@ -12,12 +12,6 @@ import io.coilgun.pgwire.spi.PgException;
 public final class CopyFormatException extends PgException {
     private static final long serialVersionUID = 1L;
 
-    /** bad_copy_file_format. */
-    public static final String BAD_COPY_FILE_FORMAT = "22P04";
-    /** character_not_in_repertoire: invalid UTF-8. */
-    public static final String CHARACTER_NOT_IN_REPERTOIRE = "22021";
-    /** program_limit_exceeded: a row longer than the parser's limit. */
-    public static final String PROGRAM_LIMIT_EXCEEDED = "54000";
 
     private final long lineNumber;
     private final String context;

@@ -1,9 +1,7 @@
 package io.coilgun.pgwire.copy;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.CopyFormat;
-import static io.coilgun.pgwire.copy.CopyFormatException.BAD_COPY_FILE_FORMAT;
-import static io.coilgun.pgwire.copy.CopyFormatException.CHARACTER_NOT_IN_REPERTOIRE;
-import static io.coilgun.pgwire.copy.CopyFormatException.PROGRAM_LIMIT_EXCEEDED;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -439,10 +437,10 @@ public final class CopyRowParser {
             String[] fields = new String[columns.length];
             int count = split(fields);
             if (columns.length > 0 && count > columns.length) {
-                throw lineError(BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "extra data after last expected column");
             }
             if (count < columns.length) {
-                throw lineError(BAD_COPY_FILE_FORMAT, "missing data for column \"" + columns[count] + "\"");
+                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "missing data for column \"" + columns[count] + "\"");
             }
             rows++;
             sink.row(lineNumber, fields);
@@ -461,16 +459,16 @@ public final class CopyRowParser {
         String[] names = new String[columns.length];
         int count = split(names);
         if (count != columns.length) {
-            throw lineError(BAD_COPY_FILE_FORMAT, "wrong number of fields in header line: got " + count
+            throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "wrong number of fields in header line: got " + count
                     + ", expected " + columns.length);
         }
         for (int i = 0; i < names.length; i++) {
             if (names[i] == null) {
-                throw lineError(BAD_COPY_FILE_FORMAT, "column name mismatch in header line field " + (i + 1)
+                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "column name mismatch in header line field " + (i + 1)
                         + ": got null value (\"" + nullString + "\"), expected \"" + columns[i] + "\"");
             }
             if (!names[i].equals(columns[i])) {
-                throw lineError(BAD_COPY_FILE_FORMAT, "column name mismatch in header line field " + (i + 1)
+                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "column name mismatch in header line field " + (i + 1)
                         + ": got \"" + names[i] + "\", expected \"" + columns[i] + "\"");
             }
         }
@@ -483,7 +481,7 @@ public final class CopyRowParser {
     private int split(String[] out) {
         if (out.length == 0) {
             if (lineLen != 0) {
-                throw lineError(BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "extra data after last expected column");
             }
             return 0;
         }
@@ -612,7 +610,7 @@ public final class CopyRowParser {
                 while (true) { // in quotes
                     rawEnd = cur;
                     if (cur >= end) {
-                        throw lineError(BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
+                        throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
                     }
                     byte c = in[cur++];
                     if (c == escape && cur < end && (in[cur] == escape || in[cur] == quote)) {
@@ -644,7 +642,7 @@ public final class CopyRowParser {
     private void append(int c) {
         if (lineLen == line.length) {
             if (lineLen >= maxRowBytes) {
-                throw readError(PROGRAM_LIMIT_EXCEEDED,
+                throw readError(SqlStates.PROGRAM_LIMIT_EXCEEDED,
                         "COPY row exceeds the maximum size of " + maxRowBytes + " bytes", null);
             }
             line = Arrays.copyOf(line, (int) Math.min(2L * line.length, maxRowBytes));
@@ -654,11 +652,11 @@ public final class CopyRowParser {
 
     /** An error found while reading a line: the context has no line text (Postgres' line_buf is not valid). */
     private CopyFormatException readError(String message) {
-        return readError(BAD_COPY_FILE_FORMAT, message, null);
+        return readError(SqlStates.BAD_COPY_FILE_FORMAT, message, null);
     }
 
     private CopyFormatException readError(String message, String hint) {
-        return readError(BAD_COPY_FILE_FORMAT, message, hint);
+        return readError(SqlStates.BAD_COPY_FILE_FORMAT, message, hint);
     }
 
     private CopyFormatException readError(String sqlState, String message, String hint) {
@@ -700,7 +698,7 @@ public final class CopyRowParser {
             }
             hex.append(String.format("0x%02x", bytes[offset + i] & 0xff));
         }
-        return new CopyFormatException(CHARACTER_NOT_IN_REPERTOIRE,
+        return new CopyFormatException(SqlStates.CHARACTER_NOT_IN_REPERTOIRE,
                 "invalid byte sequence for encoding \"UTF8\": " + hex, null, lineNumber,
                 context != null ? context : "COPY " + table + ", line " + lineNumber);
     }

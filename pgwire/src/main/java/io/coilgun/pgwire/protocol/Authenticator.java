@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.auth.ScramException;
 import io.coilgun.pgwire.auth.ScramSha256;
@@ -92,7 +93,7 @@ final class Authenticator {
             String serverFinal = scram.clientFinal(new String(body, StandardCharsets.UTF_8));
             return new Outcome(AuthenticationRequest.saslFinal(serverFinal), true);
         } catch (ScramException e) {
-            throw "28P01".equals(e.sqlState()) ? failed() : new PgException(e.sqlState(), e.getMessage(), 0, true);
+            throw SqlStates.INVALID_PASSWORD.equals(e.sqlState()) ? failed() : new PgException(e.sqlState(), e.getMessage(), 0, true);
         }
     }
 
@@ -137,10 +138,10 @@ final class Authenticator {
     }
 
     private PgException failed() {
-        return new PgException("28P01", "password authentication failed for user \"" + user + "\"", 0, true);
+        return new PgException(SqlStates.INVALID_PASSWORD, "password authentication failed for user \"" + user + "\"", 0, true);
     }
 
     private static PgException protocolViolation(String message) {
-        return new PgException(ErrorResponses.PROTOCOL_VIOLATION, message, 0, true);
+        return new PgException(SqlStates.PROTOCOL_VIOLATION, message, 0, true);
     }
 }

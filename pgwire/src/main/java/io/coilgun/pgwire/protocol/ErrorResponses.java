@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.codec.BackendMessage.ErrorResponse;
 import io.coilgun.pgwire.spi.PgException;
 import java.util.concurrent.CompletionException;
@@ -7,10 +8,6 @@ import java.util.concurrent.ExecutionException;
 
 /** Turns exceptions into ErrorResponse messages; SQLSTATEs from https://www.postgresql.org/docs/current/errcodes-appendix.html. */
 final class ErrorResponses {
-    static final String FEATURE_NOT_SUPPORTED = "0A000";
-    static final String PROTOCOL_VIOLATION = "08P01";
-    static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
-    static final String INTERNAL_ERROR = "XX000";
 
     private ErrorResponses() {
     }
@@ -26,14 +23,14 @@ final class ErrorResponses {
     /** A PgException as sent: FATAL when it says so, else ERROR, with its position. */
     static ErrorResponse of(PgException e) {
         return new ErrorResponse(e.fatal() ? ErrorResponse.FATAL : ErrorResponse.ERROR,
-                e.sqlState() == null ? INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position(), e.hint(),
+                e.sqlState() == null ? SqlStates.INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position(), e.hint(),
                 e.context(), e.detail());
     }
 
     /** Any other exception: an internal error (XX000) carrying the exception's message. */
     static ErrorResponse internal(Throwable t, String severity) {
         String message = t.getMessage() != null ? t.getMessage() : t.getClass().getName();
-        return new ErrorResponse(severity, INTERNAL_ERROR, message, 0);
+        return new ErrorResponse(severity, SqlStates.INTERNAL_ERROR, message, 0);
     }
 
     /** The cause a CompletionStage failed with, without the CompletionException/ExecutionException wrapper. */

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
 import io.coilgun.pgwire.codec.BackendMessage.Empty;
 import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
@@ -62,11 +63,11 @@ final class ExtendedQuery {
 
     void parse(Parse parse) {
         if (!parse.name().isEmpty() && statements.containsKey(parse.name())) {
-            throw new PgException("42P05", "prepared statement \"" + parse.name() + "\" already exists");
+            throw new PgException(SqlStates.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + parse.name() + "\" already exists");
         }
         List<Statement> parsed = session.parse(parse.sql());
         if (parsed.size() > 1) {
-            throw new PgException("42601", "cannot insert multiple commands into a prepared statement");
+            throw new PgException(SqlStates.SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement");
         }
         Statement statement = parsed.isEmpty() ? EMPTY : session.prepare(parsed.get(0), parse.parameterTypeOids());
         statements.put(parse.name(), new Prepared(statement));
@@ -77,7 +78,7 @@ final class ExtendedQuery {
         Prepared prepared = statement(bind.statement());
         List<PgType> types = prepared.statement() == null ? List.of() : prepared.statement().parameterTypes();
         if (bind.parameters().length != types.size()) {
-            throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "bind message supplies "
+            throw new PgException(SqlStates.PROTOCOL_VIOLATION, "bind message supplies "
                     + bind.parameters().length + " parameters, but prepared statement \"" + bind.statement()
                     + "\" requires " + types.size());
         }
@@ -89,11 +90,11 @@ final class ExtendedQuery {
         }
         for (short f : bind.resultFormats()) {
             if (f != WireValues.TEXT && f != WireValues.BINARY) {
-                throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unsupported format code: " + f);
+                throw new PgException(SqlStates.PROTOCOL_VIOLATION, "unsupported format code: " + f);
             }
         }
         if (!bind.portal().isEmpty() && portals.containsKey(bind.portal())) {
-            throw new PgException("42P03", "portal \"" + bind.portal() + "\" already exists");
+            throw new PgException(SqlStates.DUPLICATE_CURSOR, "portal \"" + bind.portal() + "\" already exists");
         }
         Portal replaced = portals.put(bind.portal(), new Portal(prepared.statement(),
                 Collections.unmodifiableList(values), bind.resultFormats()));
@@ -170,13 +171,13 @@ final class ExtendedQuery {
             }
             if (result.copyIn() != null) {
                 result.copyIn().abort();
-                throw new PgException(ErrorResponses.FEATURE_NOT_SUPPORTED,
+                throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED,
                         "COPY FROM STDIN runs in the simple query protocol only");
             }
             portal.result = result;
             if (result.notices() != null) {
                 for (String notice : result.notices()) {
-                    ctx.write(new NoticeResponse("00000", notice));
+                    ctx.write(new NoticeResponse(SqlStates.SUCCESSFUL_COMPLETION, notice));
                 }
             }
             if (result.stream() != null) {
@@ -287,7 +288,7 @@ final class ExtendedQuery {
     private Prepared statement(String name) {
         Prepared prepared = statements.get(name);
         if (prepared == null) {
-            throw new PgException("26000", name.isEmpty() ? "unnamed prepared statement does not exist"
+            throw new PgException(SqlStates.UNDEFINED_PREPARED_STATEMENT, name.isEmpty() ? "unnamed prepared statement does not exist"
                     : "prepared statement \"" + name + "\" does not exist");
         }
         return prepared;
@@ -296,7 +297,7 @@ final class ExtendedQuery {
     private Portal portal(String name) {
         Portal portal = portals.get(name);
         if (portal == null) {
-            throw new PgException("34000", name.isEmpty() ? "portal \"\" does not exist"
+            throw new PgException(SqlStates.INVALID_CURSOR_NAME, name.isEmpty() ? "portal \"\" does not exist"
                     : "portal \"" + name + "\" does not exist");
         }
         return portal;

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessage;
 import io.coilgun.pgwire.codec.BackendMessage.AuthenticationOk;
@@ -185,7 +186,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof IdleStateEvent && state == State.IDLE && pending.isEmpty()) {
             LOG.debug("Connection {} idle too long: closing", ctx.channel().remoteAddress());
-            fatal(ErrorResponses.fatal("57P05", "terminating connection due to idle-session timeout"));
+            fatal(ErrorResponses.fatal(SqlStates.IDLE_SESSION_TIMEOUT, "terminating connection due to idle-session timeout"));
             return;
         }
         ctx.fireUserEventTriggered(event);
@@ -302,7 +303,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     private void dispatch(FrontendMessage message) {
         if (message instanceof MalformedMessage) {
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, ((MalformedMessage) message).reason()));
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, ((MalformedMessage) message).reason()));
         } else if (state == State.AWAITING_STARTUP) {
             handleStartupPhase(message);
         } else if (state == State.AUTHENTICATING) {
@@ -332,14 +333,14 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
                 || message instanceof CopyFail) {
             return; // no COPY in progress: ignored, as Postgres does
         } else if (message instanceof OtherMessage && ((OtherMessage) message).type() == 'F') {
-            ctx.write(ErrorResponses.error(ErrorResponses.FEATURE_NOT_SUPPORTED,
+            ctx.write(ErrorResponses.error(SqlStates.FEATURE_NOT_SUPPORTED,
                     "the function call protocol is not supported"));
             ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
         } else if (message instanceof OtherMessage) {
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION,
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION,
                     "invalid frontend message type " + (int) ((OtherMessage) message).type()));
         } else {
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, "unexpected message "
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, "unexpected message "
                     + message.getClass().getSimpleName()));
         }
     }
@@ -410,14 +411,14 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             state = State.BUSY;
             CopyInExecution ending = copy;
             copy = null;
-            ending.fail(new PgException("57014", "COPY from stdin failed: " + fail.message()));
+            ending.fail(new PgException(SqlStates.QUERY_CANCELED, "COPY from stdin failed: " + fail.message()));
         } else if (message == FrontendMessage.Flush.INSTANCE || message == FrontendMessage.Sync.INSTANCE) {
             return; // ignored during COPY, as Postgres does
         } else {
             state = State.BUSY;
             CopyInExecution ending = copy;
             copy = null;
-            ending.fail(new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unexpected message type "
+            ending.fail(new PgException(SqlStates.PROTOCOL_VIOLATION, "unexpected message type "
                     + message.getClass().getSimpleName() + " during COPY from stdin"));
         }
     }
@@ -463,25 +464,25 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         } else if (message instanceof StartupMessage) {
             startup((StartupMessage) message);
         } else {
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, "expected a startup message"));
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, "expected a startup message"));
         }
     }
 
     private void startup(StartupMessage startup) {
         if (startup.majorVersion() != 3) {
-            fatal(ErrorResponses.fatal(ErrorResponses.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol "
+            fatal(ErrorResponses.fatal(SqlStates.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol "
                     + startup.majorVersion() + "." + startup.minorVersion() + ": server supports 3.0 to 3.0"));
             return;
         }
         Map<String, String> parameters = startup.parameters();
         String user = parameters.get("user");
         if (user == null || user.isEmpty()) {
-            fatal(ErrorResponses.fatal(ErrorResponses.INVALID_AUTHORIZATION_SPECIFICATION,
+            fatal(ErrorResponses.fatal(SqlStates.INVALID_AUTHORIZATION_SPECIFICATION,
                     "no PostgreSQL user name specified in startup packet"));
             return;
         }
         if (cancelRegistry.size() >= maxConnections) {
-            fatal(ErrorResponses.fatal("53300", "sorry, too many clients already"));
+            fatal(ErrorResponses.fatal(SqlStates.TOO_MANY_CONNECTIONS, "sorry, too many clients already"));
             return;
         }
         String database = parameters.getOrDefault("database", "");
@@ -512,7 +513,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         }
         if (!(message instanceof FrontendMessage.PasswordMessage password)) {
             int type = typeByte(message);
-            fatal(ErrorResponses.fatal(ErrorResponses.PROTOCOL_VIOLATION, authentication.method()
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, authentication.method()
                     == Authentication.Method.PASSWORD ? "expected password response, got message type " + type
                     : "expected SASL response, got message type " + type));
             return;

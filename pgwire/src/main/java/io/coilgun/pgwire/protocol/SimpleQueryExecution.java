@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
 import io.coilgun.pgwire.codec.BackendMessage.NoticeResponse;
 import io.coilgun.pgwire.codec.BackendMessage.EmptyQueryResponse;
@@ -141,7 +142,7 @@ final class SimpleQueryExecution {
         try {
             if (result.notices() != null) {
                 for (String notice : result.notices()) {
-                    ctx.write(new NoticeResponse("00000", notice));
+                    ctx.write(new NoticeResponse(SqlStates.SUCCESSFUL_COMPLETION, notice));
                 }
             }
             if (result.copyOut() == null && result.columns() != null && !result.columns().isEmpty()) {
@@ -201,7 +202,7 @@ final class SimpleQueryExecution {
         }
         if (result.notices() != null) {
             for (String notice : result.notices()) {
-                ctx.write(new NoticeResponse("00000", notice));
+                ctx.write(new NoticeResponse(SqlStates.SUCCESSFUL_COMPLETION, notice));
             }
         }
         if (!columns.isEmpty()) {

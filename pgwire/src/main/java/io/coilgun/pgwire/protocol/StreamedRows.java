@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.codec.BackendMessage.CommandComplete;
 import io.coilgun.pgwire.codec.BackendMessage.CopyData;
 import io.coilgun.pgwire.codec.BackendMessage.CopyResponse;
@@ -203,7 +204,7 @@ final class StreamedRows {
     void abort() {
         close();
         if (listener != null) {
-            end(false, new PgException("08006", "connection closed while sending a streamed result"));
+            end(false, new PgException(SqlStates.CONNECTION_FAILURE, "connection closed while sending a streamed result"));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.protocol;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.codec.BackendMessage.DataRow;
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
@@ -32,12 +33,12 @@ final class WireValues {
     /** Checks a Bind format list against the number of items it describes. */
     static void checkFormats(short[] formats, int count, String what) {
         if (formats.length > 1 && formats.length != count) {
-            throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "bind message has " + formats.length + " "
+            throw new PgException(SqlStates.PROTOCOL_VIOLATION, "bind message has " + formats.length + " "
                     + what + " formats but " + count + " " + what + "s");
         }
         for (short f : formats) {
             if (f != TEXT && f != BINARY) {
-                throw new PgException(ErrorResponses.PROTOCOL_VIOLATION, "unsupported format code: " + f);
+                throw new PgException(SqlStates.PROTOCOL_VIOLATION, "unsupported format code: " + f);
             }
         }
     }
@@ -90,7 +91,7 @@ final class WireValues {
             throw new PgException(e.sqlState(), e.getMessage() + (format == BINARY
                     ? " (in binary bind parameter $" + n + ")" : ""));
         } catch (IllegalArgumentException e) {
-            throw new PgException(format == BINARY ? "22P03" : "22P02",
+            throw new PgException(format == BINARY ? SqlStates.INVALID_BINARY_REPRESENTATION : SqlStates.INVALID_TEXT_REPRESENTATION,
                     (format == BINARY ? "incorrect binary data format in bind parameter " : "invalid bind parameter ")
                     + n + ": " + e.getMessage());
         }

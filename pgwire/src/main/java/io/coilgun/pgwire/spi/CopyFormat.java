@@ -16,8 +16,6 @@ public final class CopyFormat {
     /** HEADER: none, a first line that is skipped, or a first line that must name the columns in order. */
     public enum Header { FALSE, TRUE, MATCH }
 
-    static final String FEATURE_NOT_SUPPORTED = "0A000";
-    static final String INVALID_PARAMETER_VALUE = "22023";
 
     /** Characters Postgres does not allow as the text format's delimiter (they mean something after a backslash). */
     private static final String UNSAFE_TEXT_DELIMITERS = "\\.abcdefghijklmnopqrstuvwxyz0123456789";
@@ -66,40 +64,40 @@ public final class CopyFormat {
         String esc = escape != null ? escape : quo;
 
         if (!singleByte(delim)) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY delimiter must be a single one-byte character");
+            throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY delimiter must be a single one-byte character");
         }
         char d = delim.charAt(0);
         if (d == '\r' || d == '\n') {
-            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
         }
         if (nul.indexOf('\r') >= 0 || nul.indexOf('\n') >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE,
                     "COPY null representation cannot use newline or carriage return");
         }
         if (!csv && UNSAFE_TEXT_DELIMITERS.indexOf(d) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"" + d + "\"");
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE, "COPY delimiter cannot be \"" + d + "\"");
         }
         if (!csv && quote != null) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY QUOTE requires CSV mode");
+            throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY QUOTE requires CSV mode");
         }
         if (csv && !singleByte(quo)) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY quote must be a single one-byte character");
+            throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY quote must be a single one-byte character");
         }
         if (csv && d == quo.charAt(0)) {
-            throw new PgException(INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
         }
         if (!csv && escape != null) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY ESCAPE requires CSV mode");
+            throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY ESCAPE requires CSV mode");
         }
         if (csv && !singleByte(esc)) {
-            throw new PgException(FEATURE_NOT_SUPPORTED, "COPY escape must be a single one-byte character");
+            throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY escape must be a single one-byte character");
         }
         if (nul.indexOf(d) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE,
                     "COPY delimiter character must not appear in the NULL specification");
         }
         if (csv && nul.indexOf(quo.charAt(0)) >= 0) {
-            throw new PgException(INVALID_PARAMETER_VALUE,
+            throw new PgException(SqlStates.INVALID_PARAMETER_VALUE,
                     "CSV quote character must not appear in the NULL specification");
         }
         return new CopyFormat(format, d, nul, header != null ? header : Header.FALSE, quo.charAt(0),

@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.types;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.PgType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -222,7 +223,7 @@ public final class PgBinaryCodec {
     }
 
     private static PgInputException invalidUtf8(String detail) {
-        return new PgInputException(PgInputException.CHARACTER_NOT_IN_REPERTOIRE,
+        return new PgInputException(SqlStates.CHARACTER_NOT_IN_REPERTOIRE,
                 "invalid byte sequence for encoding \"UTF8\": " + detail);
     }
 
@@ -233,7 +234,7 @@ public final class PgBinaryCodec {
     }
 
     private static PgInputException binaryError(String message) {
-        return new PgInputException(PgInputException.INVALID_BINARY_REPRESENTATION, message);
+        return new PgInputException(SqlStates.INVALID_BINARY_REPRESENTATION, message);
     }
 
     // ---- integers
@@ -344,7 +345,7 @@ public final class PgBinaryCodec {
                     + (8 + in.remaining()));
         }
         if (sign == NUMERIC_NAN || sign == NUMERIC_PINF || sign == NUMERIC_NINF) {
-            throw new PgInputException(PgInputException.FEATURE_NOT_SUPPORTED, "numeric "
+            throw new PgInputException(SqlStates.FEATURE_NOT_SUPPORTED, "numeric "
                     + (sign == NUMERIC_NAN ? "NaN" : sign == NUMERIC_PINF ? "Infinity" : "-Infinity")
                     + " is not supported (no BigDecimal for it)");
         }
@@ -397,7 +398,7 @@ public final class PgBinaryCodec {
             return LocalDate.MIN;
         }
         if (days < MIN_DATE || days >= END_DATE) {
-            throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW, "date out of range");
+            throw new PgInputException(SqlStates.DATETIME_FIELD_OVERFLOW, "date out of range");
         }
         return LocalDate.ofEpochDay(days + PG_EPOCH_DAY);
     }
@@ -429,7 +430,7 @@ public final class PgBinaryCodec {
             return LocalDateTime.MIN;
         }
         if (micros < MIN_TIMESTAMP || micros >= END_TIMESTAMP) {
-            throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+            throw new PgInputException(SqlStates.DATETIME_FIELD_OVERFLOW, "timestamp out of range");
         }
         return LocalDateTime.ofEpochSecond(Math.floorDiv(micros, MICROS_PER_SECOND) + PG_EPOCH_DAY * 86_400,
                 (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1000, ZoneOffset.UTC);

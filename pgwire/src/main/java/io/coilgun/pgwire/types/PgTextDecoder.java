@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.types;
 
+import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.PgType;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
@@ -109,7 +110,7 @@ public final class PgTextDecoder {
     // ---- errors
 
     private static PgInputException syntax(String typeName, String text) {
-        return syntax(PgInputException.INVALID_TEXT_REPRESENTATION, typeName, text);
+        return syntax(SqlStates.INVALID_TEXT_REPRESENTATION, typeName, text);
     }
 
     private static PgInputException syntax(String sqlState, String typeName, String text) {
@@ -117,7 +118,7 @@ public final class PgTextDecoder {
     }
 
     private static PgInputException outOfRange(String typeName, String text) {
-        return new PgInputException(PgInputException.NUMERIC_VALUE_OUT_OF_RANGE,
+        return new PgInputException(SqlStates.NUMERIC_VALUE_OUT_OF_RANGE,
                 "value \"" + text + "\" is out of range for type " + typeName);
     }
 
@@ -199,7 +200,7 @@ public final class PgTextDecoder {
         }
         double value = float4 ? Float.parseFloat(s) : Double.parseDouble(s);
         if (Double.isInfinite(value) || (value == 0 && hasNonZeroMantissa(s))) {
-            throw new PgInputException(PgInputException.NUMERIC_VALUE_OUT_OF_RANGE,
+            throw new PgInputException(SqlStates.NUMERIC_VALUE_OUT_OF_RANGE,
                     "\"" + s + "\" is out of range for type " + typeName);
         }
         return value;
@@ -222,7 +223,7 @@ public final class PgTextDecoder {
         String s = trim(text);
         String special = s.toLowerCase(Locale.ROOT);
         if (special.equals("nan") || special.matches("[+-]?(inf|infinity)")) {
-            throw new PgInputException(PgInputException.FEATURE_NOT_SUPPORTED,
+            throw new PgInputException(SqlStates.FEATURE_NOT_SUPPORTED,
                     "numeric \"" + s + "\" is not supported (no BigDecimal for NaN or infinity)");
         }
         BigDecimal value;
@@ -247,7 +248,7 @@ public final class PgTextDecoder {
     }
 
     private static PgInputException overflowsNumeric() {
-        return new PgInputException(PgInputException.NUMERIC_VALUE_OUT_OF_RANGE, "value overflows numeric format");
+        return new PgInputException(SqlStates.NUMERIC_VALUE_OUT_OF_RANGE, "value overflows numeric format");
     }
 
     /** byteain: hex format {@code \x0aff} (white space between bytes allowed), else the escape format. */
@@ -263,7 +264,7 @@ public final class PgTextDecoder {
                 }
                 int high = hexDigit(c);
                 if (i + 1 >= text.length()) {
-                    throw new PgInputException(PgInputException.INVALID_PARAMETER_VALUE,
+                    throw new PgInputException(SqlStates.INVALID_PARAMETER_VALUE,
                             "invalid hexadecimal data: odd number of digits");
                 }
                 out.write(high << 4 | hexDigit(text.charAt(i + 1)));
@@ -297,7 +298,7 @@ public final class PgTextDecoder {
     private static int hexDigit(char c) {
         int digit = Character.digit(c, 16);
         if (digit < 0 || c > 'f') { // Character.digit also takes non-ASCII digits
-            throw new PgInputException(PgInputException.INVALID_PARAMETER_VALUE,
+            throw new PgInputException(SqlStates.INVALID_PARAMETER_VALUE,
                     "invalid hexadecimal digit: \"" + c + "\"");
         }
         return digit;
@@ -325,7 +326,7 @@ public final class PgTextDecoder {
         }
         Matcher m = DATE_TIME.matcher(s);
         if (!m.matches()) {
-            throw syntax(PgInputException.INVALID_DATETIME_FORMAT, typeName, text);
+            throw syntax(SqlStates.INVALID_DATETIME_FORMAT, typeName, text);
         }
         int year = Integer.parseInt(m.group(1));
         int month = Integer.parseInt(m.group(2));
@@ -339,7 +340,7 @@ public final class PgTextDecoder {
         if (year == 0 || month < 1 || month > 12 || day < 1 || minute > 59 || second > 60 || hour > 24
                 || (hour == 24 && (minute != 0 || second != 0 || fraction != 0))
                 || day > LocalDate.of(bc ? 1 - year : year, month, 1).lengthOfMonth()) {
-            throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW,
+            throw new PgInputException(SqlStates.DATETIME_FIELD_OVERFLOW,
                     "date/time field value out of range: \"" + text + "\"");
         }
         long days = LocalDate.of(bc ? 1 - year : year, month, day).toEpochDay() - PgBinaryCodec.PG_EPOCH_DAY;
@@ -366,7 +367,7 @@ public final class PgTextDecoder {
     }
 
     private static PgInputException dateTimeOutOfRange(String what, String text) {
-        return new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW,
+        return new PgInputException(SqlStates.DATETIME_FIELD_OVERFLOW,
                 what + " out of range: \"" + text + "\"");
     }
 
@@ -396,7 +397,7 @@ public final class PgTextDecoder {
             int minutes = digits.length() >= 4 ? Integer.parseInt(digits.substring(2, 4)) : 0;
             int seconds = digits.length() >= 6 ? Integer.parseInt(digits.substring(4, 6)) : 0;
             if (hours > 15 || minutes > 59 || seconds > 59) {
-                throw new PgInputException(PgInputException.INVALID_TIME_ZONE_DISPLACEMENT_VALUE,
+                throw new PgInputException(SqlStates.INVALID_TIME_ZONE_DISPLACEMENT_VALUE,
                         "time zone displacement out of range: \"" + text + "\"");
             }
             int total = (hours * 60 + minutes) * 60 + seconds;
@@ -407,7 +408,7 @@ public final class PgTextDecoder {
         }
         ZoneId zone = ZoneNames.find(name);
         if (zone == null) {
-            throw new PgInputException(PgInputException.INVALID_PARAMETER_VALUE,
+            throw new PgInputException(SqlStates.INVALID_PARAMETER_VALUE,
                     "time zone \"" + name + "\" not recognized");
         }
         LocalDateTime local = LocalDateTime.ofEpochSecond(
@@ -599,7 +600,7 @@ public final class PgTextDecoder {
             long seconds = minutesSeconds ? Long.parseLong(m.group(3))
                     : m.group(4) == null ? 0 : Long.parseLong(m.group(4));
             if (minutes > 59 || seconds > 60) {
-                throw new PgInputException(PgInputException.INTERVAL_FIELD_OVERFLOW,
+                throw new PgInputException(SqlStates.INTERVAL_FIELD_OVERFLOW,
                         "interval field value out of range: \"" + text + "\"");
             }
             BigDecimal value = hours.multiply(BigDecimal.valueOf(3_600 * MICROS_PER_SECOND))
@@ -706,12 +707,12 @@ public final class PgTextDecoder {
             try {
                 return new PgInterval(months.intValueExact(), days.intValueExact(), micros.longValueExact());
             } catch (ArithmeticException e) {
-                throw new PgInputException(PgInputException.DATETIME_FIELD_OVERFLOW, "interval out of range");
+                throw new PgInputException(SqlStates.DATETIME_FIELD_OVERFLOW, "interval out of range");
             }
         }
 
         private PgInputException syntaxError() {
-            return syntax(PgInputException.INVALID_DATETIME_FORMAT, "interval", text);
+            return syntax(SqlStates.INVALID_DATETIME_FORMAT, "interval", text);
         }
 
         private static boolean isDigit(char c) {

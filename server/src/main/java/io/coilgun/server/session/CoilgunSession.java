@@ -26,10 +26,9 @@ import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.ShowStatement;
 import io.coilgun.sql.compile.TransactionStatement;
 import io.coilgun.sql.compile.QueryStatement;
-import io.coilgun.sql.parser.CoilgunParser;
+import io.coilgun.sql.compile.SqlStatement;
 import io.coilgun.sql.parser.PgSyntax;
 import io.coilgun.sql.query.EmptyCatalogQuery;
-import io.coilgun.sql.parser.ParsedStatement;
 import java.util.ArrayList;
 import io.coilgun.sql.query.QueryEngine;
 import java.util.List;
@@ -77,8 +76,8 @@ public final class CoilgunSession implements Session {
         String sql = PgSyntax.normalize(text); // same offsets; what the parser reads
         try {
             List<Statement> statements = new ArrayList<>();
-            for (ParsedStatement p : CoilgunParser.parse(sql)) {
-                statements.add(new ParsedSqlStatement(sql, p.node(), p.text(), p.parameterNumbers(), List.of()));
+            for (SqlStatement p : SqlStatement.parse(sql)) {
+                statements.add(new ParsedSqlStatement(p, List.of()));
             }
             return statements;
         } catch (CoilgunException e) {
@@ -97,12 +96,10 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         int count = parameterTypeOids.length;
-        for (int n : st.parameterNumbers()) {
-            count = Math.max(count, n);
-        }
+        count = Math.max(count, st.statement().parameterCount());
         ColumnType[] inferred;
         try {
-            inferred = node.compiler().parameterTypes(st.query(), st.node(), st.parameterNumbers(), count);
+            inferred = node.compiler().parameterTypes(st.statement(), count);
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
         }
@@ -128,15 +125,7 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
-            if (st.node().isA(org.apache.calcite.sql.SqlKind.QUERY)) {
-                CompiledStatement compiled = node.compiler().compile(st.query(), st.node(), st.text());
-                return queryColumns(node.describeQuery((QueryStatement) compiled, user, database));
-            }
-            if (st.node() instanceof io.coilgun.sql.parser.SqlSubscribe) {
-                return Subscription.columns((SubscribeStatement) node.compiler().compile(st.query(), st.node(),
-                        st.text(), st.parameterNumbers(), List.of()));
-            }
-            return ResultShapes.of(node, settings, st.node());
+            return ResultShapes.of(node, settings, st.statement(), user, database);
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
         }
@@ -151,7 +140,7 @@ public final class CoilgunSession implements Session {
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         CompiledStatement compiled;
         try {
-            compiled = node.compiler().compile(st.query(), st.node(), st.text(), st.parameterNumbers(), parameters);
+            compiled = node.compiler().compile(st.statement(), parameters);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
@@ -235,7 +224,7 @@ public final class CoilgunSession implements Session {
         });
     }
 
-    private static List<Column> queryColumns(io.coilgun.sql.query.QueryEngine.Rows rows) {
+    static List<Column> queryColumns(io.coilgun.sql.query.QueryEngine.Rows rows) {
         List<Column> columns = new ArrayList<>(rows.names().size());
         for (int i = 0; i < rows.names().size(); i++) {
             PgType type = PgType.of(rows.typeOids().get(i));
@@ -259,8 +248,7 @@ public final class CoilgunSession implements Session {
     private CompletableFuture<QueryResult> copyTo(CopyToStatement copyTo, ParsedSqlStatement st,
             List<Object> parameters, QueryEngine.Cancel cancel) {
         io.coilgun.pgwire.spi.CopyFormat format = StreamCopyIn.format(copyTo.options());
-        CompiledStatement inner = node.compiler().compile(st.query(), copyTo.query(), st.text(),
-                st.parameterNumbers(), parameters);
+        CompiledStatement inner = node.compiler().compileCopySource(st.statement(), copyTo, parameters);
         if (inner instanceof CreateStreamStatement || inner instanceof AlterStreamStatement
                 || inner instanceof CreateMetricStatement || inner instanceof DropMetricStatement
                 || inner instanceof SetStatement || inner instanceof TransactionStatement

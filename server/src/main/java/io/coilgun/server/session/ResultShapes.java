@@ -2,21 +2,18 @@ package io.coilgun.server.session;
 
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgType;
-import io.coilgun.planner.model.MetricDef;
-import io.coilgun.planner.model.StreamDef;
-import io.coilgun.sql.parser.SqlExplainPlan;
-import io.coilgun.sql.parser.SqlInsertReturning;
-import io.coilgun.sql.parser.SqlShowObjects;
+import io.coilgun.sql.compile.ExplainStatement;
+import io.coilgun.sql.compile.ResultShape;
+import io.coilgun.sql.compile.SqlStatement;
 import java.util.List;
-import org.apache.calcite.sql.SqlIdentifier;
-import org.apache.calcite.sql.SqlNode;
 
 /**
- * The columns a statement returns, known before it runs (extended protocol Describe). Empty for statements that
- * return no rows.
+ * The columns a statement returns, known before it runs (extended protocol Describe): the shape the SQL front
+ * door tells, completed with what the session knows (its settings) and asks the node (a query's columns). Empty
+ * for statements that return no rows.
  */
 final class ResultShapes {
-    static final List<Column> EXPLAIN = List.of(new Column("QUERY PLAN", PgType.TEXT));
+    static final List<Column> EXPLAIN = textColumns(ExplainStatement.COLUMNS);
     static final List<Column> SHOW_ALL = textColumns(List.of("name", "setting", "description"));
 
     private ResultShapes() {
@@ -26,26 +23,20 @@ final class ResultShapes {
         return names.stream().map(n -> new Column(n, PgType.TEXT)).toList();
     }
 
-    static List<Column> of(SessionServices node, SessionSettings settings, SqlNode statement) {
-        if (statement instanceof SqlExplainPlan) {
-            return EXPLAIN;
-        }
-        if (statement instanceof SqlShowObjects show) {
-            if (show.streams() || show.metrics()) {
-                // The same compile SHOW runs: its columns do not depend on the catalog's contents.
-                return textColumns(((io.coilgun.sql.compile.RowsStatement) node.compiler()
-                        .compile("", statement, "")).columns());
-            }
-            return show.what().equals("all") ? SHOW_ALL
-                    : List.of(new Column(settings.displayName(show.what()), PgType.TEXT));
-        }
-        if (statement instanceof SqlInsertReturning ir
-                && ir.insert().getTargetTable() instanceof SqlIdentifier target && target.isSimple()) {
-            StreamDef stream = node.catalog().stream(target.getSimple()).orElse(null);
-            if (stream != null) {
-                List<MetricDef> metrics = node.catalog().metricsOf(stream.name());
-                return Inserter.columns(stream, metrics);
-            }
+    static List<Column> of(SessionServices node, SessionSettings settings, SqlStatement statement, String user,
+            String database) {
+        ResultShape shape = node.compiler().shape(statement);
+        if (shape instanceof ResultShape.Query q) {
+            return CoilgunSession.queryColumns(node.describeQuery(q.statement(), user, database));
+        } else if (shape instanceof ResultShape.Subscribe s) {
+            return Subscription.columns(s.statement());
+        } else if (shape instanceof ResultShape.TextColumns t) {
+            return textColumns(t.names());
+        } else if (shape instanceof ResultShape.Setting s) {
+            return s.name().equals("all") ? SHOW_ALL
+                    : List.of(new Column(settings.displayName(s.name()), PgType.TEXT));
+        } else if (shape instanceof ResultShape.InsertReturning ir) {
+            return Inserter.columns(ir.stream(), ir.metrics());
         }
         return List.of();
     }

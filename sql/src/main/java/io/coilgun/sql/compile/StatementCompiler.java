@@ -151,6 +151,61 @@ public final class StatementCompiler {
         return InsertCompiler.copyRow(copy, fields, values);
     }
 
+    /** {@link #parameterTypes(String, SqlNode, int[], int)} of a statement from the front door. */
+    public ColumnType[] parameterTypes(SqlStatement statement, int count) {
+        return parameterTypes(statement.query(), statement.node(), statement.parameterNumbers(), count);
+    }
+
+    /** {@link #compile(String, SqlNode, String, int[], List)} of a statement from the front door. */
+    public CompiledStatement compile(SqlStatement statement, List<Object> parameters) {
+        return compile(statement.query(), statement.node(), statement.text(), statement.parameterNumbers(),
+                parameters);
+    }
+
+    /** {@link #compile(String, SqlNode, String)} of a statement from the front door, without parameters. */
+    public CompiledStatement compile(SqlStatement statement) {
+        return compile(statement.query(), statement.node(), statement.text());
+    }
+
+    /** The statement inside {@code COPY ( statement ) TO STDOUT}, compiled with the outer statement's parameters. */
+    public CompiledStatement compileCopySource(SqlStatement statement, CopyToStatement copyTo,
+            List<Object> parameters) {
+        return compile(statement.query(), copyTo.query(), statement.text(), statement.parameterNumbers(),
+                parameters);
+    }
+
+    /**
+     * The rows a statement will return, without running it (parameters unbound).
+     *
+     * @throws io.coilgun.planner.error.CoilgunException when the statement does not compile
+     */
+    public ResultShape shape(SqlStatement statement) {
+        SqlNode node = statement.node();
+        if (node.isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+            return new ResultShape.Query((QueryStatement) compile(statement));
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlSubscribe) {
+            return new ResultShape.Subscribe((SubscribeStatement) compile(statement, List.of()));
+        }
+        if (node instanceof SqlExplainPlan) {
+            return new ResultShape.TextColumns(ExplainStatement.COLUMNS);
+        }
+        if (node instanceof SqlShowObjects show) {
+            // the columns of SHOW STREAMS and SHOW METRICS do not depend on the catalog's contents
+            return show.streams() || show.metrics() ? new ResultShape.TextColumns(
+                    ((RowsStatement) compile(statement)).columns()) : new ResultShape.Setting(show.what());
+        }
+        if (node instanceof SqlInsertReturning ir
+                && ir.insert().getTargetTable() instanceof org.apache.calcite.sql.SqlIdentifier target
+                && target.isSimple()) {
+            StreamDef stream = catalog.stream(target.getSimple()).orElse(null);
+            if (stream != null) {
+                return new ResultShape.InsertReturning(stream, catalog.metricsOf(stream.name()));
+            }
+        }
+        return new ResultShape.NoRows();
+    }
+
     /**
      * The column type each parameter $1..$n of a statement takes where the statement says (an INSERT value goes
      * to its column's type), null where it does not.

@@ -24,7 +24,7 @@ public final class PgTypes {
     static final int NUMERIC = 1700;
 
     /** oid, name, length (-1 variable), category, format_type name. */
-    record TypeInfo(int oid, String name, int length, String category, String formatted) {
+    public record TypeInfo(int oid, String name, int length, String category, String formatted) {
     }
 
     static final TypeInfo[] ALL = {
@@ -50,7 +50,8 @@ public final class PgTypes {
     private PgTypes() {
     }
 
-    static TypeInfo info(int oid) {
+    /** The pg_type row of this oid as the catalog tables show it, or null. */
+    public static TypeInfo info(int oid) {
         for (TypeInfo t : ALL) {
             if (t.oid == oid) {
                 return t;
