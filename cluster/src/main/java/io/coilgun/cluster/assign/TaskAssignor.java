@@ -1,0 +1,360 @@
+package io.coilgun.cluster.assign;
+
+import io.coilgun.cluster.task.TaskId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Places every task's copies (one active, the rest hot replicas) on the processor units of the group: the
+ * paper's assignment (railgun §3.3), sticky. Pure logic, deterministic for the same input.
+ *
+ * <p>Two invariants always hold: a task never has two copies on one physical node (a node's crash costs a task at
+ * most one copy), and no unit takes more than its budget, {@code ceil(actives / units)} active copies and
+ * {@code ceil(copies / units)} copies in all, unless the first invariant leaves no other choice. Within them, the
+ * preferences, in order: a copy stays where it was; a task that lost its active is led by a unit holding its replica
+ * (a change of role, no recovery), else by one holding its data stale (the shortest replay), else by the least loaded
+ * unit; replicas go first to units holding the task's data, then to the least loaded.
+ *
+ * <p>A task asks for {@code copies} copies (the stream's {@code replicas}); it gets at most one per node.
+ */
+public final class TaskAssignor {
+    private TaskAssignor() {
+    }
+
+    /** @param copies the copies each task asks for (1 = no replica) */
+    public static TaskPlacements assign(List<UnitInfo> units, Map<TaskId, Integer> copies) {
+        return new Run(units, copies).run();
+    }
+
+    private static final Comparator<TaskId> TASK_ORDER =
+            Comparator.comparing(TaskId::topic).thenComparingInt(TaskId::partition);
+
+    /**
+     * A unit's share of {@code total} things over {@code units}: at most {@code ceil(total / units)}, and only
+     * {@code total mod units} units may have that many, so when every unit has its share the rest have
+     * {@code floor(total / units)}: a new unit is filled up to the floor by taking copies from the others.
+     */
+    private static final class Quota {
+        final int floor;
+        final int ceil;
+        final int extra;
+        final Map<String, Integer> load = new HashMap<>();
+        int atCeil;
+
+        Quota(int total, int units) {
+            this.floor = total / units;
+            this.extra = total % units;
+            this.ceil = extra == 0 ? floor : floor + 1;
+        }
+
+        int load(String m) {
+            return load.getOrDefault(m, 0);
+        }
+
+        boolean fits(String m) {
+            int l = load(m);
+            return l < floor || l < ceil && atCeil < extra;
+        }
+
+        void add(String m, int d) {
+            int before = load(m);
+            int after = before + d;
+            load.put(m, after);
+            if (before < ceil && after >= ceil) {
+                atCeil++;
+            } else if (before >= ceil && after < ceil) {
+                atCeil--;
+            }
+        }
+    }
+
+    private static final class Run {
+        final List<UnitInfo> units;
+        final List<TaskId> tasks;
+        final Map<TaskId, Integer> wanted = new HashMap<>();
+        final Map<String, UnitInfo> byMember = new HashMap<>();
+        final Quota actives;
+        final Quota copies;
+        final Map<TaskId, String> active = new HashMap<>();
+        final Map<TaskId, List<String>> replicas = new HashMap<>();
+        final Map<TaskId, Set<String>> nodesWithCopy = new HashMap<>();
+
+        Run(List<UnitInfo> units, Map<TaskId, Integer> asked) {
+            this.units = new ArrayList<>(units);
+            this.units.sort(Comparator.comparing(UnitInfo::node).thenComparingInt(UnitInfo::unit)
+                    .thenComparing(UnitInfo::member));
+            this.tasks = new ArrayList<>(asked.keySet());
+            this.tasks.sort(TASK_ORDER);
+            long nodes = units.stream().map(UnitInfo::node).distinct().count();
+            int total = 0;
+            for (TaskId t : tasks) {
+                int w = (int) Math.max(1, Math.min(asked.get(t), nodes));
+                wanted.put(t, w);
+                total += w;
+                replicas.put(t, new ArrayList<>());
+                nodesWithCopy.put(t, new HashSet<>());
+            }
+            for (UnitInfo u : this.units) {
+                byMember.put(u.member(), u);
+            }
+            int n = Math.max(1, units.size());
+            this.actives = new Quota(tasks.size(), n);
+            this.copies = new Quota(total, n);
+        }
+
+        TaskPlacements run() {
+            Map<TaskId, TaskPlacements.Copies> out = new LinkedHashMap<>();
+            if (units.isEmpty()) {
+                return new TaskPlacements(out);
+            }
+            keepActives();
+            keepReplicas();
+            for (TaskId t : tasks) {
+                if (active.get(t) == null) {
+                    chooseActive(t);
+                }
+            }
+            for (TaskId t : tasks) {
+                fillReplicas(t);
+            }
+            for (TaskId t : tasks) {
+                List<String> r = new ArrayList<>(replicas.get(t));
+                r.sort(Comparator.naturalOrder());
+                out.put(t, new TaskPlacements.Copies(active.get(t), r));
+            }
+            return new TaskPlacements(out);
+        }
+
+        /** Holders of {@code t} in {@code role}, the most advanced copy first. */
+        List<UnitInfo> holders(TaskId t, TaskRole role) {
+            List<UnitInfo> out = new ArrayList<>();
+            for (UnitInfo u : units) {
+                UnitInfo.Held h = u.held(t);
+                if (h != null && (role == null || h.role() == role)) {
+                    out.add(u);
+                }
+            }
+            out.sort(Comparator.comparingLong((UnitInfo u) -> -u.held(t).offset()));
+            return out;
+        }
+
+        boolean fitsActive(String m) {
+            return actives.fits(m) && copies.fits(m);
+        }
+
+        boolean fitsCopy(String m) {
+            return copies.fits(m);
+        }
+
+        boolean nodeFree(TaskId t, String m) {
+            return !nodesWithCopy.get(t).contains(byMember.get(m).node());
+        }
+
+        void placeActive(TaskId t, String m) {
+            active.put(t, m);
+            nodesWithCopy.get(t).add(byMember.get(m).node());
+            actives.add(m, 1);
+            copies.add(m, 1);
+        }
+
+        void placeReplica(TaskId t, String m) {
+            replicas.get(t).add(m);
+            nodesWithCopy.get(t).add(byMember.get(m).node());
+            copies.add(m, 1);
+        }
+
+        void keepActives() {
+            for (TaskId t : tasks) {
+                for (UnitInfo u : holders(t, TaskRole.ACTIVE)) {
+                    if (fitsActive(u.member()) && nodeFree(t, u.member())) {
+                        placeActive(t, u.member());
+                        break;
+                    }
+                }
+            }
+        }
+
+        void keepReplicas() {
+            for (TaskId t : tasks) {
+                for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
+                    // room is left for the active when the task has none yet: a replica may be promoted
+                    int room = wanted.get(t) - 1 - replicas.get(t).size() + (active.get(t) == null ? 1 : 0);
+                    if (room > 0 && fitsCopy(u.member()) && nodeFree(t, u.member())) {
+                        placeReplica(t, u.member());
+                    }
+                }
+            }
+        }
+
+        void chooseActive(TaskId t) {
+            // a hot replica takes over: a change of role, its data is current
+            String promote = null;
+            for (String m : replicas.get(t)) {
+                if (actives.fits(m)
+                        && (promote == null || actives.load(m) < actives.load(promote))) {
+                    promote = m;
+                }
+            }
+            if (promote == null && !replicas.get(t).isEmpty() && !anyFits(t)) {
+                promote = replicas.get(t).get(0); // no unit has room: a replica leads over its budget
+            }
+            if (promote != null) {
+                replicas.get(t).remove(promote);
+                actives.add(promote, 1);
+                active.put(t, promote);
+                return;
+            }
+            String m = pick(t, true);
+            if (m == null) {
+                m = makeRoom(t, true);
+            }
+            if (m == null) {
+                m = pickIgnoringBudget(t, true);
+            }
+            if (m != null) {
+                placeActive(t, m);
+            }
+            // replicas kept in case one would lead: the task has its active now, so only wanted - 1 stay
+            List<String> kept = replicas.get(t);
+            while (kept.size() > wanted.get(t) - 1) {
+                String dropped = kept.remove(kept.size() - 1);
+                copies.add(dropped, -1);
+                nodesWithCopy.get(t).remove(byMember.get(dropped).node());
+            }
+        }
+
+        boolean anyFits(TaskId t) {
+            for (UnitInfo u : units) {
+                if (fitsActive(u.member()) && nodeFree(t, u.member())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void fillReplicas(TaskId t) {
+            while (replicas.get(t).size() < wanted.get(t) - 1) {
+                String m = pick(t, false);
+                if (m == null) {
+                    m = makeRoom(t, false);
+                }
+                if (m == null) {
+                    m = pickIgnoringBudget(t, false);
+                }
+                if (m == null) {
+                    return; // every node already has a copy
+                }
+                placeReplica(t, m);
+            }
+        }
+
+        /** A unit for a new copy of {@code t} within budget: one holding its data first, else the least loaded. */
+        String pick(TaskId t, boolean asActive) {
+            for (UnitInfo u : holders(t, null)) {
+                String m = u.member();
+                if ((asActive ? fitsActive(m) : fitsCopy(m)) && nodeFree(t, m) && !holdsCopy(t, m)) {
+                    return m;
+                }
+            }
+            String best = null;
+            for (UnitInfo u : units) {
+                String m = u.member();
+                if ((asActive ? fitsActive(m) : fitsCopy(m)) && nodeFree(t, m)
+                        && (best == null || lessLoaded(m, best, asActive))) {
+                    best = m;
+                }
+            }
+            return best;
+        }
+
+        /**
+         * When every unit that may take a copy of {@code t} (its node has none) is at its budget: frees one of them by
+         * moving one of its replicas to a unit with room (a copy moves, as it would have to anyway), or, for an
+         * active, by handing one of its actives to that task's replica (a change of role). Returns the freed unit.
+         */
+        String makeRoom(TaskId t, boolean asActive) {
+            for (UnitInfo x : units) {
+                String m = x.member();
+                if (!nodeFree(t, m)) {
+                    continue;
+                }
+                if (!copies.fits(m) && !moveAReplicaAway(m)) {
+                    continue;
+                }
+                if (asActive && !actives.fits(m) && !handAnActiveAway(m)) {
+                    continue;
+                }
+                if (asActive ? fitsActive(m) : fitsCopy(m)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+
+        boolean moveAReplicaAway(String x) {
+            for (TaskId s : tasks) {
+                if (!replicas.get(s).contains(x)) {
+                    continue;
+                }
+                for (UnitInfo y : units) {
+                    String m = y.member();
+                    if (fitsCopy(m) && nodeFree(s, m)) {
+                        replicas.get(s).remove(x);
+                        nodesWithCopy.get(s).remove(byMember.get(x).node());
+                        copies.add(x, -1);
+                        placeReplica(s, m);
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        boolean handAnActiveAway(String x) {
+            for (TaskId s : tasks) {
+                if (!x.equals(active.get(s))) {
+                    continue;
+                }
+                for (String r : replicas.get(s)) {
+                    if (actives.fits(r)) {
+                        replicas.get(s).remove(r);
+                        replicas.get(s).add(x);
+                        active.put(s, r);
+                        actives.add(r, 1);
+                        actives.add(x, -1);
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        String pickIgnoringBudget(TaskId t, boolean asActive) {
+            String best = null;
+            for (UnitInfo u : units) {
+                String m = u.member();
+                if (nodeFree(t, m) && (best == null || lessLoaded(m, best, asActive))) {
+                    best = m;
+                }
+            }
+            return best;
+        }
+
+        boolean holdsCopy(TaskId t, String m) {
+            return m.equals(active.get(t)) || replicas.get(t).contains(m);
+        }
+
+        boolean lessLoaded(String a, String b, boolean asActive) {
+            if (asActive && actives.load(a) != actives.load(b)) {
+                return actives.load(a) < actives.load(b);
+            }
+            return copies.load(a) < copies.load(b);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package io.coilgun.cluster.assign;
+
+import io.coilgun.cluster.task.TaskId;
+import java.util.Map;
+
+/**
+ * A processor unit as it joins the active group: the physical node it runs on, its index there, and what it holds
+ * (each task with its role and the offset its local copy has reached, -1 when unknown).
+ *
+ * @param member the unit's member id in the group
+ */
+public record UnitInfo(String member, String node, int unit, Map<TaskId, Held> held) {
+    public UnitInfo {
+        held = Map.copyOf(held);
+    }
+
+    /** A task this unit holds: its role and the next offset of its local copy (-1 when unknown). */
+    public record Held(TaskRole role, long offset) {
+    }
+
+    public Held held(TaskId task) {
+        return held.get(task);
+    }
+}

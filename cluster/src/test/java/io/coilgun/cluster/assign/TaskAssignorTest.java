@@ -1,0 +1,70 @@
+package io.coilgun.cluster.assign;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.cluster.task.TaskId;
+import org.junit.jupiter.api.Test;
+
+class TaskAssignorTest {
+    @Test
+    void oneNodeRunsEveryTaskSpreadOverItsUnits() {
+        AssignorModel m = new AssignorModel().tasks("a", 12, 1).node("n1", 4);
+        TaskPlacements p = m.rebalance();
+        for (int u = 0; u < 4; u++) {
+            assertEquals(3, p.activeOf(AssignorModel.member("n1", u)).size());
+        }
+        assertEquals(0, p.of(new TaskId("a", 0)).replicas().size());
+    }
+
+    @Test
+    void replicasAreOnOtherNodesAndCappedByTheNodeCount() {
+        AssignorModel m = new AssignorModel().tasks("a", 12, 3).node("n1", 2).node("n2", 2);
+        m.rebalance(); // two nodes hold at most two copies; the model checks one copy per node
+        assertEquals(1, m.last.of(new TaskId("a", 5)).replicas().size());
+        m.node("n3", 2).rebalance();
+        assertEquals(2, m.last.of(new TaskId("a", 5)).replicas().size());
+    }
+
+    @Test
+    void aKilledNodesActivesMoveToTheirReplicas() {
+        AssignorModel m = new AssignorModel().tasks("a", 24, 2).node("n1", 2).node("n2", 2).node("n3", 2);
+        TaskPlacements before = m.rebalance();
+        m.kill("n2");
+        TaskPlacements after = m.rebalance();
+        int led = 0;
+        for (var e : before.tasks().entrySet()) {
+            if (AssignorModel.nodeOf(e.getValue().active()).equals("n2")) {
+                led++;
+                assertEquals(e.getValue().replicas().get(0), after.of(e.getKey()).active(),
+                        e.getKey() + " is led by its replica");
+            }
+        }
+        assertTrue(led > 0);
+        assertEquals(led, m.promotions);
+    }
+
+    @Test
+    void nothingMovesWhenNothingChanged() {
+        AssignorModel m = new AssignorModel().tasks("a", 30, 2).tasks("b", 7, 3).node("n1", 3).node("n2", 3)
+                .node("n3", 2);
+        TaskPlacements first = m.rebalance();
+        TaskPlacements again = m.rebalance();
+        assertEquals(first.tasks(), again.tasks());
+        assertEquals(0, m.dataMoves);
+    }
+
+    @Test
+    void aReturningNodeGetsBackTheTasksItHasDataFor() {
+        AssignorModel m = new AssignorModel().tasks("a", 24, 2).node("n1", 2).node("n2", 2).node("n3", 2);
+        m.rebalance();
+        m.kill("n3");
+        m.rebalance();
+        m.node("n3", 2);
+        m.rebalance();
+        // n3 gets its share back, nearly all of it copies of tasks whose data it kept; a few replicas move to make
+        // room where one copy per node leaves no other choice
+        assertTrue(m.copyMoves >= 12, "n3's units are refilled: " + m.copyMoves);
+        assertTrue(m.dataMoves <= m.copyMoves / 4, m.dataMoves + " of " + m.copyMoves + " moved onto new data");
+    }
+}
