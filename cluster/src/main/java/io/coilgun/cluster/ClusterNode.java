@@ -7,7 +7,10 @@ import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyRouter;
 import io.coilgun.cluster.task.TaskId;
-import io.coilgun.cluster.task.TaskPlacement;
+import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.assign.TaskRole;
+import io.coilgun.cluster.assign.UnitInfo;
+import io.coilgun.cluster.unit.UnitHost;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
@@ -23,20 +26,34 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This node's part of the cluster: the processor units and their tasks, the event publisher and reply router,
- * and the catalog topic. A single node runs every task of every stream; assignment across nodes (consumer
- * group protocol, sticky replicas) is a later issue and will decide which tasks {@link #deployStream} opens here.
+ * and the catalog topic. The units' active consumers are members of the cluster's task group
+ * ({@link Topics#TASK_GROUP}): Kafka's group protocol and {@link io.coilgun.cluster.assign.CoilgunAssignor} decide
+ * which tasks each unit leads and which it keeps a hot replica of. Deploying a stream here only subscribes the units
+ * to its topics; the tasks open where the assignment puts them.
  *
  * <p>Threads: {@link #deployStream} and {@link #deployMetric} block on Kafka admin calls and must not run on
  * network or processor threads; {@link #publisher()} is non-blocking.
  */
 public final class ClusterNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
+    /** How long a unit's consumer may go silent before the group gives its tasks to others (kill -9, a hang). */
+    static final int SESSION_TIMEOUT_MS = 6000;
+    /** How long DDL waits for the group to place a new stream's tasks. */
+    private static final long PLACEMENT_TIMEOUT_MS = 60_000;
+
+    /** A stream's partitioner topic as deployed here: its definition, the metrics it routes, the tasks' clocks. */
+    private record Deployed(StreamDef stream, List<MetricDef> metrics, TaskClock[] clocks) {
+    }
     private final ClusterConfig config;
     private final TopicAdmin admin;
     private final KafkaProducer<byte[], byte[]> producer;
@@ -45,9 +62,12 @@ public final class ClusterNode implements AutoCloseable {
     private final CatalogLog catalog;
     private final List<ProcessorUnit> units = new ArrayList<>();
     private final ReservoirIO reservoirIO = ReservoirIO.defaults();
+    /** The unit of this node holding each task (active or replica): one at a time. */
     private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
-    /** Which tasks run here, on which unit: the seam of the assignor. */
-    private final TaskPlacement placement;
+    /** The streams deployed here, by partitioner topic: what a task opened on this node runs. */
+    private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
+    /** The placement of the latest rebalance. */
+    private volatile ClusterView view = ClusterView.EMPTY;
     private final io.coilgun.cluster.feed.ResultFeed feed = new io.coilgun.cluster.feed.ResultFeed();
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
@@ -59,10 +79,10 @@ public final class ClusterNode implements AutoCloseable {
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
-        this.placement = new TaskPlacement(config.processorUnits());
+        Host host = new Host();
         for (int i = 0; i < config.processorUnits(); i++) {
-            ProcessorUnit unit = new ProcessorUnit("unit-" + i, config.bootstrapServers(),
-                    new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
+            ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
+                    SESSION_TIMEOUT_MS, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
             unit.start();
             units.add(unit);
         }
@@ -108,31 +128,56 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Opens the stream's tasks with the given metrics and starts consuming them after their checkpoints.
-     * Blocking until every task runs.
+     * Deploys the stream with the given metrics on this node: its topics exist, the units subscribe to them, and the
+     * group places its tasks (some of which may run here). Blocking until every task of the stream has an active
+     * unit somewhere (or a minute passed: then the tasks start when the group gets to it).
      */
     public void deployStream(StreamDef stream, List<MetricDef> metrics) {
         createTopics(stream);
-        List<CompletableFuture<Void>> started = new ArrayList<>();
         for (String field : stream.partitionBy()) {
+            String topic = Topics.partitioner(stream.name(), field);
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
-            TaskClock[] clocks = publisher.registerClocks(Topics.partitioner(stream.name(), field), stream.partitions());
-            for (TaskId id : TaskId.allOf(stream, field)) {
-                if (!placement.runsHere(id)) {
-                    continue;
-                }
-                ProcessorUnit unit = units.get(placement.unit(id));
-                taskUnits.put(id, unit);
-                TaskClock clock = clocks[id.partition()];
-                started.add(unit.submit(u -> {
-                    TaskPlan plan = TaskPlan.open(taskDir(id), stream, routed, reservoirIO, u.chunkCache());
-                    TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(taskDir(id), s, m, reservoirIO,
-                            u.chunkCache());
-                    u.addTask(new TaskProcessor(id, plan, reopen, producer, feed, clock));
-                }));
+            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions());
+            deployed.put(topic, new Deployed(stream, routed, clocks));
+        }
+        resubscribe();
+        if (!awaitPlaced(TaskId.all(stream), PLACEMENT_TIMEOUT_MS)) {
+            LOG.warn("stream={} not every task has a unit after {} ms; they start when the group places them",
+                    stream.name(), PLACEMENT_TIMEOUT_MS);
+        }
+    }
+
+    /** Tells every unit the topics deployed here; blocking until each took them. */
+    private void resubscribe() {
+        Set<String> topics = Set.copyOf(deployed.keySet());
+        CompletableFuture.allOf(units.stream().map(u -> u.submit(x -> x.subscribe(topics)))
+                .toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** Waits until the group's placement gives each of {@code tasks} an active unit. */
+    private boolean awaitPlaced(List<TaskId> tasks, long timeoutMs) {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            ClusterView v = view;
+            if (tasks.stream().allMatch(t -> v.activeOf(t) != null
+                    && (!v.activeOf(t).node().equals(config.nodeId()) || taskUnits.containsKey(t)))) {
+                return true;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
-        CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** The placement of the latest rebalance: which unit of which node leads each task and which replicate it. */
+    public ClusterView view() {
+        return view;
     }
 
     /**
@@ -150,6 +195,9 @@ public final class ClusterNode implements AutoCloseable {
         }
         if (partitions.isEmpty()) {
             return true;
+        }
+        if (!awaitPlaced(partitions.stream().map(TaskId::of).toList(), timeoutMs)) {
+            return false;
         }
         Map<TopicPartition, Long> ends = admin.endOffsets(partitions);
         long deadline = System.currentTimeMillis() + timeoutMs;
@@ -186,7 +234,14 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
     public void alterStream(StreamDef stream) {
-        onTasks(TaskId.all(stream), (u, id) -> u.task(id).alterStream(stream));
+        deployed.replaceAll((topic, d) -> d.stream().name().equals(stream.name())
+                ? new Deployed(stream, d.metrics(), d.clocks()) : d);
+        onTasks(TaskId.all(stream), (u, id) -> {
+            TaskProcessor task = u.task(id);
+            if (task != null && task.stream().schemaVersion() < stream.schemaVersion()) {
+                task.alterStream(stream);
+            }
+        });
     }
 
     /**
@@ -195,12 +250,18 @@ public final class ClusterNode implements AutoCloseable {
      * a stream of the same name can be created at once. Blocking.
      */
     public void dropStream(StreamDef stream) {
+        Set<String> topics = new java.util.HashSet<>();
         for (String field : stream.partitionBy()) {
-            publisher.unregisterClocks(Topics.partitioner(stream.name(), field));
+            String topic = Topics.partitioner(stream.name(), field);
+            publisher.unregisterClocks(topic);
+            deployed.remove(topic);
+            topics.add(topic);
         }
-        List<TaskId> tasks = TaskId.all(stream);
-        onTasks(tasks, (u, id) -> u.removeTask(id));
-        tasks.forEach(taskUnits::remove);
+        Set<String> remaining = Set.copyOf(deployed.keySet());
+        CompletableFuture.allOf(units.stream().map(u -> u.submit(x -> {
+            x.discardTasksOf(topics);
+            x.subscribe(remaining);
+        })).toArray(CompletableFuture[]::new)).join();
         purgeStream(stream.name());
     }
 
@@ -234,12 +295,29 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */
     public void dropMetric(StreamDef stream, MetricDef metric) {
-        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> u.task(id).dropMetric(metric.name()));
+        String topic = Topics.partitioner(stream.name(), metric.partitioner());
+        deployed.computeIfPresent(topic, (t, d) -> new Deployed(d.stream(), d.metrics().stream()
+                .filter(m -> !m.name().equals(metric.name())).toList(), d.clocks()));
+        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> {
+            TaskProcessor task = u.task(id);
+            if (task != null && task.metrics().stream().anyMatch(m -> m.name().equals(metric.name()))) {
+                task.dropMetric(metric.name());
+            }
+        });
     }
 
     /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
     public void deployMetric(StreamDef stream, MetricDef metric) {
-        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> u.task(id).addMetric(metric));
+        String topic = Topics.partitioner(stream.name(), metric.partitioner());
+        deployed.computeIfPresent(topic, (t, d) -> new Deployed(d.stream(), java.util.stream.Stream.concat(
+                d.metrics().stream().filter(m -> !m.name().equals(metric.name())), java.util.stream.Stream.of(metric))
+                .toList(), d.clocks()));
+        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> {
+            TaskProcessor task = u.task(id);
+            if (task != null && task.metrics().stream().noneMatch(m -> m.name().equals(metric.name()))) {
+                task.addMetric(metric);
+            }
+        });
     }
 
     /**
@@ -287,6 +365,89 @@ public final class ClusterNode implements AutoCloseable {
             }
         });
         return result;
+    }
+
+    /** What the units ask of the node. */
+    private final class Host implements UnitHost {
+        @Override
+        public String nodeId() {
+            return config.nodeId();
+        }
+
+        @Override
+        public TaskProcessor open(TaskId id, ProcessorUnit unit) {
+            Deployed d = deployed.get(id.topic());
+            if (d == null) {
+                return null;
+            }
+            // a task moving between two units of this node: the other releases it in its own rebalance callback
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (taskUnits.putIfAbsent(id, unit) != null && taskUnits.get(id) != unit) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("task " + id + " is still held by " + unitOf(id));
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while opening task " + id, e);
+                }
+            }
+            try {
+                Path dir = taskDir(id);
+                TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache());
+                TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
+                return new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
+            } catch (RuntimeException e) {
+                taskUnits.remove(id, unit);
+                throw e;
+            }
+        }
+
+        @Override
+        public void released(TaskId id, ProcessorUnit unit) {
+            taskUnits.remove(id, unit);
+        }
+
+        @Override
+        public int copies(String topic) {
+            Deployed d = deployed.get(topic);
+            return d == null ? 1 : d.stream().replicas();
+        }
+
+        @Override
+        public Map<TaskId, UnitInfo.Held> staleTasks() {
+            Map<TaskId, UnitInfo.Held> stale = new java.util.HashMap<>();
+            Path tasks = config.dataDir().resolve("tasks");
+            if (!Files.isDirectory(tasks)) {
+                return stale;
+            }
+            try (var dirs = Files.list(tasks)) {
+                for (Path dir : dirs.toList()) {
+                    TaskId id;
+                    try {
+                        id = TaskId.parse(dir.getFileName().toString());
+                    } catch (RuntimeException e) {
+                        continue;
+                    }
+                    if (deployed.containsKey(id.topic()) && !taskUnits.containsKey(id)) {
+                        stale.put(id, new UnitInfo.Held(TaskRole.STALE, -1));
+                    }
+                }
+            } catch (IOException e) {
+                LOG.warn("cannot list the task directories under {}", tasks, e);
+            }
+            return stale;
+        }
+
+        @Override
+        public void placed(ClusterView placement) {
+            synchronized (this) {
+                if (placement.generation() >= view.generation()) {
+                    view = placement;
+                }
+            }
+        }
     }
 
     private Path taskDir(TaskId id) {

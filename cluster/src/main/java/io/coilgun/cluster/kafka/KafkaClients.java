@@ -1,5 +1,7 @@
 package io.coilgun.cluster.kafka;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -49,6 +51,32 @@ public final class KafkaClients {
         if (fetchMaxWaitMs > 0) {
             p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Integer.toString(fetchMaxWaitMs));
         }
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * A member of a consumer group in Kafka's classic protocol with a client-side assignor (Coilgun's own): offsets
+     * are committed by hand, a member is declared dead after {@code sessionTimeoutMs} without a heartbeat.
+     *
+     * @param assignor the assignor class, made and configured by Kafka from this configuration
+     * @param extra more settings, e.g. an object the assignor takes in its {@code configure}
+     */
+    public static KafkaConsumer<byte[], byte[]> groupConsumer(String bootstrapServers, String clientId, String group,
+            int sessionTimeoutMs, Class<?> assignor, Map<String, Object> extra, int maxPollRecords,
+            int fetchMaxWaitMs) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor.getName());
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs);
+        p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, sessionTimeoutMs / 5));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchMaxWaitMs);
+        p.putAll(extra);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 

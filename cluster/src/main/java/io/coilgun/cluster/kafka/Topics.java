@@ -10,6 +10,9 @@ public final class Topics {
     }
 
     /** The partitioner topic of a stream's top-level group-by field: events keyed by that field. */
+    /** The consumer group of every processor unit's active consumer in the cluster. */
+    public static final String TASK_GROUP = PREFIX + "tasks";
+
     public static String partitioner(String stream, String field) {
         return PREFIX + "stream." + stream + "." + field;
     }

@@ -3,6 +3,7 @@ package io.coilgun.cluster.task;
 import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
 import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;
@@ -72,6 +73,8 @@ public final class TaskProcessor implements AutoCloseable {
     /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
     private long answeredThrough = -1;
     private TaskState state = TaskState.RUNNING;
+    /** A replica applies every record as the active does but answers none and feeds no subscription. */
+    private TaskRole role = TaskRole.ACTIVE;
     /** The last failure's message and time (wall clock, ms), for coilgun.tasks; null/0 before any. */
     private String lastError;
     private long lastErrorAt;
@@ -137,6 +140,15 @@ public final class TaskProcessor implements AutoCloseable {
 
     public TaskState state() {
         return state;
+    }
+
+    public TaskRole role() {
+        return role;
+    }
+
+    /** On the unit's thread: the task becomes the active copy (answers, feeds) or a replica (silent). */
+    public void role(TaskRole role) {
+        this.role = role;
     }
 
     /** The message of the task's last failure, or null. */
@@ -242,6 +254,9 @@ public final class TaskProcessor implements AutoCloseable {
         answeredThrough = offset;
         outcomes[status.ordinal()]++;
         try {
+            if (role != TaskRole.ACTIVE) {
+                return false; // a replica: the active answers and feeds
+            }
             FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
             if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
                 feed(subscribers);
@@ -370,6 +385,9 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Answers a record with a status and message but no values; never throws. */
     private void reply(ConsumerRecord<byte[], byte[]> record, ReplyStatus status, String message) {
+        if (role != TaskRole.ACTIVE) {
+            return;
+        }
         try {
             sendReply(record, ReplyCodec.encode(status, message, List.of(), new Object[0]));
         } catch (RuntimeException e) {

@@ -1,18 +1,26 @@
 package io.coilgun.cluster.unit;
 
+import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.assign.CoilgunAssignor;
+import io.coilgun.cluster.assign.TaskRole;
+import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -22,33 +30,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One thread that runs many task processors: it polls the Kafka partitions of its tasks, hands each record
- * to its task, and checkpoints the tasks that changed at most every 100 ms (and whenever it goes idle). Commands (add a task, add a metric) are queued and
- * run on the unit's thread between polls, so a task processor is only ever touched by this thread.
+ * A processor unit (railgun §3.1): one thread running many task processors through two consumers. The active
+ * consumer is a member of the cluster's task group (every unit of every node): Kafka's group protocol with
+ * {@link CoilgunAssignor} gives it the partitions whose tasks it leads, and the assignor's view gives it the tasks
+ * it keeps a hot replica of, which the replica consumer reads by manual assignment. Active records go first: the
+ * replica consumer is polled without waiting while the unit leads tasks.
+ *
+ * <p>A task stays open across rebalances while it stays on the unit, whatever its role: a replica that becomes
+ * active is promoted without recovery. Commands (add a metric, read a task) are queued and run on the unit's
+ * thread between polls, so a task processor is only ever touched by this thread. Checkpoints at most every 100 ms
+ * and whenever the unit goes idle.
  */
-public final class ProcessorUnit implements AutoCloseable {
+public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitContext {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessorUnit.class);
     private static final Duration POLL = Duration.ofMillis(50);
+    /** How long the active consumer waits for records while the unit also runs replicas. */
+    private static final Duration SHARED_POLL = Duration.ofMillis(5);
     private static final long CHECKPOINT_EVERY_NS = 100_000_000L;
 
     private final String name;
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final int index;
+    private final UnitHost host;
+    private final KafkaConsumer<byte[], byte[]> active;
+    private final KafkaConsumer<byte[], byte[]> replica;
     private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
+    private final Set<TopicPartition> replicaPartitions = new HashSet<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final ChunkCache chunkCache;
+    private Set<String> topics = Set.of();
+    /** The assignment being received (set by the assignor inside the poll, used by the rebalance listener). */
+    private ClusterView view = ClusterView.EMPTY;
+    private String memberId = "";
     private volatile boolean running = true;
     /** The fatal error that stopped the unit's thread, or null while it runs. */
     private volatile Throwable died;
 
     /**
+     * @param group the consumer group of every active consumer of the cluster
      * @param chunkCache the decoded-chunk cache of this unit's reservoirs: one per unit, so no lock is shared
      *     between units
      */
-    public ProcessorUnit(String name, String bootstrapServers, ChunkCache chunkCache) {
-        this.name = name;
+    public ProcessorUnit(int index, String bootstrapServers, String group, int sessionTimeoutMs, UnitHost host,
+            ChunkCache chunkCache) {
+        this.index = index;
+        this.name = "unit-" + index;
+        this.host = host;
         this.chunkCache = chunkCache;
-        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-" + name, 1000, 50);
+        String client = "coilgun-" + host.nodeId() + "-" + name;
+        this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
+                CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, 50);
+        this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 1000, 50);
         this.thread = new Thread(this::run, "coilgun-" + name);
     }
 
@@ -75,30 +107,44 @@ public final class ProcessorUnit implements AutoCloseable {
                 done.completeExceptionally(t);
             }
         });
-        consumer.wakeup();
+        active.wakeup();
+        replica.wakeup();
         return done;
     }
 
-    /** On the unit's thread: starts consuming the task's partition after its checkpoint. */
-    public void addTask(TaskProcessor task) {
-        TopicPartition tp = task.id().topicPartition();
-        tasks.put(tp, task);
-        consumer.assign(new HashSet<>(tasks.keySet()));
-        consumer.seek(tp, task.nextOffset());
+    /**
+     * On the unit's thread: the partitioner topics of the streams deployed on the node. A change makes the group
+     * rebalance; no topic at all leaves the group.
+     */
+    public void subscribe(Set<String> wanted) {
+        if (wanted.equals(topics)) {
+            return;
+        }
+        topics = Set.copyOf(wanted);
+        if (topics.isEmpty()) {
+            active.unsubscribe();
+            for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
+                release(tp); // nobody leads them here any more
+            }
+        } else {
+            active.subscribe(topics, new Listener());
+        }
     }
 
     /**
-     * On the unit's thread: stops consuming the task's partition and releases the task without a checkpoint (its
-     * stream is being dropped). Returns whether the unit ran it.
+     * On the unit's thread: stops running the tasks of these topics and releases them without a checkpoint (their
+     * stream is being dropped).
      */
-    public boolean removeTask(TaskId id) {
-        TaskProcessor task = tasks.remove(id.topicPartition());
-        if (task == null) {
-            return false;
+    public void discardTasksOf(Set<String> dropped) {
+        for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
+            if (dropped.contains(tp.topic())) {
+                TaskProcessor task = tasks.remove(tp);
+                replicaPartitions.remove(tp);
+                task.discard();
+                host.released(task.id(), this);
+            }
         }
-        consumer.assign(new HashSet<>(tasks.keySet()));
-        task.discard();
-        return true;
+        replica.assign(new HashSet<>(replicaPartitions));
     }
 
     /** On the unit's thread: the chunk cache shared by this unit's reservoirs. */
@@ -106,13 +152,171 @@ public final class ProcessorUnit implements AutoCloseable {
         return chunkCache;
     }
 
-    /** On the unit's thread: the task processors this unit runs. */
+    /** On the unit's thread: the task processors this unit runs (actives and replicas). */
     public Iterable<TaskProcessor> tasks() {
         return tasks.values();
     }
 
+    /** On the unit's thread: the task, whatever its role, or null. */
     public TaskProcessor task(TaskId id) {
         return tasks.get(id.topicPartition());
+    }
+
+    /** On the unit's thread: how far behind the end of its partition the task is, in records (-1 unknown). */
+    public long lag(TaskId id) {
+        TopicPartition tp = id.topicPartition();
+        TaskProcessor task = tasks.get(tp);
+        if (task == null) {
+            return -1;
+        }
+        var lag = (task.role() == TaskRole.ACTIVE ? active : replica).currentLag(tp);
+        return lag.isPresent() ? lag.getAsLong() : -1;
+    }
+
+    // The assignor's questions (on this thread, inside the active consumer's poll)
+
+    @Override
+    public String node() {
+        return host.nodeId();
+    }
+
+    @Override
+    public int unit() {
+        return index;
+    }
+
+    @Override
+    public Map<TaskId, UnitInfo.Held> held() {
+        Map<TaskId, UnitInfo.Held> held = new HashMap<>(host.staleTasks());
+        for (TaskProcessor task : tasks.values()) {
+            held.put(task.id(), new UnitInfo.Held(task.role(), task.nextOffset()));
+        }
+        return held;
+    }
+
+    @Override
+    public int copies(String topic) {
+        return host.copies(topic);
+    }
+
+    @Override
+    public void assigned(ClusterView view, String memberId) {
+        this.view = view;
+        this.memberId = memberId;
+        host.placed(view);
+    }
+
+    /** Keeps tasks open across the eager protocol's revoke-everything; reconciles when the assignment comes. */
+    private final class Listener implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            for (TopicPartition tp : partitions) {
+                TaskProcessor task = tasks.get(tp);
+                if (task != null) {
+                    checkpoint(task); // what the next holder starts from, should it move
+                }
+            }
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            // the group went on without this unit: its tasks are reconciled with the next assignment
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            reconcile(new HashSet<>(partitions));
+        }
+    }
+
+    /** Makes the unit's tasks what the assignment says: actives on the active consumer, replicas on the other. */
+    private void reconcile(Set<TopicPartition> leads) {
+        Set<TopicPartition> replicas = new HashSet<>();
+        for (TaskId id : view.placements().replicasOf(memberId)) {
+            replicas.add(id.topicPartition());
+        }
+        // release first, so a task moving to another unit of this node can be opened there
+        for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
+            if (!leads.contains(tp) && !replicas.contains(tp)) {
+                release(tp);
+            }
+        }
+        List<TopicPartition> opened = new ArrayList<>();
+        for (TopicPartition tp : union(leads, replicas)) {
+            TaskProcessor task = tasks.get(tp);
+            if (task == null) {
+                try {
+                    task = host.open(TaskId.of(tp), this);
+                } catch (RuntimeException e) {
+                    LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", name,
+                            tp, e);
+                    task = null;
+                }
+                if (task == null) {
+                    continue;
+                }
+                tasks.put(tp, task);
+                opened.add(tp);
+            }
+            TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
+            if (task.role() != role) {
+                LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
+            }
+            task.role(role);
+        }
+        replicaPartitions.clear();
+        for (TopicPartition tp : replicas) {
+            if (tasks.containsKey(tp) && !leads.contains(tp)) {
+                replicaPartitions.add(tp);
+            }
+        }
+        replica.assign(new HashSet<>(replicaPartitions));
+        for (TopicPartition tp : replicaPartitions) {
+            replica.seek(tp, tasks.get(tp).nextOffset());
+        }
+        for (TopicPartition tp : leads) {
+            TaskProcessor task = tasks.get(tp);
+            if (task == null) {
+                active.pause(Set.of(tp)); // its stream is not here (dropped meanwhile): nothing to run
+            } else {
+                active.seek(tp, task.nextOffset());
+                if (task.state() == TaskState.FAILED) {
+                    active.pause(Set.of(tp));
+                }
+            }
+        }
+        LOG.info("unit={} generation={} leads {} tasks, replicates {}; opened {}", name, view.generation(),
+                leads.size(), replicaPartitions.size(), opened.size());
+    }
+
+    private static Set<TopicPartition> union(Set<TopicPartition> a, Set<TopicPartition> b) {
+        Set<TopicPartition> all = new HashSet<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** Closes a task this unit no longer holds, with a checkpoint; its data stays on the node's disk. */
+    private void release(TopicPartition tp) {
+        TaskProcessor task = tasks.remove(tp);
+        replicaPartitions.remove(tp);
+        if (task == null) {
+            return;
+        }
+        try {
+            task.close();
+        } catch (RuntimeException e) {
+            LOG.error("unit={} task={} close failed", name, task.id(), e);
+        } finally {
+            host.released(task.id(), this);
+        }
+    }
+
+    private void checkpoint(TaskProcessor task) {
+        try {
+            task.checkpointIfDirty();
+        } catch (RuntimeException e) {
+            LOG.error("unit={} task={} checkpoint failed", name, task.id(), e);
+        }
     }
 
     /**
@@ -155,40 +359,60 @@ public final class ProcessorUnit implements AutoCloseable {
         while ((command = commands.poll()) != null) {
             command.run();
         }
-        for (TaskProcessor task : tasks.values()) {
-            try {
-                task.close();
-            } catch (RuntimeException e) {
-                LOG.error("unit={} task={} close failed", name, task.id(), e);
-            }
+        for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
+            release(tp);
         }
-        consumer.close(Duration.ofSeconds(2));
+        active.close(Duration.ofSeconds(5)); // leaves the group: the others take its tasks at once
+        replica.close(Duration.ofSeconds(2));
     }
 
-    /** One round: commands, a poll, its records, maybe checkpoints. False when the thread is interrupted. */
+    /** One round: commands, the polls, their records, maybe checkpoints. False when the thread is interrupted. */
     private boolean iterate(Set<TaskProcessor> touched, long[] lastCheckpoint) {
         Runnable command;
         while ((command = commands.poll()) != null) {
             command.run();
         }
-        if (tasks.isEmpty()) {
+        boolean replicating = !replicaPartitions.isEmpty();
+        if (topics.isEmpty() && !replicating) {
             try {
-                Thread.sleep(10); // idle until a task is assigned; commands wake us up within 10 ms
+                Thread.sleep(10); // idle until a stream is deployed; commands wake us up within 10 ms
             } catch (InterruptedException e) {
                 return false;
             }
             return true;
         }
+        int taken = 0;
+        if (!topics.isEmpty()) {
+            taken += take(active, replicating ? SHARED_POLL : POLL, touched);
+        }
+        if (!replicaPartitions.isEmpty()) {
+            taken += take(replica, topics.isEmpty() ? POLL : Duration.ZERO, touched);
+        }
+        // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
+        // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
+        long now = System.nanoTime();
+        if (!touched.isEmpty() && (taken == 0 || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
+            for (TaskProcessor task : touched) {
+                checkpoint(task);
+            }
+            touched.clear();
+            lastCheckpoint[0] = now;
+        }
+        return true;
+    }
+
+    /** Polls one consumer and hands each record to its task; the number of records taken. */
+    private int take(KafkaConsumer<byte[], byte[]> consumer, Duration timeout, Set<TaskProcessor> touched) {
         ConsumerRecords<byte[], byte[]> records;
         try {
-            records = consumer.poll(POLL);
+            records = consumer.poll(timeout);
         } catch (WakeupException e) {
-            return true;
+            return 0;
         } catch (RuntimeException e) {
             if (running) {
                 LOG.error("unit={} poll failed", name, e);
             }
-            return true;
+            return 0;
         }
         Set<TopicPartition> rewound = null; // partitions whose rest of this poll is dropped
         for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -210,29 +434,16 @@ public final class ProcessorUnit implements AutoCloseable {
             }
             touched.add(task);
         }
-        // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
-        // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
-        long now = System.nanoTime();
-        if (!touched.isEmpty() && (records.isEmpty() || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
-            for (TaskProcessor task : touched) {
-                try {
-                    task.checkpointIfDirty();
-                } catch (RuntimeException e) {
-                    LOG.error("unit={} task={} checkpoint failed", name, task.id(), e);
-                }
-            }
-            touched.clear();
-            lastCheckpoint[0] = now;
-        }
-        return true;
+        return records.count();
     }
 
     @Override
     public void close() {
         running = false;
-        consumer.wakeup();
+        active.wakeup();
+        replica.wakeup();
         try {
-            thread.join(10_000);
+            thread.join(15_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -17,6 +17,8 @@ import java.util.OptionalInt;
  * @param dedupHorizonMicros how far behind the stream time an accepted event's id is still recognized, so that a
  *     retry of it is answered as a duplicate whatever its lateness (option {@code dedup_horizon}, default 1 hour, at
  *     least the lateness)
+ * @param replicas the copies each task of the stream keeps on distinct nodes, the active included (option
+ *     {@code replicas}, default 1: no replica); fewer while the cluster has fewer nodes
  */
 public record StreamDef(
         String name,
@@ -30,7 +32,8 @@ public record StreamDef(
         String ddl,
         List<Integer> schemaWidths,
         long backfillHorizonMicros,
-        long dedupHorizonMicros) {
+        long dedupHorizonMicros,
+        int replicas) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final long DEFAULT_DEDUP_HORIZON_MICROS = 3_600_000_000L;
@@ -49,7 +52,7 @@ public record StreamDef(
     public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
             List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl) {
         this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
-                List.of(columns.size()), 0, Math.max(DEFAULT_DEDUP_HORIZON_MICROS, latenessMicros));
+                List.of(columns.size()), 0, Math.max(DEFAULT_DEDUP_HORIZON_MICROS, latenessMicros), 1);
     }
 
     /** The current schema version (1 for a stream never altered). */
@@ -69,7 +72,7 @@ public record StreamDef(
         List<Integer> widths = new java.util.ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros);
+                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas);
     }
 
     public OptionalInt columnIndex(String column) {

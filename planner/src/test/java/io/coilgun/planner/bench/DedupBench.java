@@ -47,7 +47,7 @@ public final class DedupBench {
         StreamDef stream = new StreamDef("payments", List.of(new StreamColumn("id", ColumnType.BIGINT, false),
                 new StreamColumn("ts", ColumnType.TIMESTAMP, false), new StreamColumn("card_id", ColumnType.VARCHAR,
                         false)), 1, ids ? 0 : -1, List.of("card_id"), 1, 10 * Durations.SECOND, LatePolicy.REJECT, "",
-                List.of(3), 0, Durations.DAY);
+                List.of(3), 0, Durations.DAY, 1);
         MetricDef metric = new MetricDef("card", "payments", List.of(
                 new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT)),
                 List.of(2), "card_id", WindowSpec.sliding(5 * Durations.MINUTE), "");

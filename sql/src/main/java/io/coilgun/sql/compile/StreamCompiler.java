@@ -66,6 +66,7 @@ final class StreamCompiler {
         LatePolicy policy = LatePolicy.REJECT;
         long backfillHorizon = 0;
         Long dedupHorizon = null;
+        int replicas = 1;
         Set<String> given = new HashSet<>();
         for (SqlOption o : node.options()) {
             String key = o.keyName().toLowerCase(Locale.ROOT);
@@ -82,9 +83,10 @@ final class StreamCompiler {
                 case "late_events" -> policy = latePolicy(sql, o, value);
                 case "backfill_horizon" -> backfillHorizon = duration(sql, o, value, "backfill_horizon");
                 case "dedup_horizon" -> dedupHorizon = duration(sql, o, value, "dedup_horizon");
+                case "replicas" -> replicas = replicas(sql, o, value);
                 default -> throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized stream option \"" + key
                         + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events, "
-                        + "backfill_horizon, dedup_horizon)", o.key());
+                        + "backfill_horizon, dedup_horizon, replicas)", o.key());
             }
         }
 
@@ -117,7 +119,7 @@ final class StreamCompiler {
         }
         long dedup = dedupHorizon != null ? dedupHorizon : Math.max(StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, lateness);
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
-                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup), node.ifNotExists());
+                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup, replicas), node.ifNotExists());
     }
 
     /**
@@ -222,6 +224,20 @@ final class StreamCompiler {
             }
         }
         return List.copyOf(fields);
+    }
+
+    /** The copies of each task, the active included: 1 to 5. */
+    private static int replicas(SqlText sql, SqlOption o, String value) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 1 && n <= 5) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "replicas must be a whole number from 1 to 5 (the copies of "
+                + "each task on distinct nodes, the active one included), not \"" + value + "\"", o.value());
     }
 
     private static int partitions(SqlText sql, SqlOption o, String value) {

@@ -37,7 +37,7 @@ public final class SystemTables {
         Map<String, RowsTable> t = new LinkedHashMap<>();
         t.put("streams", new RowsTable(List.of(text("name"), text("columns"), text("event_time"), text("event_id"),
                 text("partition_by"), int4("partitions"), text("lateness"), text("late_events"),
-                text("dedup_horizon"), int4("schema_version"), text("ddl")), () -> streams(data.catalog())));
+                text("dedup_horizon"), int4("schema_version"), int4("replicas"), text("ddl")), () -> streams(data.catalog())));
         t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
                 text("group_by"), text("window_spec"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
         t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
@@ -56,8 +56,8 @@ public final class SystemTables {
     private static List<Object[]> streams(Catalog catalog) {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            Object[] row = java.util.Arrays.copyOf(StatementCompiler.streamRow(s), 11);
-            row[10] = s.ddl();
+            Object[] row = java.util.Arrays.copyOf(StatementCompiler.streamRow(s), 12);
+            row[11] = s.ddl();
             rows.add(row);
         }
         return rows;

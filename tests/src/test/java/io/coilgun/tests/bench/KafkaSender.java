@@ -32,7 +32,7 @@ final class KafkaSender implements Sender {
             new StreamColumn("merchant_id", ColumnType.VARCHAR, false),
             new StreamColumn("amount", ColumnType.DOUBLE, false)), 1, 0, List.of("card_id"), 4,
             StreamDef.DEFAULT_LATENESS_MICROS, LatePolicy.REJECT, Workload.STREAM_DDL, List.of(5), 0,
-            StreamDef.DEFAULT_DEDUP_HORIZON_MICROS);
+            StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, 1);
 
     private final KafkaProducer<byte[], byte[]> producer;
     private final ReplyRouter router;

@@ -1,0 +1,31 @@
+package io.coilgun.cluster.unit;
+
+import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.assign.UnitInfo;
+import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
+import java.util.Map;
+
+/** What a processor unit needs from its node: the streams deployed here, the tasks' data, the node's view. */
+public interface UnitHost {
+    /** The node's id (a physical node: the assignor never puts two copies of a task on it). */
+    String nodeId();
+
+    /**
+     * Opens task {@code id} on {@code unit}'s thread from its data on this node (empty when there is none), after any
+     * other unit of the node has released it. Null when its stream is not deployed here (dropped meanwhile).
+     */
+    TaskProcessor open(TaskId id, ProcessorUnit unit);
+
+    /** On the unit's thread: the unit no longer holds task {@code id} (closed, its data stays on disk). */
+    void released(TaskId id, ProcessorUnit unit);
+
+    /** The copies the tasks of a partitioner topic want (its stream's {@code replicas}). */
+    int copies(String topic);
+
+    /** Tasks with data on this node's disk that no unit of the node holds (candidates for a cheap move here). */
+    Map<TaskId, UnitInfo.Held> staleTasks();
+
+    /** The placement of the latest rebalance, as one of the node's units received it. */
+    void placed(ClusterView view);
+}
