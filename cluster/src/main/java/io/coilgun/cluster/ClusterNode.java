@@ -11,6 +11,8 @@ import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.unit.UnitHost;
+import io.coilgun.cluster.directory.ClusterDirectory;
+import io.coilgun.cluster.directory.NodeStatus;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
@@ -68,6 +70,18 @@ public final class ClusterNode implements AutoCloseable {
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
     /** The placement of the latest rebalance. */
     private volatile ClusterView view = ClusterView.EMPTY;
+    /** The catalog topic and every node's status, followed on one thread. */
+    private final ClusterDirectory directory;
+    /** The offset of the last catalog record this node applied (or skipped as its own). */
+    private volatile long catalogApplied = -1;
+    private volatile String pgwire = "";
+    private volatile String version = "";
+    private final java.util.concurrent.ScheduledExecutorService statusTimer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "coilgun-status");
+                t.setDaemon(true);
+                return t;
+            });
     private final io.coilgun.cluster.feed.ResultFeed feed = new io.coilgun.cluster.feed.ResultFeed();
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
@@ -75,10 +89,12 @@ public final class ClusterNode implements AutoCloseable {
         this.admin = admin;
         admin.ensureTopic(Topics.CATALOG, 1, CatalogLog.topicConfig());
         admin.ensureTopic(Topics.replies(config.nodeId()), 1, Map.of("retention.ms", "3600000"));
+        admin.ensureTopic(Topics.NODES, 1, Map.of("cleanup.policy", "compact"));
         this.producer = KafkaClients.producer(config.bootstrapServers(), "coilgun-producer");
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
+        this.directory = new ClusterDirectory(config.bootstrapServers(), config.nodeId(), producer);
         Host host = new Host();
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
@@ -86,6 +102,8 @@ public final class ClusterNode implements AutoCloseable {
             unit.start();
             units.add(unit);
         }
+        resubscribe(); // the units join the task group now: the node is part of the cluster's view
+        statusTimer.scheduleWithFixedDelay(this::publishStatus, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     /**
@@ -133,6 +151,14 @@ public final class ClusterNode implements AutoCloseable {
      * unit somewhere (or a minute passed: then the tasks start when the group gets to it).
      */
     public void deployStream(StreamDef stream, List<MetricDef> metrics) {
+        deployStream(stream, metrics, true);
+    }
+
+    /**
+     * As {@link #deployStream(StreamDef, List)}; {@code awaitPlacement} false returns once the units subscribed (a
+     * DDL another node made: that node waits for the placement).
+     */
+    public void deployStream(StreamDef stream, List<MetricDef> metrics, boolean awaitPlacement) {
         createTopics(stream);
         for (String field : stream.partitionBy()) {
             String topic = Topics.partitioner(stream.name(), field);
@@ -141,7 +167,7 @@ public final class ClusterNode implements AutoCloseable {
             deployed.put(topic, new Deployed(stream, routed, clocks));
         }
         resubscribe();
-        if (!awaitPlaced(TaskId.all(stream), PLACEMENT_TIMEOUT_MS)) {
+        if (awaitPlacement && !awaitPlaced(TaskId.all(stream), PLACEMENT_TIMEOUT_MS)) {
             LOG.warn("stream={} not every task has a unit after {} ms; they start when the group places them",
                     stream.name(), PLACEMENT_TIMEOUT_MS);
         }
@@ -152,6 +178,17 @@ public final class ClusterNode implements AutoCloseable {
         Set<String> topics = Set.copyOf(deployed.keySet());
         CompletableFuture.allOf(units.stream().map(u -> u.submit(x -> x.subscribe(topics)))
                 .toArray(CompletableFuture[]::new)).join();
+    }
+
+    /**
+     * Waits (up to a minute) until the group placed every task of the stream; logs when it did not. For DDL, once
+     * every node subscribed to the stream's topics.
+     */
+    public void awaitPlaced(StreamDef stream) {
+        if (!awaitPlaced(TaskId.all(stream), PLACEMENT_TIMEOUT_MS)) {
+            LOG.warn("stream={} not every task has a unit after {} ms; they start when the group places them",
+                    stream.name(), PLACEMENT_TIMEOUT_MS);
+        }
     }
 
     /** Waits until the group's placement gives each of {@code tasks} an active unit. */
@@ -245,11 +282,12 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Takes a dropped stream's tasks away: each stops between two events without a checkpoint, then its directory
-     * (reservoir and state store) is deleted, then the stream's topics, waiting until Kafka no longer lists them so
-     * a stream of the same name can be created at once. Blocking.
+     * Takes a dropped stream's tasks away on this node: each stops between two events without a checkpoint, the
+     * units unsubscribe from its topics, and the task directories (reservoirs and state stores) are deleted. The
+     * topics stay ({@link #deleteTopics}: the node that ran the DROP deletes them once every node applied it).
+     * Blocking.
      */
-    public void dropStream(StreamDef stream) {
+    public void dropStreamLocally(StreamDef stream) {
         Set<String> topics = new java.util.HashSet<>();
         for (String field : stream.partitionBy()) {
             String topic = Topics.partitioner(stream.name(), field);
@@ -262,7 +300,15 @@ public final class ClusterNode implements AutoCloseable {
             x.discardTasksOf(topics);
             x.subscribe(remaining);
         })).toArray(CompletableFuture[]::new)).join();
-        purgeStream(stream.name());
+        purgeLocally(stream.name());
+    }
+
+    /**
+     * Deletes the stream's topics, waiting until Kafka no longer lists them so a stream of the same name can be
+     * created at once. Blocking.
+     */
+    public void deleteTopics(String stream) {
+        admin.deleteTopics(admin.topicsStartingWith(Topics.partitioner(stream, "")));
     }
 
     /**
@@ -271,6 +317,12 @@ public final class ClusterNode implements AutoCloseable {
      * Blocking.
      */
     public void purgeStream(String name) {
+        purgeLocally(name);
+        deleteTopics(name);
+    }
+
+    /** Deletes this node's task directories of streams of this name (topics stay). Blocking. */
+    public void purgeLocally(String name) {
         String prefix = Topics.partitioner(name, "");
         Path tasks = config.dataDir().resolve("tasks");
         if (Files.isDirectory(tasks)) {
@@ -282,7 +334,6 @@ public final class ClusterNode implements AutoCloseable {
                 throw new UncheckedIOException("cannot delete the task directories of stream " + name, e);
             }
         }
-        admin.deleteTopics(admin.topicsStartingWith(prefix));
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
@@ -365,6 +416,64 @@ public final class ClusterNode implements AutoCloseable {
             }
         });
         return result;
+    }
+
+    /** The catalog and node-status follower of this node. */
+    public ClusterDirectory directory() {
+        return directory;
+    }
+
+    /** How this node is reached and what it runs, for its status ({@code coilgun.nodes}). */
+    public void advertise(String pgwireAddress, String serverVersion) {
+        this.pgwire = pgwireAddress;
+        this.version = serverVersion;
+        publishStatus();
+    }
+
+    /** The node applied the catalog through {@code offset}: told to the cluster at once. */
+    public void catalogApplied(long offset) {
+        if (offset > catalogApplied) {
+            catalogApplied = offset;
+            statusTimer.execute(this::publishStatus);
+        }
+    }
+
+    /**
+     * Waits until every node of the cluster's view (and this one) applied the catalog through {@code offset}; false
+     * when some node had not within {@code timeoutMs}.
+     */
+    public boolean awaitCatalogApplied(long offset, long timeoutMs) {
+        Set<String> nodes = new java.util.HashSet<>(view.nodes());
+        nodes.add(config.nodeId());
+        return directory.awaitApplied(offset, nodes, timeoutMs);
+    }
+
+    /** This node's status: its address, catalog progress and every task copy it holds (gathered from the units). */
+    private void publishStatus() {
+        try {
+            List<NodeStatus.TaskCopy> copies = new ArrayList<>();
+            List<CompletableFuture<Void>> gathered = new ArrayList<>();
+            for (ProcessorUnit unit : units) {
+                gathered.add(unit.submit(u -> {
+                    long now = System.currentTimeMillis();
+                    for (TaskProcessor t : u.tasks()) {
+                        long lag = u.lag(t.id());
+                        long lagMs = lag > 0 && t.lastRecordTimestamp() > 0 ? now - t.lastRecordTimestamp() : 0;
+                        synchronized (copies) {
+                            copies.add(new NodeStatus.TaskCopy(t.id().toString(), t.role().name().toLowerCase(
+                                    java.util.Locale.ROOT), u.name(), t.nextOffset(), lag, lagMs, t.streamTime(),
+                                    t.state().name().toLowerCase(java.util.Locale.ROOT)));
+                        }
+                    }
+                }));
+            }
+            CompletableFuture.allOf(gathered.toArray(CompletableFuture[]::new)).get(2, java.util.concurrent.TimeUnit.SECONDS);
+            directory.publish(new NodeStatus(config.nodeId(), pgwire, config.bootstrapServers(),
+                    config.dataDir().toString(), units.size(), version, catalogApplied, System.currentTimeMillis(),
+                    copies));
+        } catch (Exception e) {
+            LOG.debug("node status not published this time", e);
+        }
     }
 
     /** What the units ask of the node. */
@@ -456,9 +565,12 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        statusTimer.shutdownNow();
         for (ProcessorUnit unit : units) {
             unit.close();
         }
+        directory.leave(config.nodeId());
+        directory.close();
         reservoirIO.close();
         router.close();
         producer.close(java.time.Duration.ofSeconds(5));

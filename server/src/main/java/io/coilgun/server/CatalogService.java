@@ -16,24 +16,39 @@ import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.SqlStatement;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's catalog of streams and metrics and the DDL that changes it: each operation runs on the node's one DDL
- * thread, writes the durable catalog topic first ({@link CatalogKey}), then the node's catalog, then the tasks. At
- * start, {@link #recover} replays the catalog topic and deploys the tasks.
+ * The node's catalog of streams and metrics and the DDL that changes it, on a cluster of nodes. The catalog topic
+ * orders all DDL: a statement run here is checked against this node's catalog on its one DDL thread, written to the
+ * topic (the point of no return), applied here, and returns once every node of the cluster's view reports it
+ * applied it too (their {@code NodeStatus}), or after {@value #APPLIED_TIMEOUT_MS} ms with a warning in the log.
+ * The records other nodes write reach this node through its {@link io.coilgun.cluster.directory.ClusterDirectory}
+ * and are applied on the same DDL thread, in log order. At start, {@link #recover} replays the catalog topic.
  */
 final class CatalogService {
     private static final Logger LOG = LoggerFactory.getLogger(CatalogService.class);
+    static final long APPLIED_TIMEOUT_MS = 30_000;
 
     private final Catalog catalog;
     private final StatementCompiler compiler;
     private final ClusterNode cluster;
     private final Inserter inserter;
     private final ExecutorService ddl;
+    /** Catalog offsets this node wrote and applied itself: its follower skips them. Touched on the DDL thread. */
+    private final Set<Long> ownRecords = ConcurrentHashMap.newKeySet();
+    /** Where a statement waits for the other nodes, so the DDL thread goes on applying theirs meanwhile. */
+    private final ExecutorService waits = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "coilgun-ddl-wait");
+        t.setDaemon(true);
+        return t;
+    });
 
     CatalogService(Catalog catalog, StatementCompiler compiler, ClusterNode cluster, Inserter inserter,
             ExecutorService ddl) {
@@ -44,9 +59,13 @@ final class CatalogService {
         this.ddl = ddl;
     }
 
-    /** Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints. */
+    /**
+     * Replays the catalog topic: streams and metrics come back, then their tasks resume after their checkpoints;
+     * then follows the catalog for what other nodes write.
+     */
     void recover() {
-        for (CatalogLog.Entry entry : cluster.catalog().readAll()) {
+        CatalogLog.Snapshot snapshot = cluster.catalog().readAll();
+        for (CatalogLog.Entry entry : snapshot.entries()) {
             if (entry.ddl() == null) {
                 if (entry.key().kind() == CatalogKey.Kind.METRIC) {
                     catalog.removeMetric(entry.key().name());
@@ -67,7 +86,7 @@ final class CatalogService {
             }
         }
         for (StreamDef stream : catalog.streams()) {
-            cluster.deployStream(stream, catalog.metricsOf(stream.name()));
+            cluster.deployStream(stream, catalog.metricsOf(stream.name()), false);
         }
         // Before taking statements: each task's stream time must count the records after its checkpoint, or a
         // multi-row INSERT could pass the lateness check and still lose a row to its task.
@@ -75,25 +94,108 @@ final class CatalogService {
             LOG.warn("some tasks are still replaying after 120 s; statements are taken meanwhile, and a late row may "
                     + "then be rejected by its task after the other rows of its statement were applied");
         }
+        cluster.catalogApplied(snapshot.end() - 1);
+        cluster.directory().start(snapshot.end(), this::follow);
         LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
+    }
+
+    /**
+     * On the directory's thread, in log order: a catalog record. Applied on the DDL thread unless this node wrote
+     * it (decided there too, after the statement that wrote it noted its offset).
+     */
+    private void follow(long offset, CatalogKey key, String text) {
+        try {
+            CompletableFuture.runAsync(() -> {
+                if (!ownRecords.remove(offset)) {
+                    applyFollowed(key, text);
+                }
+            }, ddl).join();
+        } catch (RuntimeException e) {
+            LOG.error("catalog record {} at offset {} could not be applied on this node", key.text(), offset, e);
+        }
+        cluster.catalogApplied(offset);
+    }
+
+    /** A record another node wrote: the same change, on this node's catalog and tasks. */
+    private void applyFollowed(CatalogKey key, String text) {
+        if (text == null) {
+            if (key.kind() == CatalogKey.Kind.METRIC) {
+                MetricDef m = catalog.metric(key.name()).orElse(null);
+                if (m != null) {
+                    catalog.removeMetric(m.name());
+                    catalog.stream(m.stream()).ifPresent(s -> cluster.dropMetric(s, m));
+                }
+            } else if (key.kind() == CatalogKey.Kind.STREAM) {
+                StreamDef s = catalog.stream(key.name()).orElse(null);
+                if (s != null) {
+                    inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
+                    cluster.dropStreamLocally(s);
+                }
+            }
+            return;
+        }
+        for (SqlStatement parsed : SqlStatement.parse(text)) {
+            CompiledStatement st = compiler.compile(parsed);
+            if (st instanceof CreateStreamStatement cs && !catalog.exists(cs.stream().name())) {
+                cluster.purgeLocally(cs.stream().name()); // what an earlier stream of this name left here
+                catalog.addStream(cs.stream());
+                cluster.deployStream(cs.stream(), java.util.List.of(), false);
+            } else if (st instanceof AlterStreamStatement as) {
+                catalog.addStream(as.stream());
+                cluster.alterStream(as.stream());
+            } else if (st instanceof CreateMetricStatement cm && !catalog.exists(cm.metric().name())) {
+                catalog.addMetric(cm.metric());
+                cluster.deployMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric());
+            }
+        }
+    }
+
+    /** Writes a record of this node's DDL; its offset is noted so the follower does not apply it twice. */
+    private long append(CatalogKey key, String text) {
+        long offset = cluster.catalog().append(key, text);
+        ownRecords.add(offset);
+        return offset;
+    }
+
+    private long remove(CatalogKey key) {
+        long offset = cluster.catalog().remove(key);
+        ownRecords.add(offset);
+        return offset;
+    }
+
+    /** Completes when every node applied the catalog through {@code offset} (or the wait timed out). */
+    private CompletableFuture<Void> everyNodeApplied(long offset) {
+        if (offset < 0) {
+            return CompletableFuture.completedFuture(null); // nothing was written
+        }
+        return CompletableFuture.runAsync(() -> {
+            if (!cluster.awaitCatalogApplied(offset, APPLIED_TIMEOUT_MS)) {
+                LOG.warn("catalog record at offset {} not applied by every node of the cluster after {} ms; they "
+                        + "apply it when they get to it", offset, APPLIED_TIMEOUT_MS);
+            }
+        }, waits);
     }
 
     /** CREATE STREAM: topics, then the catalog record (the point of no return), then the tasks. */
     public CompletableFuture<Void> createStream(CreateStreamStatement cs) {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             StreamDef s = cs.stream();
             if (catalog.exists(s.name())) {
                 if (cs.ifNotExists() && catalog.stream(s.name()).isPresent()) {
-                    return;
+                    return -1L;
                 }
                 throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + s.name() + "\" already exists");
             }
             cluster.purgeStream(s.name()); // what a dropped stream of this name may have left (a crash mid-drop)
             cluster.createTopics(s);
-            cluster.catalog().append(CatalogKey.stream(s.name()), s.ddl());
+            long offset = append(CatalogKey.stream(s.name()), s.ddl());
             catalog.addStream(s);
-            cluster.deployStream(s, java.util.List.of());
-        }, ddl);
+            cluster.deployStream(s, java.util.List.of(), false);
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied).thenRunAsync(() -> {
+            StreamDef s = cs.stream();
+            cluster.awaitPlaced(s); // every node subscribed by now: the group places its tasks
+        }, waits);
     }
 
     /**
@@ -101,7 +203,7 @@ final class CatalogService {
      * every task of the stream decodes with the new schema from its next event on.
      */
     public CompletableFuture<Void> alterStream(AlterStreamStatement as) {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             StreamDef altered = as.stream();
             StreamDef current = catalog.stream(altered.name()).orElseThrow(() -> new CoilgunException(
                     SqlState.UNDEFINED_TABLE, "stream \"" + altered.name() + "\" does not exist"));
@@ -109,24 +211,29 @@ final class CatalogService {
                 throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + altered.name()
                         + "\" was altered concurrently; run the statement again");
             }
-            cluster.catalog().append(CatalogKey.streamVersion(altered.name(), altered.schemaVersion()), as.ddl());
+            long offset = append(CatalogKey.streamVersion(altered.name(), altered.schemaVersion()), as.ddl());
             catalog.addStream(altered);
             cluster.alterStream(altered);
-        }, ddl);
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied);
     }
 
     /**
      * DROP STREAM: refused (2BP01) while the stream has metrics, unless CASCADE. The catalog tombstones (each metric,
      * each schema version, then the stream: the point of no return; a restart does not bring it back), then the
      * stream leaves the node's catalog while no statement of it publishes, statements waiting for replies fail
-     * (42P01), and its tasks, their reservoirs and state, and its topics are deleted. Completes with the notices.
+     * (42P01), and its tasks, their reservoirs and state are deleted; once every node did the same, its topics are
+     * deleted. Completes with the notices.
      */
     public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
+        String[] notice = {null};
+        long[] offset = {-1};
         return CompletableFuture.supplyAsync(() -> {
             StreamDef s = catalog.stream(ds.name()).orElse(null);
             if (s == null) {
                 if (ds.ifExists()) {
-                    return java.util.List.of(io.coilgun.sql.compile.StreamDrops.skipping(ds.name()));
+                    notice[0] = io.coilgun.sql.compile.StreamDrops.skipping(ds.name());
+                    return null;
                 }
                 throw io.coilgun.sql.compile.StreamDrops.doesNotExist(ds.name());
             }
@@ -135,51 +242,59 @@ final class CatalogService {
                 throw io.coilgun.sql.compile.StreamDrops.dependentObjects(s.name(), metrics);
             }
             for (MetricDef m : metrics) {
-                cluster.catalog().remove(CatalogKey.metric(m.name()));
+                remove(CatalogKey.metric(m.name()));
             }
             for (int v = 2; v <= s.schemaVersion(); v++) {
-                cluster.catalog().remove(CatalogKey.streamVersion(s.name(), v));
+                remove(CatalogKey.streamVersion(s.name(), v));
             }
-            cluster.catalog().remove(CatalogKey.stream(s.name()));
+            offset[0] = remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
-            cluster.dropStream(s);
-            String cascaded = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
-            return cascaded == null ? java.util.List.<String>of() : java.util.List.of(cascaded);
-        }, ddl);
+            cluster.dropStreamLocally(s);
+            notice[0] = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
+            return s;
+        }, ddl).thenCompose(s -> s == null ? CompletableFuture.completedFuture(null)
+                : everyNodeApplied(offset[0]).thenRunAsync(() -> cluster.deleteTopics(s.name()), waits))
+                .thenApply(v -> notice[0] == null ? java.util.List.<String>of() : java.util.List.of(notice[0]));
     }
 
     /** DROP METRIC: the catalog tombstone, then every task of its partitioner drops it (and its state). */
     public CompletableFuture<Void> dropMetric(DropMetricStatement dm) {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             MetricDef m = catalog.metric(dm.name()).orElse(null);
             if (m == null) {
                 if (dm.ifExists()) {
-                    return;
+                    return -1L;
                 }
                 throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric \"" + dm.name() + "\" does not exist");
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow();
-            cluster.catalog().remove(CatalogKey.metric(m.name()));
+            long offset = remove(CatalogKey.metric(m.name()));
             catalog.removeMetric(m.name());
             cluster.dropMetric(s, m);
-        }, ddl);
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied);
     }
 
     /** CREATE METRIC: the catalog record, then every task of its partitioner adds the metric between two events. */
     public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             MetricDef m = cm.metric();
             if (catalog.exists(m.name())) {
                 if (cm.ifNotExists() && catalog.metric(m.name()).isPresent()) {
-                    return;
+                    return -1L;
                 }
                 throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + m.name() + "\" already exists");
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow(() -> new CoilgunException(SqlState.UNDEFINED_TABLE,
                     "stream \"" + m.stream() + "\" does not exist"));
-            cluster.catalog().append(CatalogKey.metric(m.name()), m.ddl());
+            long offset = append(CatalogKey.metric(m.name()), m.ddl());
             catalog.addMetric(m);
             cluster.deployMetric(s, m);
-        }, ddl);
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied);
+    }
+
+    void close() {
+        waits.shutdownNow();
     }
 }

@@ -63,6 +63,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private Inserter inserter;
     /** The DDL operations and the catalog's recovery at start. */
     private CatalogService catalogService;
+    /** The server's version, as coilgun.nodes shows it. */
+    static final String VERSION = "0.1.0";
     private PgServer pgServer;
     private io.coilgun.sql.query.QueryEngine queryEngine;
     /** Runs SELECTs: Calcite is synchronous and metric reads wait for processor units, so not on network threads. */
@@ -98,6 +100,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             node.startCluster();
             node.catalogService.recover();
             node.startPgwire();
+            node.cluster.advertise(config.host() + ":" + node.port(), VERSION);
             return node;
         } catch (StartupException e) {
             node.close();
@@ -179,7 +182,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
-                    config.dataDir().toString(), cluster.unitCount(), "0.1.0"}));
+                    config.dataDir().toString(), cluster.unitCount(), VERSION}));
     }
 
     private void startPgwire() {
@@ -278,6 +281,9 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         }
         ddl.shutdown();
         queries.shutdownNow();
+        if (catalogService != null) {
+            catalogService.close();
+        }
         try {
             ddl.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

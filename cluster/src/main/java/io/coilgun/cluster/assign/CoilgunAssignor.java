@@ -1,5 +1,6 @@
 package io.coilgun.cluster.assign;
 
+import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -90,6 +91,9 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
         }
         Map<TaskId, Integer> copies = new HashMap<>();
         for (String topic : everyones == null ? Set.<String>of() : everyones) {
+            if (!Topics.isPartitioner(topic)) {
+                continue; // the members also subscribe to the catalog topic, to be members with no stream yet
+            }
             Integer partitions = metadata.partitionCountForTopic(topic);
             if (partitions == null) {
                 continue; // not created yet, or not in this leader's metadata yet

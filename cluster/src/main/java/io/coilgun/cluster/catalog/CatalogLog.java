@@ -34,11 +34,11 @@ public final class CatalogLog {
         return Map.of("cleanup.policy", "compact", "min.insync.replicas", "1");
     }
 
-    /** Appends an entry and waits until Kafka has it. */
-    public void append(CatalogKey key, String ddl) {
+    /** Appends an entry and waits until Kafka has it; its offset in the catalog. */
+    public long append(CatalogKey key, String ddl) {
         try {
-            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8),
-                    ddl.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+            return producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8),
+                    ddl.getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -47,11 +47,11 @@ public final class CatalogLog {
         }
     }
 
-    /** Appends a tombstone: the entry is gone (and compaction removes it). */
-    public void remove(CatalogKey key) {
+    /** Appends a tombstone: the entry is gone (and compaction removes it). Its offset in the catalog. */
+    public long remove(CatalogKey key) {
         try {
-            producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8), null))
-                    .get(30, TimeUnit.SECONDS);
+            return producer.send(new ProducerRecord<>(Topics.CATALOG, 0, key.text().getBytes(StandardCharsets.UTF_8),
+                    null)).get(30, TimeUnit.SECONDS).offset();
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot write the catalog topic: " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -60,8 +60,11 @@ public final class CatalogLog {
         }
     }
 
-    /** Reads every entry, oldest first; a removed entry comes as a tombstone (null DDL) after it. */
-    public List<Entry> readAll() {
+    /**
+     * Reads every entry, oldest first; a removed entry comes as a tombstone (null DDL) after it. The offset after the
+     * last one read is where following the catalog goes on ({@link Snapshot#end()}).
+     */
+    public Snapshot readAll() {
         TopicPartition tp = new TopicPartition(Topics.CATALOG, 0);
         List<Entry> entries = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(bootstrapServers, "coilgun-catalog", 0, 0)) {
@@ -70,12 +73,18 @@ public final class CatalogLog {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             while (consumer.position(tp) < end) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    entries.add(new Entry(CatalogKey.parse(new String(r.key(), StandardCharsets.UTF_8)),
-                            r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8)));
+                    if (r.offset() < end) {
+                        entries.add(new Entry(CatalogKey.parse(new String(r.key(), StandardCharsets.UTF_8)),
+                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8)));
+                    }
                 }
             }
+            return new Snapshot(entries, end);
         }
-        return entries;
+    }
+
+    /** The catalog's entries up to {@code end} (exclusive). */
+    public record Snapshot(List<Entry> entries, long end) {
     }
 
     /** One catalog record; {@code ddl} is null for a tombstone. */

@@ -9,12 +9,20 @@ public final class Topics {
     private Topics() {
     }
 
-    /** The partitioner topic of a stream's top-level group-by field: events keyed by that field. */
+    /** Each node's status (address, catalog applied, its tasks), keyed by node id; compacted. */
+    public static final String NODES = PREFIX + "nodes";
     /** The consumer group of every processor unit's active consumer in the cluster. */
     public static final String TASK_GROUP = PREFIX + "tasks";
+    private static final String STREAM = PREFIX + "stream.";
 
+    /** Whether a topic is a stream's partitioner topic (its partitions are tasks). */
+    public static boolean isPartitioner(String topic) {
+        return topic.startsWith(STREAM);
+    }
+
+    /** The partitioner topic of a stream's top-level group-by field: events keyed by that field. */
     public static String partitioner(String stream, String field) {
-        return PREFIX + "stream." + stream + "." + field;
+        return STREAM + stream + "." + field;
     }
 
     /** Where the task processors send a node's per-event replies. */

@@ -75,6 +75,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskState state = TaskState.RUNNING;
     /** A replica applies every record as the active does but answers none and feeds no subscription. */
     private TaskRole role = TaskRole.ACTIVE;
+    /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
+    private volatile long lastRecordTimestamp;
     /** The last failure's message and time (wall clock, ms), for coilgun.tasks; null/0 before any. */
     private String lastError;
     private long lastErrorAt;
@@ -144,6 +146,11 @@ public final class TaskProcessor implements AutoCloseable {
 
     public TaskRole role() {
         return role;
+    }
+
+    /** The Kafka timestamp (ms) of the last record the task took, 0 before any. */
+    public long lastRecordTimestamp() {
+        return lastRecordTimestamp;
     }
 
     /** On the unit's thread: the task becomes the active copy (answers, feeds) or a replica (silent). */
@@ -221,6 +228,7 @@ public final class TaskProcessor implements AutoCloseable {
             return false;
         }
         long offset = record.offset();
+        lastRecordTimestamp = record.timestamp();
         if (offset < plan.nextOffset()) {
             return false; // already applied before the last checkpoint
         }

@@ -5,6 +5,7 @@ import io.coilgun.cluster.assign.CoilgunAssignor;
 import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.kafka.KafkaClients;
+import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskState;
@@ -114,21 +115,17 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
 
     /**
      * On the unit's thread: the partitioner topics of the streams deployed on the node. A change makes the group
-     * rebalance; no topic at all leaves the group.
+     * rebalance. The unit also subscribes to the catalog topic (never assigned as a task), so it is a member of the
+     * group, and its node part of the cluster's view, before any stream exists.
      */
-    public void subscribe(Set<String> wanted) {
+    public void subscribe(Set<String> partitioners) {
+        Set<String> wanted = new HashSet<>(partitioners);
+        wanted.add(Topics.CATALOG);
         if (wanted.equals(topics)) {
             return;
         }
         topics = Set.copyOf(wanted);
-        if (topics.isEmpty()) {
-            active.unsubscribe();
-            for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
-                release(tp); // nobody leads them here any more
-            }
-        } else {
-            active.subscribe(topics, new Listener());
-        }
+        active.subscribe(topics, new Listener());
     }
 
     /**

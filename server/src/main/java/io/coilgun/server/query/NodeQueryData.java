@@ -13,6 +13,10 @@ import io.coilgun.planner.plan.TaskPlan;
 import io.coilgun.sql.query.QueryData;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.assign.TaskRole;
+import io.coilgun.cluster.directory.NodeStatus;
 import java.util.function.Consumer;
 
 /** What SELECT reads from this node: the catalog, and metric state, events and counters from its tasks. */
@@ -82,15 +86,75 @@ public final class NodeQueryData implements QueryData {
         return rows;
     }
 
+    /**
+     * Every task of the cluster, one row each: where its active copy runs (this node's own tasks read on their units,
+     * the others from their nodes' statuses) and its replicas with their lag.
+     */
     @Override
     public List<Object[]> tasks() {
-        return perTask((s, field, p, id, task) -> {
-            long time = task.streamTime();
-            return new Object[] {id.toString(), s.name(), field, p, cluster.unitOf(id),
-                time <= TaskPlan.NO_TIME ? null : Math.floorDiv(time, 1000L), task.nextOffset(),
-                task.metrics().size(), task.state().label(), task.lastError(),
-                task.lastErrorAt() == 0 ? null : task.lastErrorAt(), (long) task.failedEvents().size()};
-        });
+        ClusterView view = cluster.view();
+        Map<String, NodeStatus> statuses = cluster.directory().statuses();
+        List<Object[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            for (String field : s.partitionBy()) {
+                for (int p = 0; p < s.partitions(); p++) {
+                    TaskId id = TaskId.of(s, field, p);
+                    ClusterView.Member active = view.activeOf(id);
+                    String node = active == null ? null : active.node();
+                    NodeStatus.TaskCopy remote = copy(statuses, node, id);
+                    int partition = p;
+                    Object[] row = cluster.onTask(id, task -> task.role() != TaskRole.ACTIVE ? null
+                            : new Object[] {id.toString(), s.name(), field, partition, cluster.unitOf(id),
+                                time(task.streamTime()), task.nextOffset(), task.metrics().size(), task.state().label(),
+                                task.lastError(), task.lastErrorAt() == 0 ? null : task.lastErrorAt(),
+                                (long) task.failedEvents().size(), null, null, null, null}).join();
+                    if (row == null) {
+                        row = new Object[] {id.toString(), s.name(), field, partition,
+                            remote == null ? null : remote.unit(), remote == null ? null : time(remote.streamTime()),
+                            remote == null ? null : remote.nextOffset(), (int) catalog.metricsOf(s.name()).stream()
+                                .filter(m -> m.partitioner().equals(field)).count(),
+                            remote == null ? (active == null ? "unassigned" : "starting") : remote.state(), null, null,
+                            null, null, null, null, null};
+                    }
+                    row[12] = node;
+                    StringBuilder replicas = new StringBuilder();
+                    for (ClusterView.Member r : view.replicasOf(id)) {
+                        NodeStatus.TaskCopy c = copy(statuses, r.node(), id);
+                        if (replicas.length() > 0) {
+                            replicas.append(", ");
+                        }
+                        replicas.append(r.node()).append('/').append(c == null ? "unit-" + r.unit() : c.unit());
+                        if (c != null) {
+                            replicas.append(" (").append(c.state()).append(", lag ").append(c.lag()).append(" events, ")
+                                    .append(c.lagMs()).append(" ms)");
+                        }
+                    }
+                    row[13] = replicas.toString();
+                    row[14] = remote == null ? null : remote.lag();
+                    row[15] = remote == null ? null : remote.lagMs();
+                    rows.add(row);
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static Long time(long micros) {
+        return micros <= TaskPlan.NO_TIME ? null : Math.floorDiv(micros, 1000L);
+    }
+
+    private static NodeStatus.TaskCopy copy(Map<String, NodeStatus> statuses, String node, TaskId id) {
+        NodeStatus status = node == null ? null : statuses.get(node);
+        if (status == null) {
+            return null;
+        }
+        String name = id.toString();
+        for (NodeStatus.TaskCopy c : status.tasks()) {
+            if (c.task().equals(name)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     @Override
@@ -112,9 +176,19 @@ public final class NodeQueryData implements QueryData {
         return rows;
     }
 
+    /** The nodes of the cluster: this one, and every other member of the task group with its last status. */
     @Override
     public List<Object[]> nodes() {
-        return List.<Object[]>of(node);
+        List<Object[]> rows = new ArrayList<>();
+        rows.add(node);
+        Map<String, NodeStatus> statuses = cluster.directory().statuses();
+        for (String other : cluster.view().nodes()) {
+            NodeStatus st = statuses.get(other);
+            if (!other.equals(node[0]) && st != null) {
+                rows.add(new Object[] {st.node(), st.pgwire(), st.kafka(), st.dataDir(), st.units(), st.version()});
+            }
+        }
+        return rows;
     }
 
     @Override

@@ -1,0 +1,140 @@
+package io.coilgun.cluster.directory;
+
+import io.coilgun.cluster.catalog.CatalogKey;
+import io.coilgun.cluster.kafka.KafkaClients;
+import io.coilgun.cluster.kafka.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a node follows of the cluster, on one thread: the catalog topic (every DDL of every node, handed to the
+ * {@link CatalogFollower} in log order) and the nodes topic (every node's {@link NodeStatus}).
+ */
+public final class ClusterDirectory implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterDirectory.class);
+    private static final TopicPartition CATALOG = new TopicPartition(Topics.CATALOG, 0);
+    private static final TopicPartition NODES = new TopicPartition(Topics.NODES, 0);
+
+    /** Takes the catalog's records after the ones the node recovered at start; on the directory's thread. */
+    public interface CatalogFollower {
+        /** @param ddl the record's DDL, or null for a tombstone */
+        void follow(long offset, CatalogKey key, String ddl);
+    }
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Producer<byte[], byte[]> producer;
+    private final Map<String, NodeStatus> statuses = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile CatalogFollower follower;
+    private volatile boolean running = true;
+
+    public ClusterDirectory(String bootstrapServers, String nodeId, Producer<byte[], byte[]> producer) {
+        this.producer = producer;
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-" + nodeId + "-directory", 0, 100);
+        this.thread = new Thread(this::run, "coilgun-directory");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts following: the catalog from {@code catalogOffset} on, every node status from the beginning. */
+    public void start(long catalogOffset, CatalogFollower follower) {
+        this.follower = follower;
+        consumer.assign(List.of(CATALOG, NODES));
+        consumer.seek(CATALOG, catalogOffset);
+        consumer.seekToBeginning(List.of(NODES));
+        thread.start();
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    String key = new String(r.key(), StandardCharsets.UTF_8);
+                    if (r.topic().equals(Topics.NODES)) {
+                        NodeStatus status = r.value() == null ? null : NodeStatus.decode(r.value());
+                        if (status == null) {
+                            statuses.remove(key);
+                        } else {
+                            statuses.put(key, status);
+                        }
+                    } else {
+                        follower.follow(r.offset(), CatalogKey.parse(key),
+                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+                    }
+                }
+            } catch (WakeupException e) {
+                // closing
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.error("following the catalog and node statuses failed; going on", e);
+                }
+            }
+        }
+        consumer.close(Duration.ofSeconds(2));
+    }
+
+    /** Publishes this node's status (asynchronously). */
+    public void publish(NodeStatus status) {
+        producer.send(new ProducerRecord<>(Topics.NODES, 0, status.node().getBytes(StandardCharsets.UTF_8),
+                status.encode()));
+    }
+
+    /** Says this node left (a graceful stop): its status is removed. */
+    public void leave(String nodeId) {
+        producer.send(new ProducerRecord<>(Topics.NODES, 0, nodeId.getBytes(StandardCharsets.UTF_8), null));
+    }
+
+    /** The latest status of every node that published one and did not leave (a killed node's stays). */
+    public Map<String, NodeStatus> statuses() {
+        return Map.copyOf(statuses);
+    }
+
+    /**
+     * Waits until each of {@code nodes} reports it applied the catalog through {@code offset}; false when one had
+     * not within {@code timeoutMs}.
+     */
+    public boolean awaitApplied(long offset, Collection<String> nodes, long timeoutMs) {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            boolean all = true;
+            for (String n : nodes) {
+                NodeStatus s = statuses.get(n);
+                all &= s != null && s.catalogApplied() >= offset;
+            }
+            if (all) {
+                return true;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
