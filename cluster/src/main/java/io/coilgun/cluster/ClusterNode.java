@@ -112,7 +112,7 @@ public final class ClusterNode implements AutoCloseable {
      * @throws io.coilgun.cluster.kafka.KafkaUnavailableException if Kafka cannot be reached
      */
     public static ClusterNode start(ClusterConfig config) {
-        TopicAdmin admin = new TopicAdmin(config.bootstrapServers(), (short) 1);
+        TopicAdmin admin = new TopicAdmin(config.bootstrapServers());
         try {
             admin.awaitReachable(config.bootstrapServers(), config.connectTimeoutMs());
             return new ClusterNode(config, admin);

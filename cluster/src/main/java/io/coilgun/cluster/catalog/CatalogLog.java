@@ -31,7 +31,7 @@ public final class CatalogLog {
     }
 
     public static Map<String, String> topicConfig() {
-        return Map.of("cleanup.policy", "compact", "min.insync.replicas", "1");
+        return Map.of("cleanup.policy", "compact");
     }
 
     /** Appends an entry and waits until Kafka has it; its offset in the catalog. */

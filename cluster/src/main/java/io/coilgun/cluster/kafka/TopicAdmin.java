@@ -19,11 +19,11 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 /** Creates and deletes Coilgun's topics. Blocking: never call it from a processor or network thread. */
 public final class TopicAdmin implements AutoCloseable {
     private final Admin admin;
-    private final short replication;
+    /** The replicas of the topics Coilgun creates: three, or as many brokers as there are when fewer. */
+    private volatile short replication = 1;
 
-    public TopicAdmin(String bootstrapServers, short replication) {
+    public TopicAdmin(String bootstrapServers) {
         this.admin = KafkaClients.admin(bootstrapServers);
-        this.replication = replication;
     }
 
     /**
@@ -33,7 +33,8 @@ public final class TopicAdmin implements AutoCloseable {
      */
     public void awaitReachable(String bootstrapServers, long timeoutMs) {
         try {
-            admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS);
+            int brokers = admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS).size();
+            replication = (short) Math.max(1, Math.min(3, brokers));
         } catch (TimeoutException | ExecutionException e) {
             throw new KafkaUnavailableException("cannot reach Kafka at " + bootstrapServers, e);
         } catch (InterruptedException e) {
@@ -42,9 +43,16 @@ public final class TopicAdmin implements AutoCloseable {
         }
     }
 
-    /** Creates the topic unless it exists. */
+    /**
+     * Creates the topic unless it exists: replicated on three brokers when Kafka has three or more, then with
+     * {@code min.insync.replicas = 2} (an acknowledged record is on two brokers at least), unless {@code configs} say
+     * otherwise.
+     */
     public void ensureTopic(String name, int partitions, Map<String, String> configs) {
-        NewTopic topic = new NewTopic(name, partitions, replication).configs(configs);
+        Map<String, String> all = new HashMap<>();
+        all.put("min.insync.replicas", replication >= 3 ? "2" : "1");
+        all.putAll(configs);
+        NewTopic topic = new NewTopic(name, partitions, replication).configs(all);
         try {
             admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

@@ -256,7 +256,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 opened.add(tp);
             }
             TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
-            if (task.role() != role) {
+            if (task.role() != role && !opened.contains(tp)) {
                 LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
             }
             task.role(role);

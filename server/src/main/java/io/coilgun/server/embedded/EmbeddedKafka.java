@@ -51,10 +51,53 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         int brokerPort = port == 0 ? freePort() : port;
         int controllerPort = freePort();
+        Properties p = config(1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1);
+        if (!Files.exists(logDir.resolve("meta.properties"))) {
+            format(logDir, 1, Uuid.randomUuid().toString());
+        }
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
+        server.startup();
+        return new EmbeddedKafka(server, brokerPort);
+    }
+
+    /**
+     * One member of a KRaft cluster of {@code brokers} nodes, each broker and controller (combined mode), on
+     * 127.0.0.1: node {@code id} (1-based) listens on {@code basePort + id - 1} for clients and
+     * {@code basePort + 100 + id - 1} for the controller quorum. Topics get {@code min(3, brokers)} replicas and, with
+     * three brokers or more, {@code min.insync.replicas = 2}: an acknowledged write survives one broker's loss.
+     *
+     * @param clusterId the same for every member (the launcher picks it once)
+     */
+    public static EmbeddedKafka startMember(Path logDir, int id, int brokers, int basePort, String clusterId) {
+        try {
+            Files.createDirectories(logDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + logDir, e);
+        }
+        StringBuilder voters = new StringBuilder();
+        for (int n = 1; n <= brokers; n++) {
+            voters.append(n == 1 ? "" : ",").append(n).append("@127.0.0.1:").append(basePort + 100 + n - 1);
+        }
+        int brokerPort = basePort + id - 1;
+        Properties p = config(id, brokerPort, basePort + 100 + id - 1, voters.toString(), logDir.toAbsolutePath(),
+                brokers);
+        if (!Files.exists(logDir.resolve("meta.properties"))) {
+            format(logDir.toAbsolutePath(), id, clusterId);
+        }
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
+        server.startup();
+        return new EmbeddedKafka(server, brokerPort);
+    }
+
+    /** A combined broker and controller's settings, small thread pools (a laptop or a test machine). */
+    private static Properties config(int id, int brokerPort, int controllerPort, String voters, Path logDir,
+            int brokers) {
+        String replication = String.valueOf(Math.min(3, brokers));
+        String minIsr = brokers >= 3 ? "2" : "1";
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("node.id", String.valueOf(id));
+        p.put("controller.quorum.voters", voters);
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:" + controllerPort);
         p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
         p.put("controller.listener.names", CONTROLLER);
@@ -63,14 +106,15 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("log.dirs", logDir.toString());
         p.put("metadata.log.dir", logDir.toString());
         p.put("num.partitions", "1");
-        p.put("default.replication.factor", "1");
-        p.put("offsets.topic.replication.factor", "1");
+        p.put("default.replication.factor", replication);
+        p.put("min.insync.replicas", minIsr);
+        p.put("offsets.topic.replication.factor", replication);
         p.put("offsets.topic.num.partitions", "4");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.replication.factor", replication);
+        p.put("transaction.state.log.min.isr", minIsr);
         p.put("transaction.state.log.num.partitions", "4");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", replication);
+        p.put("share.coordinator.state.topic.min.isr", minIsr);
         p.put("group.initial.rebalance.delay.ms", "0");
         p.put("auto.create.topics.enable", "false");
         p.put("num.network.threads", "2");
@@ -81,21 +125,16 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("num.recovery.threads.per.data.dir", "1");
         p.put("log.segment.bytes", String.valueOf(64 << 20));
 
-        if (!Files.exists(logDir.resolve("meta.properties"))) {
-            format(logDir);
-        }
-        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
-        server.startup();
-        return new EmbeddedKafka(server, brokerPort);
+        return p;
     }
 
-    private static void format(Path logDir) {
+    private static void format(Path logDir, int id, String clusterId) {
         try {
             new Formatter()
                     .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                     .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-                    .setClusterId(Uuid.randomUuid().toString())
-                    .setNodeId(1)
+                    .setClusterId(clusterId)
+                    .setNodeId(id)
                     .setControllerListenerName(CONTROLLER)
                     .setMetadataLogDirectory(logDir.toString())
                     .setDirectories(List.of(logDir.toString()))

@@ -42,7 +42,7 @@ final class KafkaSender implements Sender {
     private final int timeoutS;
 
     KafkaSender(String bootstrap, int timeoutS) {
-        try (TopicAdmin admin = new TopicAdmin(bootstrap, (short) 1)) {
+        try (TopicAdmin admin = new TopicAdmin(bootstrap)) {
             admin.ensureTopic(Topics.replies(NODE), 1, Map.of("retention.ms", "3600000"));
         }
         Properties p = new Properties();

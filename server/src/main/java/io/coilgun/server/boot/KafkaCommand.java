@@ -1,0 +1,97 @@
+package io.coilgun.server.boot;
+
+import io.coilgun.server.embedded.EmbeddedKafka;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.common.Uuid;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code coilgun kafka}: a real KRaft cluster of several brokers on 127.0.0.1, each a process of its own (so one can
+ * be killed), for running a Coilgun cluster on one machine. Production points {@code --kafka} at its own Kafka.
+ */
+@Command(name = "kafka", mixinStandardHelpOptions = true,
+        description = "Run a KRaft Kafka cluster of --brokers processes on 127.0.0.1 (bootstrap 127.0.0.1:--port).")
+final class KafkaCommand implements Callable<Integer> {
+    @Option(names = "--brokers", defaultValue = "3", description = "Brokers (default ${DEFAULT-VALUE}).")
+    int brokers;
+
+    @Option(names = {"-D", "--data-dir"}, defaultValue = "kafka",
+            description = "Where the brokers keep their logs (default ./${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = {"-p", "--port"}, defaultValue = "9092", description = "Client port of the first broker; broker "
+            + "n listens on port + n - 1, its controller on port + 100 + n - 1 (default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--heap-mb", defaultValue = "512", description = "Heap of each broker (default ${DEFAULT-VALUE}).")
+    int heapMb;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        Files.createDirectories(dataDir);
+        Path idFile = dataDir.resolve("cluster-id");
+        if (!Files.exists(idFile)) {
+            Files.writeString(idFile, Uuid.randomUuid().toString());
+        }
+        String clusterId = Files.readString(idFile, StandardCharsets.UTF_8).trim();
+        List<Process> processes = new ArrayList<>();
+        for (int id = 1; id <= brokers; id++) {
+            Path log = dataDir.resolve("broker-" + id + ".log");
+            processes.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx" + heapMb + "m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                    "kafka-broker", "--id", String.valueOf(id), "--brokers", String.valueOf(brokers), "--port",
+                    String.valueOf(port), "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id",
+                    clusterId).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
+        System.out.println("coilgun kafka: " + brokers + " brokers starting, bootstrap 127.0.0.1:" + port
+                + "; logs in " + dataDir.toAbsolutePath() + "/broker-<n>.log. Start nodes with --kafka 127.0.0.1:"
+                + port + ". Stop with Ctrl-C.");
+        System.out.flush();
+        for (Process p : processes) {
+            p.waitFor();
+        }
+        return 0;
+    }
+
+    /** One broker of the cluster (what {@code coilgun kafka} runs in each child process). */
+    @Command(name = "kafka-broker", hidden = true)
+    static final class Broker implements Callable<Integer> {
+        @Option(names = "--id", required = true)
+        int id;
+
+        @Option(names = "--brokers", required = true)
+        int brokers;
+
+        @Option(names = "--port", required = true)
+        int port;
+
+        @Option(names = "--data-dir", required = true)
+        Path dataDir;
+
+        @Option(names = "--cluster-id", required = true)
+        String clusterId;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, id, brokers, port, clusterId);
+            CountDownLatch stopped = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                kafka.close();
+                stopped.countDown();
+            }));
+            System.out.println("coilgun kafka-broker " + id + " ready on " + kafka.bootstrapServers());
+            System.out.flush();
+            stopped.await();
+            return 0;
+        }
+    }
+}
