@@ -75,6 +75,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskState state = TaskState.RUNNING;
     /** A replica applies every record as the active does but answers none and feeds no subscription. */
     private TaskRole role = TaskRole.ACTIVE;
+    /** As a replica: the replies it would have sent, for a promotion. */
+    private final RecentReplies recent = new RecentReplies();
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
     /** The last failure's message and time (wall clock, ms), for coilgun.tasks; null/0 before any. */
@@ -155,7 +157,27 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** On the unit's thread: the task becomes the active copy (answers, feeds) or a replica (silent). */
     public void role(TaskRole role) {
+        if (role != TaskRole.REPLICA) {
+            recent.clear();
+        }
         this.role = role;
+    }
+
+    /**
+     * On the unit's thread: a replica becomes the active copy. It sends the replies it kept of the records at
+     * {@code committed} or later (the old active's last committed offset: it may not have answered those), so the
+     * statements still waiting for them get their answer; -1 when the group has no committed offset (all kept).
+     * Returns how many it sent.
+     */
+    public int promote(long committed) {
+        long oldest = recent.oldest();
+        if (committed >= 0 && oldest > committed) {
+            LOG.warn("task={} promoted: the replies of offsets {}..{} were not kept; statements waiting for them time "
+                    + "out", id, committed, oldest - 1);
+        }
+        int sent = recent.drainFrom(Math.max(0, committed), replies::send);
+        this.role = TaskRole.ACTIVE;
+        return sent;
     }
 
     /** The message of the task's last failure, or null. */
@@ -263,7 +285,13 @@ public final class TaskProcessor implements AutoCloseable {
         outcomes[status.ordinal()]++;
         try {
             if (role != TaskRole.ACTIVE) {
-                return false; // a replica: the active answers and feeds
+                // a replica: the active answers and feeds; the reply is kept in case this copy takes over
+                ProducerRecord<byte[], byte[]> reply = replyRecord(record,
+                        ReplyCodec.encode(status, message, metrics, results));
+                if (reply != null) {
+                    recent.add(offset, reply);
+                }
+                return false;
             }
             FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
             if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
@@ -404,12 +432,21 @@ public final class TaskProcessor implements AutoCloseable {
     }
 
     private void sendReply(ConsumerRecord<byte[], byte[]> record, byte[] reply) {
+        ProducerRecord<byte[], byte[]> r = replyRecord(record, reply);
+        if (r != null) {
+            replies.send(r);
+        }
+    }
+
+    /** The reply to a record, to the reply topic of the node that published it; null when nobody waits for one. */
+    private static ProducerRecord<byte[], byte[]> replyRecord(ConsumerRecord<byte[], byte[]> record, byte[] reply) {
         Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
         Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
-        if (replyTo != null && correlation != null) {
-            String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
-            replies.send(new ProducerRecord<>(Topics.replies(node), 0, correlation.value(), reply));
+        if (replyTo == null || correlation == null) {
+            return null;
         }
+        String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
+        return new ProducerRecord<>(Topics.replies(node), 0, correlation.value(), reply);
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -63,6 +64,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     /** The assignment being received (set by the assignor inside the poll, used by the rebalance listener). */
     private ClusterView view = ClusterView.EMPTY;
     private String memberId = "";
+    /** The active tasks' positions at the last checkpoint, committed at the next one. */
+    private Map<TopicPartition, OffsetAndMetadata> pendingCommit = Map.of();
     private volatile boolean running = true;
     /** The fatal error that stopped the unit's thread, or null while it runs. */
     private volatile Throwable died;
@@ -213,6 +216,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                     checkpoint(task); // what the next holder starts from, should it move
                 }
             }
+            commitNow(); // the replies so far were sent: the next active need not send them again
+            pendingCommit = Map.of();
         }
 
         @Override
@@ -256,10 +261,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 opened.add(tp);
             }
             TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
-            if (task.role() != role && !opened.contains(tp)) {
-                LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
+            if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE && !opened.contains(tp)) {
+                int sent = task.promote(committed(tp));
+                LOG.info("unit={} task={} replica promoted to active; {} kept replies sent", name, task.id(), sent);
+            } else {
+                if (task.role() != role && !opened.contains(tp)) {
+                    LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
+                }
+                task.role(role);
             }
-            task.role(role);
         }
         replicaPartitions.clear();
         for (TopicPartition tp : replicas) {
@@ -284,6 +294,43 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
         LOG.info("unit={} generation={} leads {} tasks, replicates {}; opened {}", name, view.generation(),
                 leads.size(), replicaPartitions.size(), opened.size());
+    }
+
+    /** The offset the task group committed for a partition (replies sent before it), or -1. */
+    private long committed(TopicPartition tp) {
+        try {
+            OffsetAndMetadata c = active.committed(Set.of(tp), Duration.ofSeconds(5)).get(tp);
+            return c == null ? -1 : c.offset();
+        } catch (RuntimeException e) {
+            LOG.warn("unit={} task={} committed offset unknown ({}); every kept reply is sent", name, tp, e.toString());
+            return -1;
+        }
+    }
+
+    /**
+     * The offsets of the active tasks, committed to the task group: the replies of the records before them were
+     * sent. A replica promoted later re-sends the replies from there on.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> activePositions() {
+        Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+        for (var e : tasks.entrySet()) {
+            if (e.getValue().role() == TaskRole.ACTIVE) {
+                positions.put(e.getKey(), new OffsetAndMetadata(e.getValue().nextOffset()));
+            }
+        }
+        return positions;
+    }
+
+    private void commitNow() {
+        Map<TopicPartition, OffsetAndMetadata> positions = activePositions();
+        if (positions.isEmpty()) {
+            return;
+        }
+        try {
+            active.commitSync(positions, Duration.ofSeconds(5));
+        } catch (RuntimeException e) {
+            LOG.debug("unit={} offsets not committed: {}", name, e.toString());
+        }
     }
 
     private static Set<TopicPartition> union(Set<TopicPartition> a, Set<TopicPartition> b) {
@@ -356,6 +403,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         while ((command = commands.poll()) != null) {
             command.run();
         }
+        commitNow();
         for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
             release(tp);
         }
@@ -394,6 +442,16 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             touched.clear();
             lastCheckpoint[0] = now;
+            // Commit the positions of the previous checkpoint: their replies were sent at least 100 ms ago (acks=all,
+            // no linger), so a promoted replica re-sends only the replies that may have died with this node.
+            if (!pendingCommit.isEmpty()) {
+                active.commitAsync(pendingCommit, (offsets, e) -> {
+                    if (e != null) {
+                        LOG.debug("unit={} offsets not committed: {}", name, e.toString());
+                    }
+                });
+            }
+            pendingCommit = activePositions();
         }
         return true;
     }

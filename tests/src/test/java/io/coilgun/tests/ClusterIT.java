@@ -1,0 +1,301 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The cluster for real: a 3-broker KRaft Kafka and 3 Coilgun nodes, each a process. DDL on one node; clients on
+ * every node insert at a steady rate (each card by one client, in order, so every RETURNING row has one exact
+ * expected value: the card's count and sum so far); a failed statement is retried with the same event id until it
+ * is accepted. The node leading the most tasks is killed with SIGKILL, restarts, then another is killed, then one is
+ * stopped with SIGTERM. Every answered RETURNING row must be exact, and at the end each card's count and sum must be
+ * exactly its accepted events: nothing lost, nothing counted twice.
+ */
+class ClusterIT {
+    static final int CARDS = 48;
+    static final int CLIENTS = 6;
+    /** Events per second per client (6 clients: 240/s). */
+    static final int RATE = 40;
+    static final long T0 = Timestamp.valueOf("2026-11-25 00:00:00").getTime();
+
+    @TempDir
+    Path dir;
+
+    final ClusterProcesses[] cluster = new ClusterProcesses[1];
+    final Map<String, long[]> expected = new ConcurrentHashMap<>(); // card -> {count, sum}
+    final AtomicLong ids = new AtomicLong();
+    final AtomicBoolean running = new AtomicBoolean(true);
+    final List<String> mismatches = Collections.synchronizedList(new ArrayList<>());
+    /** Errors clients saw: time (ms), node, message. */
+    final List<Object[]> errors = Collections.synchronizedList(new ArrayList<>());
+    /** Completed inserts: completion time (ms), card. */
+    final List<long[]> answered = Collections.synchronizedList(new ArrayList<>());
+    final AtomicLong accepted = new AtomicLong();
+
+    @Test
+    void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 3)) {
+            cluster[0] = c;
+            for (String n : List.of("n1", "n2", "n3")) {
+                c.startNode(n);
+            }
+            try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
+                        + "'id', partition_by = 'card', partitions = 6, replicas = 2, lateness = '1 hour')");
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+            }
+            for (String n : List.of("n2", "n3")) {
+                try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
+                    assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
+                    assertEquals(1, count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'm'"),
+                            n + " has the metric as soon as CREATE METRIC returned");
+                }
+            }
+            for (int i = 0; i < CARDS; i++) {
+                expected.put(card(i), new long[2]);
+            }
+            List<Thread> clients = new ArrayList<>();
+            for (int t = 0; t < CLIENTS; t++) {
+                int client = t;
+                Thread th = new Thread(() -> {
+                    try {
+                        client(client);
+                    } catch (Throwable e) { // a client that dies fails the test at once, with why
+                        mismatches.add("client " + client + " died: " + e);
+                        running.set(false);
+                    }
+                }, "client-" + t);
+                th.start();
+                clients.add(th);
+            }
+            Thread.sleep(8_000);
+
+            String first = leadingMost(c, null);
+            long kill1 = System.currentTimeMillis();
+            c.kill(first);
+            long failover1 = awaitEveryCardAnsweredAfter(kill1);
+            System.out.printf("ClusterIT: killed %s (leading the most tasks); every card answered again after %d ms%n",
+                    first, failover1);
+            c.startNode(first);
+            Thread.sleep(10_000);
+
+            String second = leadingMost(c, first);
+            long kill2 = System.currentTimeMillis();
+            c.kill(second);
+            long failover2 = awaitEveryCardAnsweredAfter(kill2);
+            System.out.printf("ClusterIT: killed %s after %s rejoined; every card answered again after %d ms%n",
+                    second, first, failover2);
+            c.startNode(second);
+            Thread.sleep(10_000);
+
+            String third = leadingMost(c, null);
+            int errorsBefore = errors.size();
+            long stop = System.currentTimeMillis();
+            c.stop(third);
+            long moved = awaitEveryCardAnsweredAfter(System.currentTimeMillis());
+            Thread.sleep(3_000);
+            List<Object[]> stopErrors;
+            synchronized (errors) {
+                stopErrors = errors.subList(errorsBefore, errors.size()).stream()
+                        .filter(e -> !third.equals(e[1])).toList();
+            }
+            System.out.printf("ClusterIT: stopped %s with SIGTERM in %d ms; every card answered after %d ms%n", third,
+                    System.currentTimeMillis() - stop, moved);
+
+            running.set(false);
+            for (Thread th : clients) {
+                th.join(120_000);
+            }
+            assertEquals(List.of(), mismatches, "every RETURNING row is exact");
+            assertEquals(List.of(), stopErrors.stream().map(e -> e[1] + ": " + e[2]).toList(),
+                    "a graceful stop gives the clients of the other nodes no error");
+
+            // the final state, read through each card's task: one more event per card counts all before it once
+            String live = c.nodeIds().stream().filter(c::alive).findFirst().orElseThrow();
+            long total = 0;
+            try (Connection conn = connect(c.port(live))) {
+                for (int i = 0; i < CARDS; i++) {
+                    String card = card(i);
+                    long[] e = expected.get(card);
+                    Object[] row = insert(conn, ids.incrementAndGet(), card, 1.0);
+                    assertEquals(e[0] + 1, ((Number) row[1]).longValue(), card + ": count of accepted events");
+                    assertEquals(e[1] + 1, ((Number) row[0]).doubleValue(), 0.0, card + ": sum of accepted amounts");
+                    total += e[0];
+                }
+            }
+            assertEquals(accepted.get(), total);
+            System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d client errors (retried)%n",
+                    total, errors.size());
+            assertTrue(total > 240 * 20, "a steady load ran: " + total);
+        }
+    }
+
+    static String card(int i) {
+        return String.format("card-%03d", i);
+    }
+
+    /** One client: its cards in turn at RATE events/s, on its node, moving to another when its node is gone. */
+    private void client(int client) {
+        List<String> cards = new ArrayList<>();
+        for (int i = client; i < CARDS; i += CLIENTS) {
+            cards.add(card(i));
+        }
+        Random random = new Random(client);
+        List<String> nodes = List.of("n1", "n2", "n3");
+        int node = client % 3;
+        Connection conn = null;
+        long next = System.currentTimeMillis();
+        int turn = 0;
+        while (running.get()) {
+            String card = cards.get(turn++ % cards.size());
+            long id = ids.incrementAndGet();
+            double amount = 1 + random.nextInt(100);
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (true) {
+                String on = nodes.get(node);
+                try {
+                    if (conn == null) {
+                        conn = connect(cluster[0].port(on));
+                    }
+                    Object[] row = insert(conn, id, card, amount);
+                    long[] e = expected.get(card);
+                    if (row[1] != null) { // null: a duplicate of an earlier attempt that was applied
+                        if (((Number) row[1]).longValue() != e[0] + 1
+                                || ((Number) row[0]).doubleValue() != e[1] + amount) {
+                            mismatches.add(card + " id " + id + ": got n=" + row[1] + " total=" + row[0]
+                                    + ", expected n=" + (e[0] + 1) + " total=" + (e[1] + amount));
+                        }
+                    }
+                    e[0]++;
+                    e[1] += (long) amount;
+                    accepted.incrementAndGet();
+                    answered.add(new long[] {System.currentTimeMillis(), cards.indexOf(card) * CLIENTS + client});
+                    break;
+                } catch (SQLException ex) {
+                    errors.add(new Object[] {System.currentTimeMillis(), on, ex.getSQLState() + " " + ex.getMessage()});
+                    String state = ex.getSQLState() == null ? "" : ex.getSQLState();
+                    boolean userError = state.startsWith("0A") || state.startsWith("42") || state.startsWith("22")
+                            || state.startsWith("23");
+                    if (userError || System.currentTimeMillis() > deadline) {
+                        mismatches.add(card + " id " + id + " never accepted: " + ex.getMessage());
+                        running.set(false);
+                        return;
+                    }
+                    try {
+                        if (conn != null && !conn.isValid(2)) {
+                            conn.close();
+                            conn = null;
+                            node = (node + 1) % 3; // its node is gone: another one
+                        }
+                        Thread.sleep(100);
+                    } catch (SQLException | InterruptedException ignored) {
+                        conn = null;
+                        node = (node + 1) % 3;
+                    }
+                }
+            }
+            next += 1000 / RATE;
+            long wait = next - System.currentTimeMillis();
+            if (wait > 0) {
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+        try {
+            if (conn != null) {
+                conn.close();
+            }
+        } catch (SQLException ignored) {
+            // closing
+        }
+    }
+
+    /** Inserts one event; its metric values {total, n}, both null when it was a duplicate (NOTICE). */
+    static Object[] insert(Connection conn, long id, String card, double amount) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO pay VALUES (?, ?, ?, ?) RETURNING *")) {
+            ps.setLong(1, id);
+            ps.setTimestamp(2, new Timestamp(T0 + id));
+            ps.setString(3, card);
+            ps.setDouble(4, amount);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next(), "INSERT ... RETURNING answers one row");
+                return new Object[] {rs.getObject("m_total"), rs.getObject("m_n")};
+            }
+        }
+    }
+
+    /** Waits until every card had an insert answered after {@code since}; how long after it the last one came. */
+    private long awaitEveryCardAnsweredAfter(long since) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 90_000;
+        while (System.currentTimeMillis() < deadline && running.get()) {
+            Map<Long, Long> firstAfter = new HashMap<>();
+            synchronized (answered) {
+                for (long[] a : answered) {
+                    if (a[0] > since) {
+                        firstAfter.merge(a[1], a[0], Math::min);
+                    }
+                }
+            }
+            if (firstAfter.size() == CARDS) {
+                return firstAfter.values().stream().mapToLong(t -> t - since).max().orElse(0);
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("not every card was answered within 90 s of " + since + "; mismatches " + mismatches
+                + "; last errors " + errors.subList(Math.max(0, errors.size() - 5), errors.size()).stream()
+                        .map(e -> e[1] + ": " + e[2]).toList());
+    }
+
+    /** The live node (other than {@code except}) leading the most tasks, per coilgun.tasks. */
+    private static String leadingMost(ClusterProcesses c, String except) throws SQLException {
+        String live = c.nodeIds().stream().filter(c::alive).findFirst().orElseThrow();
+        try (Connection conn = connect(c.port(live)); Statement st = conn.createStatement();
+                ResultSet rs = st.executeQuery("SELECT node, count(*) AS n FROM coilgun.tasks WHERE node IS NOT NULL "
+                        + "GROUP BY node ORDER BY n DESC, node")) {
+            while (rs.next()) {
+                String node = rs.getString(1);
+                if (!node.equals(except) && c.alive(node)) {
+                    return node;
+                }
+            }
+        }
+        throw new AssertionError("no live node leads a task");
+    }
+
+    static long count(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static Connection connect(int port) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port
+                + "/coilgun?user=tester&connectTimeout=10&socketTimeout=60&tcpKeepAlive=true");
+    }
+}

@@ -1,0 +1,187 @@
+package io.coilgun.tests;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Coilgun cluster on this machine, every part a process of its own: a KRaft Kafka cluster ({@code coilgun kafka
+ * --brokers 3}, one JVM per broker) and nodes ({@code coilgun start --kafka ...}) that tests kill with SIGKILL,
+ * stop with SIGTERM and start again on the same data. Node output goes to {@code <dir>/<node>.log}.
+ */
+final class ClusterProcesses implements AutoCloseable {
+    private final Path dir;
+    private final int kafkaPort;
+    private Process kafka;
+    private final Map<String, Process> nodes = new LinkedHashMap<>();
+    private final Map<String, Integer> ports = new LinkedHashMap<>();
+
+    ClusterProcesses(Path dir, int brokers) throws Exception {
+        this.dir = dir;
+        this.kafkaPort = freeBasePort();
+        kafka = java(List.of("-Xmx384m"), "kafka", "--brokers", String.valueOf(brokers), "--port",
+                String.valueOf(kafkaPort), "--data-dir", dir.resolve("kafka").toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("kafka.log").toFile()).start();
+        for (int id = 1; id <= brokers; id++) {
+            awaitLine(dir.resolve("kafka").resolve("broker-" + id + ".log"), "ready on", 120_000);
+        }
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + kafkaPort;
+    }
+
+    /** Starts (or restarts, on its data) node {@code id} and waits for its ready line. */
+    void startNode(String id) throws Exception {
+        int port = ports.computeIfAbsent(id, k -> freePort());
+        Path log = dir.resolve(id + ".log");
+        Process p = java(List.of("-Xmx512m"), "start", "--kafka", bootstrap(), "--node-id", id, "--port",
+                String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        nodes.put(id, p);
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (true) {
+            String text = Files.exists(log) ? Files.readString(log) : "";
+            int ready = text.lastIndexOf("coilgun: ready");
+            if (ready >= 0 && text.lastIndexOf("Stop with Ctrl-C") > ready) {
+                return;
+            }
+            if (!p.isAlive() || System.currentTimeMillis() > deadline) {
+                p.destroyForcibly();
+                throw new AssertionError("node " + id + " did not start:\n" + tail(text));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    int port(String id) {
+        return ports.get(id);
+    }
+
+    List<String> nodeIds() {
+        return new ArrayList<>(ports.keySet());
+    }
+
+    boolean alive(String id) {
+        Process p = nodes.get(id);
+        return p != null && p.isAlive();
+    }
+
+    /** SIGKILL: no shutdown hook, no checkpoint, no leaving the group. */
+    void kill(String id) throws InterruptedException {
+        Process p = nodes.get(id);
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM: the node stops cleanly (its units leave the group, its tasks move at once). */
+    void stop(String id) throws InterruptedException {
+        Process p = nodes.get(id);
+        p.destroy();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("node " + id + " did not stop within 60 s");
+        }
+    }
+
+    String log(String id) throws IOException {
+        return Files.readString(dir.resolve(id + ".log"));
+    }
+
+    private ProcessBuilder java(List<String> jvm, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvm);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.coilgun.server.boot.Main");
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd);
+    }
+
+    private static void awaitLine(Path log, String text, long timeoutMs) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!(Files.exists(log) && Files.readString(log).contains(text))) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError(log + " never said \"" + text + "\":\n"
+                        + (Files.exists(log) ? tail(Files.readString(log)) : "(no log)"));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    static String tail(String text) {
+        return text.length() <= 6000 ? text : text.substring(text.length() - 6000);
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A port p with p, p+1, p+2 and p+100.. p+102 free (the brokers' client and controller ports). */
+    private static int freeBasePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = 20_000 + (int) (Math.random() * 20_000);
+            if (free(base) && free(base + 1) && free(base + 2) && free(base + 100) && free(base + 101)
+                    && free(base + 102)) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range for the brokers");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Keeps the processes' logs under target/cluster-logs (the test directory is deleted). */
+    private void keepLogs() {
+        try {
+            Path keep = Path.of("target", "cluster-logs");
+            Files.createDirectories(keep);
+            try (var files = Files.walk(dir)) {
+                for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+                    Files.copy(f, keep.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Process p : nodes.values()) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        if (kafka != null) {
+            List<ProcessHandle> brokers = kafka.descendants().toList();
+            kafka.destroy();
+            try {
+                kafka.waitFor(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            brokers.forEach(ProcessHandle::destroyForcibly);
+            kafka.destroyForcibly();
+        }
+        keepLogs();
+    }
+}
