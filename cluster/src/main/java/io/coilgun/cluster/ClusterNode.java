@@ -5,6 +5,11 @@ import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.cluster.feed.ClusterFeed;
+import io.coilgun.cluster.peer.PeerLink;
+import io.coilgun.cluster.query.MetricStateReader;
+import io.coilgun.cluster.query.RecentEventReader;
+import io.coilgun.cluster.query.TaskReads;
 import io.coilgun.cluster.reply.ReplyRouter;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.assign.ClusterView;
@@ -60,6 +65,13 @@ public final class ClusterNode implements AutoCloseable {
     private final TopicAdmin admin;
     private final KafkaProducer<byte[], byte[]> producer;
     private final ReplyRouter router;
+    /** Requests to and from the other nodes (reads and subscriptions over their tasks). */
+    private final PeerLink peers;
+    private final ClusterFeed clusterFeed;
+    private final MetricStateReader metricState;
+    private final RecentEventReader recentEvents;
+    /** How far back SELECT … FROM stream looks in each task's reservoir (micros): an hour of stream time. */
+    public static final long RECENT_SPAN_MICROS = 3_600_000_000L;
     private final EventPublisher publisher;
     private final CatalogLog catalog;
     private final List<ProcessorUnit> units = new ArrayList<>();
@@ -90,11 +102,17 @@ public final class ClusterNode implements AutoCloseable {
         admin.ensureTopic(Topics.CATALOG, 1, CatalogLog.topicConfig());
         admin.ensureTopic(Topics.replies(config.nodeId()), 1, Map.of("retention.ms", "3600000"));
         admin.ensureTopic(Topics.NODES, 1, Map.of("cleanup.policy", "compact"));
+        admin.ensureTopic(Topics.peer(config.nodeId()), 1, Map.of("retention.ms", "600000"));
         this.producer = KafkaClients.producer(config.bootstrapServers(), "coilgun-producer");
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
         this.directory = new ClusterDirectory(config.bootstrapServers(), config.nodeId(), producer);
+        this.peers = new PeerLink(config.bootstrapServers(), config.nodeId(), producer);
+        this.clusterFeed = new ClusterFeed(this, feed);
+        TaskReads reads = new TaskReads(this);
+        this.metricState = new MetricStateReader(reads);
+        this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
         Host host = new Host();
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
@@ -126,9 +144,9 @@ public final class ClusterNode implements AutoCloseable {
         return catalog;
     }
 
-    /** This node's feed of applied events to subscriptions (SUBSCRIBE). */
-    public io.coilgun.cluster.feed.ResultFeed feed() {
-        return feed;
+    /** The feed of applied events to subscriptions (SUBSCRIBE), from every node's tasks. */
+    public ClusterFeed feed() {
+        return clusterFeed;
     }
 
     public EventPublisher publisher() {
@@ -418,6 +436,49 @@ public final class ClusterNode implements AutoCloseable {
         return result;
     }
 
+    /** Reads of metric state over the cluster's tasks (SELECT … FROM metric). */
+    public MetricStateReader metricState() {
+        return metricState;
+    }
+
+    /** Reads of a stream's recent events over the cluster's tasks (SELECT … FROM stream). */
+    public RecentEventReader recentEvents() {
+        return recentEvents;
+    }
+
+    /** This node's id. */
+    public String nodeId() {
+        return config.nodeId();
+    }
+
+    /** The path to the other nodes. */
+    public PeerLink peers() {
+        return peers;
+    }
+
+    /** The node whose unit leads task {@code id} in the latest placement, or null when none does. */
+    public String activeNodeOf(TaskId id) {
+        ClusterView.Member m = view.activeOf(id);
+        return m == null ? null : m.node();
+    }
+
+    /** The nodes holding a replica of task {@code id} in the latest placement. */
+    public List<String> replicaNodesOf(TaskId id) {
+        return view.replicasOf(id).stream().map(ClusterView.Member::node).toList();
+    }
+
+    /** The stream deployed here under partitioner topic {@code topic}, or null. */
+    public StreamDef deployedStream(String topic) {
+        Deployed d = deployed.get(topic);
+        return d == null ? null : d.stream();
+    }
+
+    /** The metric {@code name} as deployed here on partitioner topic {@code topic}, or null. */
+    public MetricDef deployedMetric(String topic, String name) {
+        Deployed d = deployed.get(topic);
+        return d == null ? null : d.metrics().stream().filter(m -> m.name().equals(name)).findFirst().orElse(null);
+    }
+
     /** The catalog and node-status follower of this node. */
     public ClusterDirectory directory() {
         return directory;
@@ -571,6 +632,8 @@ public final class ClusterNode implements AutoCloseable {
         }
         directory.leave(config.nodeId());
         directory.close();
+        clusterFeed.close();
+        peers.close();
         reservoirIO.close();
         router.close();
         producer.close(java.time.Duration.ofSeconds(5));

@@ -210,7 +210,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
 
     /** This node's feed of applied events to SUBSCRIBE statements. */
     @Override
-    public io.coilgun.cluster.feed.ResultFeed feed() {
+    public io.coilgun.cluster.feed.ClusterFeed feed() {
         return cluster.feed();
     }
 

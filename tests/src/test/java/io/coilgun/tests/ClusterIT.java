@@ -89,7 +89,8 @@ class ClusterIT {
                 th.start();
                 clients.add(th);
             }
-            Thread.sleep(8_000);
+            Thread.sleep(6_000);
+            subscriptionSeesEveryNodesTasks(c.port("n2"));
 
             String first = leadingMost(c, null);
             long kill1 = System.currentTimeMillis();
@@ -145,10 +146,67 @@ class ClusterIT {
                 }
             }
             assertEquals(accepted.get(), total);
+            // every live node reads every task's state, wherever it runs: all groups, and each by a point read
+            for (String n : c.nodeIds().stream().filter(c::alive).toList()) {
+                try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
+                    Map<String, long[]> read = new HashMap<>();
+                    try (ResultSet rs = st.executeQuery("SELECT * FROM m")) {
+                        while (rs.next()) {
+                            read.put(rs.getString("card"), new long[] {rs.getLong("n"), (long) rs.getDouble("total")});
+                        }
+                    }
+                    assertEquals(CARDS, read.size(), n + ": SELECT * FROM m has every card");
+                    for (int i = 0; i < CARDS; i++) {
+                        long[] e = expected.get(card(i));
+                        assertEquals(e[0] + 1, read.get(card(i))[0], n + " " + card(i) + ": n");
+                        assertEquals(e[1] + 1, read.get(card(i))[1], n + " " + card(i) + ": total");
+                        try (ResultSet rs = st.executeQuery("SELECT n FROM m WHERE card = '" + card(i) + "'")) {
+                            assertTrue(rs.next(), n + ": point read of " + card(i));
+                            assertEquals(e[0] + 1, rs.getLong(1), n + ": point read of " + card(i));
+                        }
+                    }
+                    assertEquals(CARDS, count(st, "SELECT count(DISTINCT card) FROM pay"),
+                            n + ": SELECT over the stream reads every task");
+                }
+            }
             System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d client errors (retried)%n",
                     total, errors.size());
             assertTrue(total > 240 * 20, "a steady load ran: " + total);
         }
+    }
+
+    /**
+     * A SUBSCRIBE on one node sees the events of every task, led by any node, each card's in order with no gap or
+     * repeat (nothing fails over meanwhile).
+     */
+    private void subscriptionSeesEveryNodesTasks(int port) throws Exception {
+        Map<String, List<Long>> seen = new HashMap<>();
+        try (Connection reader = connect(port)) {
+            reader.setAutoCommit(false);
+            Statement subscribe = reader.createStatement();
+            subscribe.setFetchSize(1);
+            try (ResultSet rs = subscribe.executeQuery("SUBSCRIBE m")) {
+                long until = System.currentTimeMillis() + 4_000;
+                while (System.currentTimeMillis() < until && rs.next()) {
+                    seen.computeIfAbsent(rs.getString("card"), k -> new ArrayList<>()).add(rs.getLong("m_n"));
+                }
+            }
+            subscribe.cancel();
+        } catch (SQLException e) {
+            // the connection closes under the open SUBSCRIBE: its end, not a failure
+            if (seen.isEmpty()) {
+                throw e;
+            }
+        }
+        assertEquals(CARDS, seen.size(), "the subscription sees every card's task: " + seen.keySet());
+        for (var e : seen.entrySet()) {
+            List<Long> counts = e.getValue();
+            for (int i = 1; i < counts.size(); i++) {
+                assertEquals(counts.get(i - 1) + 1, counts.get(i), e.getKey() + ": in order, no gap: " + counts);
+            }
+        }
+        System.out.printf("ClusterIT: a SUBSCRIBE saw %d events of all %d cards%n",
+                seen.values().stream().mapToInt(List::size).sum(), CARDS);
     }
 
     static String card(int i) {

@@ -43,13 +43,14 @@ final class ClusterProcesses implements AutoCloseable {
     void startNode(String id) throws Exception {
         int port = ports.computeIfAbsent(id, k -> freePort());
         Path log = dir.resolve(id + ".log");
+        long from = Files.exists(log) ? Files.readString(log).length() : 0; // a restart appends to its log
         Process p = java(List.of("-Xmx512m"), "start", "--kafka", bootstrap(), "--node-id", id, "--port",
                 String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         nodes.put(id, p);
         long deadline = System.currentTimeMillis() + 120_000;
         while (true) {
-            String text = Files.exists(log) ? Files.readString(log) : "";
+            String text = Files.exists(log) ? Files.readString(log).substring((int) from) : "";
             int ready = text.lastIndexOf("coilgun: ready");
             if (ready >= 0 && text.lastIndexOf("Stop with Ctrl-C") > ready) {
                 return;

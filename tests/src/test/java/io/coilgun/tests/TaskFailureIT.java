@@ -107,6 +107,8 @@ class TaskFailureIT {
                 PSQLException multi = assertThrows(PSQLException.class, () -> s.executeQuery(multiRow(101, "c2")));
                 assertEquals("XX000", multi.getSQLState());
                 assertTrue(multi.getMessage().contains("row 3: task"), multi.getMessage());
+                assertTrue(multi.getMessage().contains("these rows were applied nonetheless: 1, 2, 4"),
+                        multi.getMessage());
                 for (long id : new long[] {101, 102, 104}) {
                     expected.computeIfAbsent("c2", k -> new double[2])[0] += id;
                     expected.get("c2")[1]++;

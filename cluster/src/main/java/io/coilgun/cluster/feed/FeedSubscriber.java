@@ -16,6 +16,8 @@ public final class FeedSubscriber {
     private final AtomicInteger size = new AtomicInteger();
     private volatile boolean overflowed;
     private volatile Runnable listener = () -> { };
+    /** The subscription's id in the cluster ({@link ClusterFeed}), 0 before it was added. */
+    private volatile long clusterId;
 
     /**
      * @param topic the partitioner topic whose tasks' events this subscriber takes
@@ -24,6 +26,25 @@ public final class FeedSubscriber {
     public FeedSubscriber(String topic, int capacity) {
         this.topic = topic;
         this.capacity = capacity;
+    }
+
+    /** The partitioner topic whose tasks' events this subscriber takes. */
+    public String topic() {
+        return topic;
+    }
+
+    long clusterId() {
+        return clusterId;
+    }
+
+    void clusterId(long id) {
+        this.clusterId = id;
+    }
+
+    /** Another node dropped events for this subscriber: it overflowed there. */
+    void overflow() {
+        overflowed = true;
+        listener.run();
     }
 
     /** Whether events of tasks of {@code topic} go to this subscriber (called by task processors). */

@@ -112,8 +112,22 @@ public final class IngestService {
         List<CompletableFuture<List<Reply>>> replies = pending;
         CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply(v -> {
             List<RowResult> out = new ArrayList<>(rows.size());
+            RowRejectedException rejected = null;
+            List<Integer> applied = new ArrayList<>();
             for (int i = 0; i < replies.size(); i++) {
-                out.add(rowResult(stream, rows.get(i), assignedIds[i], replies.get(i).join(), i, replies.size()));
+                try {
+                    RowResult r = rowResult(stream, rows.get(i), assignedIds[i], replies.get(i).join(), i,
+                            replies.size());
+                    out.add(r);
+                    if (r.outcome() == Outcome.APPLIED) {
+                        applied.add(i);
+                    }
+                } catch (RowRejectedException e) {
+                    rejected = rejected == null ? e : rejected;
+                }
+            }
+            if (rejected != null) {
+                throw rejected.withApplied(applied); // the statement fails, naming the rows that stay applied
             }
             return new Ingested(out);
         }).whenComplete((r, e) -> {

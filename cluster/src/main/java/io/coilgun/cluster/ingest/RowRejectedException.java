@@ -13,6 +13,7 @@ public final class RowRejectedException extends CoilgunException {
 
     private final int row;
     private final int rows;
+    private java.util.List<Integer> applied = java.util.List.of();
 
     RowRejectedException(SqlState state, String message, int row, int rows) {
         super(state, message);
@@ -23,6 +24,17 @@ public final class RowRejectedException extends CoilgunException {
     /** The 0-based index of the row in the statement. */
     public int row() {
         return row;
+    }
+
+    /** The same error, knowing which of the statement's other rows were applied (0-based). */
+    RowRejectedException withApplied(java.util.List<Integer> appliedRows) {
+        this.applied = java.util.List.copyOf(appliedRows);
+        return this;
+    }
+
+    /** The 0-based indexes of the statement's rows that were applied nonetheless. */
+    public java.util.List<Integer> applied() {
+        return applied;
     }
 
     /** How many rows the statement has. */

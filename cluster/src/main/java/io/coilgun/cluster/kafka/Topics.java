@@ -29,4 +29,9 @@ public final class Topics {
     public static String replies(String nodeId) {
         return PREFIX + "replies." + nodeId;
     }
+
+    /** A node's inbox of requests and answers from other nodes (reads over metric state, subscriptions). */
+    public static String peer(String nodeId) {
+        return PREFIX + "peer." + nodeId;
+    }
 }

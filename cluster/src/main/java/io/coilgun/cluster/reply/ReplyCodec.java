@@ -1,14 +1,13 @@
 package io.coilgun.cluster.reply;
 
+import io.coilgun.cluster.kafka.ValueCodec;
 import io.coilgun.planner.model.MetricDef;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,12 +16,8 @@ import java.util.Map;
  * The value of a reply record (its key is the 8-byte correlation id).
  * <pre>
  * byte status, UTF message, short metric count,
- *   per metric: UTF name, short value count, per value: byte tag, then the value:
- *     0 null, 1 long (8 bytes; also integers and timestamps in micros), 2 double (8 bytes),
- *     3 text (UTF-8: int length, bytes), 4 boolean (1 byte), 5 numeric (its plain decimal text, as text)
+ *   per metric: UTF name, short value count, per value: a {@link ValueCodec} value
  * </pre>
- * Every value an aggregation reports is one of those; anything else is an {@link IllegalArgumentException} naming
- * its class (a bug to fix, never a cast failing on a processor thread).
  */
 public final class ReplyCodec {
     private ReplyCodec() {
@@ -41,7 +36,7 @@ public final class ReplyCodec {
                     int n = m.aggregations().size();
                     out.writeShort(n);
                     for (int i = 0; i < n; i++) {
-                        writeValue(out, results[at++]);
+                        ValueCodec.write(out, results[at++]);
                     }
                 }
             }
@@ -49,56 +44,6 @@ public final class ReplyCodec {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
-    }
-
-    private static final byte NULL = 0;
-    private static final byte LONG = 1;
-    private static final byte DOUBLE = 2;
-    private static final byte TEXT = 3;
-    private static final byte BOOLEAN = 4;
-    private static final byte NUMERIC = 5;
-
-    private static void writeValue(DataOutputStream out, Object v) throws IOException {
-        if (v == null) {
-            out.writeByte(NULL);
-        } else if (v instanceof Long || v instanceof Integer || v instanceof Short) {
-            out.writeByte(LONG);
-            out.writeLong(((Number) v).longValue());
-        } else if (v instanceof Double || v instanceof Float) {
-            out.writeByte(DOUBLE);
-            out.writeDouble(((Number) v).doubleValue());
-        } else if (v instanceof String text) {
-            out.writeByte(TEXT);
-            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-            out.writeInt(bytes.length);
-            out.write(bytes);
-        } else if (v instanceof Boolean b) {
-            out.writeByte(BOOLEAN);
-            out.writeBoolean(b);
-        } else if (v instanceof BigDecimal d) {
-            out.writeByte(NUMERIC);
-            out.writeUTF(d.toPlainString());
-        } else {
-            throw new IllegalArgumentException("a metric value of class " + v.getClass().getName()
-                    + " cannot be sent in a reply");
-        }
-    }
-
-    private static Object readValue(DataInputStream in) throws IOException {
-        byte tag = in.readByte();
-        return switch (tag) {
-            case NULL -> null;
-            case LONG -> in.readLong();
-            case DOUBLE -> in.readDouble();
-            case TEXT -> {
-                byte[] bytes = new byte[in.readInt()];
-                in.readFully(bytes);
-                yield new String(bytes, StandardCharsets.UTF_8);
-            }
-            case BOOLEAN -> in.readBoolean();
-            case NUMERIC -> new BigDecimal(in.readUTF());
-            default -> throw new IllegalArgumentException("unknown value tag " + tag + " in a reply");
-        };
     }
 
     public static Reply decode(byte[] key, byte[] value) {
@@ -112,7 +57,7 @@ public final class ReplyCodec {
                 String name = in.readUTF();
                 Object[] values = new Object[in.readShort()];
                 for (int i = 0; i < values.length; i++) {
-                    values[i] = readValue(in);
+                    values[i] = ValueCodec.read(in);
                 }
                 metrics.put(name, values);
             }

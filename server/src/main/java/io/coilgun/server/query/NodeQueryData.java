@@ -21,8 +21,6 @@ import java.util.function.Consumer;
 
 /** What SELECT reads from this node: the catalog, and metric state, events and counters from its tasks. */
 public final class NodeQueryData implements QueryData {
-    /** The stream time a SELECT over a stream looks back from the newest event. */
-    static final long RECENT_SPAN_MICROS = 3_600_000_000L;
 
     private final Catalog catalog;
     private final ClusterNode cluster;
@@ -35,7 +33,7 @@ public final class NodeQueryData implements QueryData {
     public NodeQueryData(Catalog catalog, ClusterNode cluster, Object[] node) {
         this.catalog = catalog;
         this.cluster = cluster;
-        this.metrics = new MetricStateReader(cluster);
+        this.metrics = cluster.metricState();
         this.node = node;
     }
 
@@ -52,16 +50,7 @@ public final class NodeQueryData implements QueryData {
 
     @Override
     public List<Object[]> recentEvents(StreamDef stream, int limit) {
-        // Every event is on every partitioner's topic: read the first one's tasks only.
-        List<Object[]> events = new ArrayList<>();
-        for (TaskId id : TaskId.allOf(stream, stream.partitionBy().get(0))) {
-            List<Object[]> some = cluster.onTask(id,
-                    task -> task.plan().recentEvents(RECENT_SPAN_MICROS, limit)).join();
-            if (some != null) {
-                events.addAll(some);
-            }
-        }
-        return events;
+        return cluster.recentEvents().read(stream, limit);
     }
 
     private interface TaskRow {

@@ -91,7 +91,14 @@ public final class Inserter {
         }
         if (e instanceof RowRejectedException rejected) {
             String where = rejected.rows() > 1 ? "row " + (rejected.row() + 1) + ": " : "";
-            return new PgException(rejected.state().code(), where + rejected.getMessage());
+            String applied = "";
+            if (rejected.rows() > 1) {
+                applied = rejected.applied().isEmpty() ? "; no row of the statement was applied"
+                        : "; these rows were applied nonetheless: " + rejected.applied().stream().limit(20)
+                                .map(i -> String.valueOf(i + 1)).collect(java.util.stream.Collectors.joining(", "))
+                                + (rejected.applied().size() > 20 ? " (" + rejected.applied().size() + " in all)" : "");
+            }
+            return new PgException(rejected.state().code(), where + rejected.getMessage() + applied);
         }
         return e;
     }

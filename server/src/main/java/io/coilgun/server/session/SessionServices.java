@@ -1,6 +1,6 @@
 package io.coilgun.server.session;
 
-import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
@@ -26,7 +26,7 @@ public interface SessionServices {
     Inserter inserter();
 
     /** The feed of applied events to subscriptions (SUBSCRIBE). */
-    ResultFeed feed();
+    ClusterFeed feed();
 
     /** Runs a query (SELECT …) on a query thread. */
     CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,

@@ -2,7 +2,7 @@ package io.coilgun.server.session;
 
 import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
-import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
@@ -18,7 +18,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One running SUBSCRIBE: registered with the node's {@link ResultFeed} from its start until pgwire closes it (the
+ * One running SUBSCRIBE: registered with the {@link ClusterFeed} (every node's active tasks) from its start until
+ * pgwire closes it (the
  * statement ended, was canceled, or the connection went away). Turns each event a task applied into a row of the
  * subscription's shape and keeps the rows its WHERE passes. Holds at most {@link #CAPACITY} events for a reader
  * that is behind; past that the statement ends with 54000 rather than growing.
@@ -27,7 +28,7 @@ final class Subscription implements RowStream {
     /** The most events waiting for one subscriber before it is ended as fallen behind. */
     static final int CAPACITY = 10_000;
 
-    private final ResultFeed feed;
+    private final ClusterFeed feed;
     private final FeedSubscriber subscriber;
     private final SubscribeStatement statement;
     private final CompiledExpression filter;
@@ -38,7 +39,7 @@ final class Subscription implements RowStream {
     private volatile PgException failed;
 
     /** @param released told once when the subscription is closed */
-    Subscription(ResultFeed feed, SubscribeStatement statement, Runnable released) {
+    Subscription(ClusterFeed feed, SubscribeStatement statement, Runnable released) {
         this.feed = feed;
         this.statement = statement;
         this.released = released;
