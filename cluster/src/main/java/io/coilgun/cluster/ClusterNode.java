@@ -375,18 +375,42 @@ public final class ClusterNode implements AutoCloseable {
         });
     }
 
-    /** Adds a metric to the running tasks of its stream's partitioner. Blocking until every task has it. */
+    /**
+     * Makes a metric known to the tasks of its stream's partitioner on this node: each copy adds it when it takes
+     * the metric's start marker ({@link #startMetric}), so it starts at the same offset on the active and on every
+     * replica, whichever node applies the catalog record first.
+     */
     public void deployMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
         deployed.computeIfPresent(topic, (t, d) -> new Deployed(d.stream(), java.util.stream.Stream.concat(
                 d.metrics().stream().filter(m -> !m.name().equals(metric.name())), java.util.stream.Stream.of(metric))
                 .toList(), d.clocks()));
-        onTasks(TaskId.allOf(stream, metric.partitioner()), (u, id) -> {
-            TaskProcessor task = u.task(id);
-            if (task != null && task.metrics().stream().noneMatch(m -> m.name().equals(metric.name()))) {
-                task.addMetric(metric);
-            }
-        });
+    }
+
+    /**
+     * Starts a deployed metric: its start marker goes to every partition of its partitioner topic; completes once
+     * every task's active copy added it (a stopped task adds it when it runs again: logged). Every node must have
+     * deployed the metric first. Publishing a marker again is harmless (a task that has the metric ignores it).
+     */
+    public CompletableFuture<Void> startMetric(StreamDef stream, MetricDef metric) {
+        String topic = Topics.partitioner(stream.name(), metric.partitioner());
+        List<CompletableFuture<List<io.coilgun.cluster.reply.Reply>>> replies = publisher.startMetric(topic,
+                stream.partitions(), metric.name());
+        List<CompletableFuture<Void>> answered = new ArrayList<>();
+        for (int p = 0; p < replies.size(); p++) {
+            int partition = p;
+            answered.add(replies.get(p).handle((r, e) -> {
+                if (e != null) {
+                    LOG.warn("metric={} task={}-{} did not answer its start marker ({}): it starts the metric when "
+                            + "it takes it", metric.name(), topic, partition, e.toString());
+                } else if (r.get(0).status() == io.coilgun.cluster.reply.ReplyStatus.FAILED) {
+                    LOG.warn("metric={} task={}-{} is stopped ({}): the metric starts there when it runs again",
+                            metric.name(), topic, partition, r.get(0).message());
+                }
+                return null;
+            }));
+        }
+        return CompletableFuture.allOf(answered.toArray(CompletableFuture[]::new));
     }
 
     /**
@@ -565,9 +589,12 @@ public final class ClusterNode implements AutoCloseable {
             }
             try {
                 Path dir = taskDir(id);
-                TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache());
+                // metrics not started in the task's data start at their marker (startMetric), as on every copy
+                TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache(), true);
                 TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
-                return new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
+                TaskProcessor task = new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
+                task.definitions(name -> deployedMetric(id.topic(), name));
+                return task;
             } catch (RuntimeException e) {
                 taskUnits.remove(id, unit);
                 throw e;

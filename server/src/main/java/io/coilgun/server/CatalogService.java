@@ -95,6 +95,16 @@ final class CatalogService {
                     + "then be rejected by its task after the other rows of its statement were applied");
         }
         cluster.catalogApplied(snapshot.end() - 1);
+        // Each metric's start marker once more: a CREATE METRIC cut off between its catalog record and its markers
+        // (its node died) starts now; a task that has the metric ignores it. Not awaited.
+        for (StreamDef stream : catalog.streams()) {
+            for (MetricDef m : catalog.metricsOf(stream.name())) {
+                cluster.startMetric(stream, m).exceptionally(e -> {
+                    LOG.warn("metric={} start marker not answered: {}", m.name(), e.toString());
+                    return null;
+                });
+            }
+        }
         cluster.directory().start(snapshot.end(), this::follow);
         LOG.info("catalog recovered streams={} tasks started", catalog.streams().size());
     }
@@ -275,7 +285,11 @@ final class CatalogService {
         }, ddl).thenCompose(this::everyNodeApplied);
     }
 
-    /** CREATE METRIC: the catalog record, then every task of its partitioner adds the metric between two events. */
+    /**
+     * CREATE METRIC: the catalog record; once every node applied it, the metric's start marker in each partition of
+     * its partitioner: every copy of every task adds the metric there (ClusterNode.startMetric). Returns when every
+     * task's active copy has it.
+     */
     public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
         return CompletableFuture.supplyAsync(() -> {
             MetricDef m = cm.metric();
@@ -291,7 +305,9 @@ final class CatalogService {
             catalog.addMetric(m);
             cluster.deployMetric(s, m);
             return offset;
-        }, ddl).thenCompose(this::everyNodeApplied);
+        }, ddl).thenCompose(offset -> everyNodeApplied(offset).thenCompose(v -> offset < 0
+                ? CompletableFuture.completedFuture(null) // IF NOT EXISTS of an existing metric
+                : cluster.startMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric())));
     }
 
     void close() {

@@ -51,6 +51,9 @@ class ClusterIT {
     /** Completed inserts: completion time (ms), card. */
     final List<long[]> answered = Collections.synchronizedList(new ArrayList<>());
     final AtomicLong accepted = new AtomicLong();
+    /** Per card: m_n - m2_n, the same on every answer once m2 started. */
+    final Map<String, Long> m2Delta = new ConcurrentHashMap<>();
+    final AtomicLong m2Checked = new AtomicLong();
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
@@ -91,6 +94,11 @@ class ClusterIT {
             }
             Thread.sleep(6_000);
             subscriptionSeesEveryNodesTasks(c.port("n2"));
+            // a metric created while events flow starts at the same offset on every copy of a task (its start
+            // marker): after each failover below the promoted replica's m2 goes on exactly where the active's was
+            try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
+                st.execute("CREATE METRIC m2 AS SELECT COUNT(*) AS n FROM pay GROUP BY card OVER SLIDING 30 DAYS");
+            }
 
             String first = leadingMost(c, null);
             long kill1 = System.currentTimeMillis();
@@ -172,6 +180,9 @@ class ClusterIT {
             System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d client errors (retried)%n",
                     total, errors.size());
             assertTrue(total > 240 * 20, "a steady load ran: " + total);
+            assertEquals(CARDS, m2Delta.size(), "m2 was checked on every card");
+            System.out.printf("ClusterIT: m2 (created under load) agreed with m on %d answers across the failovers%n",
+                    m2Checked.get());
         }
     }
 
@@ -244,6 +255,15 @@ class ClusterIT {
                             mismatches.add(card + " id " + id + ": got n=" + row[1] + " total=" + row[0]
                                     + ", expected n=" + (e[0] + 1) + " total=" + (e[1] + amount));
                         }
+                        if (row[2] != null) { // m2 counts the same events from its start: a constant difference
+                            long delta = e[0] + 1 - ((Number) row[2]).longValue();
+                            m2Checked.incrementAndGet();
+                            Long before = m2Delta.putIfAbsent(card, delta);
+                            if (before != null && before != delta) {
+                                mismatches.add(card + " id " + id + ": m2_n=" + row[2] + " moved against m_n="
+                                        + row[1] + " (difference " + delta + ", before " + before + ")");
+                            }
+                        }
                     }
                     e[0]++;
                     e[1] += (long) amount;
@@ -292,7 +312,7 @@ class ClusterIT {
         }
     }
 
-    /** Inserts one event; its metric values {total, n}, both null when it was a duplicate (NOTICE). */
+    /** Inserts one event; its metric values {total, n, m2's n}, null when it was a duplicate (NOTICE). */
     static Object[] insert(Connection conn, long id, String card, double amount) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(
                 "INSERT INTO pay VALUES (?, ?, ?, ?) RETURNING *")) {
@@ -302,7 +322,11 @@ class ClusterIT {
             ps.setDouble(4, amount);
             try (ResultSet rs = ps.executeQuery()) {
                 assertTrue(rs.next(), "INSERT ... RETURNING answers one row");
-                return new Object[] {rs.getObject("m_total"), rs.getObject("m_n")};
+                boolean m2 = false;
+                for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                    m2 |= rs.getMetaData().getColumnName(c).equals("m2_n");
+                }
+                return new Object[] {rs.getObject("m_total"), rs.getObject("m_n"), m2 ? rs.getObject("m2_n") : null};
             }
         }
     }

@@ -17,14 +17,14 @@ import java.util.concurrent.TimeUnit;
  * --brokers 3}, one JVM per broker) and nodes ({@code coilgun start --kafka ...}) that tests kill with SIGKILL,
  * stop with SIGTERM and start again on the same data. Node output goes to {@code <dir>/<node>.log}.
  */
-final class ClusterProcesses implements AutoCloseable {
+public final class ClusterProcesses implements AutoCloseable {
     private final Path dir;
     private final int kafkaPort;
     private Process kafka;
     private final Map<String, Process> nodes = new LinkedHashMap<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
 
-    ClusterProcesses(Path dir, int brokers) throws Exception {
+    public ClusterProcesses(Path dir, int brokers) throws Exception {
         this.dir = dir;
         this.kafkaPort = freeBasePort();
         kafka = java(List.of("-Xmx384m"), "kafka", "--brokers", String.valueOf(brokers), "--port",
@@ -35,12 +35,12 @@ final class ClusterProcesses implements AutoCloseable {
         }
     }
 
-    String bootstrap() {
+    public String bootstrap() {
         return "127.0.0.1:" + kafkaPort;
     }
 
     /** Starts (or restarts, on its data) node {@code id} and waits for its ready line. */
-    void startNode(String id) throws Exception {
+    public void startNode(String id) throws Exception {
         int port = ports.computeIfAbsent(id, k -> freePort());
         Path log = dir.resolve(id + ".log");
         long from = Files.exists(log) ? Files.readString(log).length() : 0; // a restart appends to its log
@@ -63,28 +63,28 @@ final class ClusterProcesses implements AutoCloseable {
         }
     }
 
-    int port(String id) {
+    public int port(String id) {
         return ports.get(id);
     }
 
-    List<String> nodeIds() {
+    public List<String> nodeIds() {
         return new ArrayList<>(ports.keySet());
     }
 
-    boolean alive(String id) {
+    public boolean alive(String id) {
         Process p = nodes.get(id);
         return p != null && p.isAlive();
     }
 
     /** SIGKILL: no shutdown hook, no checkpoint, no leaving the group. */
-    void kill(String id) throws InterruptedException {
+    public void kill(String id) throws InterruptedException {
         Process p = nodes.get(id);
         p.destroyForcibly();
         p.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** SIGTERM: the node stops cleanly (its units leave the group, its tasks move at once). */
-    void stop(String id) throws InterruptedException {
+    public void stop(String id) throws InterruptedException {
         Process p = nodes.get(id);
         p.destroy();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -93,7 +93,7 @@ final class ClusterProcesses implements AutoCloseable {
         }
     }
 
-    String log(String id) throws IOException {
+    public String log(String id) throws IOException {
         return Files.readString(dir.resolve(id + ".log"));
     }
 

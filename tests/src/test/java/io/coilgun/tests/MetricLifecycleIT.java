@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Tag;
@@ -75,9 +76,29 @@ class MetricLifecycleIT {
                     assertTrue(rs.next());
                     assertEquals(3, rs.getMetaData().getColumnCount(), "still dropped after a restart");
                 }
+                // a server-prepared INSERT ... RETURNING * (pgjdbc names it after 5 executions) whose columns
+                // change: refused as Postgres refuses it (0A000, RevalidateCachedQuery), before anything is
+                // applied; pgjdbc prepares it again and retries, so the application sees the new columns
+                PreparedStatement ps = c.prepareStatement("INSERT INTO payments VALUES (?, ?, 'c2', 'm1', 1.0) "
+                        + "RETURNING *");
+                for (int i = 0; i < 6; i++) {
+                    ps.setLong(1, 100 + i);
+                    ps.setTimestamp(2, java.sql.Timestamp.valueOf("2026-01-01 10:00:1" + i));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertTrue(rs.next());
+                        assertEquals(i + 1, rs.getLong("card_5m_n"));
+                    }
+                }
                 s.execute("CREATE METRIC card_max AS SELECT MAX(amount) AS hi FROM payments GROUP BY card_id "
                         + "OVER INFINITE");
-                try (ResultSet rs = s.executeQuery(insert(5, "10:00:04", 3.0))) {
+                ps.setLong(1, 106);
+                ps.setTimestamp(2, java.sql.Timestamp.valueOf("2026-01-01 10:00:16"));
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(7, rs.getLong("card_5m_n"), "applied once, after pgjdbc prepared it again");
+                    assertEquals(1.0, rs.getDouble("card_max_hi"), 0.0);
+                }
+                try (ResultSet rs = s.executeQuery(insert(5, "10:00:17", 3.0))) {
                     assertTrue(rs.next());
                     assertEquals(3.0, rs.getDouble("card_max_hi"), 0.0, "created again: empty, not the old state");
                     assertEquals(21.0, rs.getDouble("card_5m_total"), 0.0);

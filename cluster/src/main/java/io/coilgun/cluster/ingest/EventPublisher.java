@@ -167,6 +167,31 @@ public final class EventPublisher {
     }
 
     /**
+     * Publishes metric {@code metric}'s start marker ({@link KafkaHeaders#START_METRIC}) to every partition of
+     * partitioner topic {@code topic}: each task's copies add the metric when they take it. Completes with each
+     * task's answer (APPLIED once the active added it, FAILED from a stopped task, which adds it when it runs again).
+     */
+    public List<CompletableFuture<List<Reply>>> startMetric(String topic, int partitions, String metric) {
+        List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            long correlation = correlations.incrementAndGet();
+            CompletableFuture<List<Reply>> reply = router.expect(correlation, 1);
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
+            headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
+            headers.add(KafkaHeaders.START_METRIC, metric.getBytes(StandardCharsets.UTF_8));
+            producer.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
+                if (e != null) {
+                    router.cancel(correlation);
+                    reply.completeExceptionally(e);
+                }
+            });
+            replies.add(reply);
+        }
+        return replies;
+    }
+
+    /**
      * Fails a statement at once, before anything is published, when one of its rows goes to a stopped task: its
      * reply would never come.
      *

@@ -11,6 +11,11 @@ public final class KafkaHeaders {
      * or NOT_DUPLICATE) and is never applied. The front end probes a row that looks late, which may be a retry.
      */
     public static final String PROBE = "coilgun.probe";
+    /**
+     * Marks a metric's start marker (the value: the metric's name): every copy of the task adds the metric when it
+     * takes this record, so the metric starts at the same offset on the active and on every replica.
+     */
+    public static final String START_METRIC = "coilgun.start-metric";
 
     private KafkaHeaders() {
     }

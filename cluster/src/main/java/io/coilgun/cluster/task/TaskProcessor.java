@@ -84,6 +84,8 @@ public final class TaskProcessor implements AutoCloseable {
     private long lastErrorAt;
     /** Wall-clock times (ms) of the recent failures, oldest first. */
     private final ArrayDeque<Long> recentFailures = new ArrayDeque<>();
+    /** The definitions of the metrics deployed for this task's topic, by name (a start marker names one). */
+    private java.util.function.Function<String, MetricDef> definitions = name -> null;
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
         this(id, plan, (s, m) -> {
@@ -109,6 +111,11 @@ public final class TaskProcessor implements AutoCloseable {
         clock.streamTime(plan.streamTime());
         clock.stopped(null);
         planChanged();
+    }
+
+    /** Where the task finds a metric's definition when it takes the metric's start marker. */
+    public void definitions(java.util.function.Function<String, MetricDef> lookup) {
+        this.definitions = lookup;
     }
 
     private void planChanged() {
@@ -226,17 +233,6 @@ public final class TaskProcessor implements AutoCloseable {
         plan.checkpoint();
     }
 
-    /** Adds a metric between two events; it starts empty at the current stream time. */
-    public void addMetric(MetricDef metric) {
-        if (state == TaskState.FAILED) {
-            metrics = java.util.stream.Stream.concat(metrics.stream(), java.util.stream.Stream.of(metric)).toList();
-            return;
-        }
-        plan.addNewMetric(metric);
-        planChanged();
-        plan.checkpoint();
-    }
-
     /**
      * Applies one record and answers it.
      *
@@ -256,6 +252,10 @@ public final class TaskProcessor implements AutoCloseable {
         }
         if (state == TaskState.RECOVERING && offset >= answeredThrough) {
             state = TaskState.RUNNING; // caught up with where it failed
+        }
+        Header start = record.headers().lastHeader(KafkaHeaders.START_METRIC);
+        if (start != null) {
+            return startMetric(record, new String(start.value(), java.nio.charset.StandardCharsets.UTF_8));
         }
         if (plan.isFailedEvent(offset)) {
             plan.skip(offset); // answered with its error when it failed
@@ -305,6 +305,45 @@ public final class TaskProcessor implements AutoCloseable {
             noteFailure(t);
             reply(record, ReplyStatus.FAILED, "the event was applied by task " + id
                     + ", but its reply could not be built: " + t);
+        }
+        return false;
+    }
+
+    /**
+     * A metric's start marker: the metric starts empty right after it, on the active and on every replica alike
+     * (each takes the same record), so a promoted replica's values are the active's. Taken again (a replay after a
+     * crash, a second marker) it changes nothing. Answered DROPPED (not an event); the plan is checkpointed at once.
+     */
+    private boolean startMetric(ConsumerRecord<byte[], byte[]> record, String name) {
+        long offset = record.offset();
+        MetricDef def = definitions.apply(name);
+        try {
+            plan.skip(offset);
+            if (def != null && plan.operator(name) == null) {
+                plan.addNewMetric(def);
+                planChanged();
+                LOG.info("task={} metric={} starts after offset {}", id, name, offset);
+            } else if (def == null) {
+                LOG.warn("task={} offset={} start marker of metric {}, which is not deployed here (dropped since?)",
+                        id, offset, name);
+            }
+            plan.checkpoint();
+        } catch (Throwable t) {
+            rethrowIfFatal(t);
+            return failed(record, t);
+        }
+        if (offset <= answeredThrough) {
+            return false;
+        }
+        answeredThrough = offset;
+        byte[] reply = ReplyCodec.encode(ReplyStatus.DROPPED, null, List.of(), new Object[0]);
+        if (role == TaskRole.ACTIVE) {
+            sendReply(record, reply);
+        } else {
+            ProducerRecord<byte[], byte[]> r = replyRecord(record, reply);
+            if (r != null) {
+                recent.add(offset, r);
+            }
         }
         return false;
     }

@@ -267,12 +267,17 @@ public interface BackendMessage {
 
     /**
      * ErrorResponse ('E'): fields S (localized severity), V (severity), C (SQLSTATE), M (message) and, when
-     * {@code position > 0}, P (1-based character position in the query text).
+     * {@code position > 0}, P (1-based character position in the query text); D, H, W and R (routine) when given.
      */
     record ErrorResponse(String severity, String sqlState, String message, int position, String hint,
-            String context, String detail) implements BackendMessage {
+            String context, String detail, String routine) implements BackendMessage {
         public static final String ERROR = "ERROR";
         public static final String FATAL = "FATAL";
+
+        public ErrorResponse(String severity, String sqlState, String message, int position, String hint,
+                String context, String detail) {
+            this(severity, sqlState, message, position, hint, context, detail, null);
+        }
 
         public ErrorResponse(String severity, String sqlState, String message, int position, String hint,
                 String context) {
@@ -290,7 +295,7 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, severity, sqlState, message, position, hint, context, detail);
+            writeNoticeFields(out, severity, sqlState, message, position, hint, context, detail, routine);
         }
     }
 
@@ -303,13 +308,13 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            writeNoticeFields(out, "NOTICE", sqlState, message, 0, null, null, null);
+            writeNoticeFields(out, "NOTICE", sqlState, message, 0, null, null, null, null);
         }
     }
 
     /** The fields shared by ErrorResponse and NoticeResponse, then the terminating NUL. */
     private static void writeNoticeFields(ByteBuf out, String severity, String sqlState, String message, int position,
-            String hint, String context, String detail) {
+            String hint, String context, String detail, String routine) {
         writeField(out, 'S', severity);
         writeField(out, 'V', severity);
         writeField(out, 'C', sqlState);
@@ -325,6 +330,9 @@ public interface BackendMessage {
         }
         if (context != null) {
             writeField(out, 'W', context);
+        }
+        if (routine != null) {
+            writeField(out, 'R', routine);
         }
         out.writeByte(0);
     }

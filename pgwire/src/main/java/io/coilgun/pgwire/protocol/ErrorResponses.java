@@ -24,7 +24,7 @@ final class ErrorResponses {
     static ErrorResponse of(PgException e) {
         return new ErrorResponse(e.fatal() ? ErrorResponse.FATAL : ErrorResponse.ERROR,
                 e.sqlState() == null ? SqlStates.INTERNAL_ERROR : e.sqlState(), e.getMessage(), e.position(), e.hint(),
-                e.context(), e.detail());
+                e.context(), e.detail(), e.routine());
     }
 
     /** Any other exception: an internal error (XX000) carrying the exception's message. */

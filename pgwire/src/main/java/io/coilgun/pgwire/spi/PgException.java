@@ -49,6 +49,11 @@ public class PgException extends RuntimeException {
         return null;
     }
 
+    /** The ROUTINE field (Postgres' function that raised it), which some drivers read, or null. */
+    public String routine() {
+        return null;
+    }
+
     /** FATAL errors close the connection after the ErrorResponse. */
     public boolean fatal() {
         return fatal;

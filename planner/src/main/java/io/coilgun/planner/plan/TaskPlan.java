@@ -96,6 +96,16 @@ public final class TaskPlan implements AutoCloseable {
      */
     public static TaskPlan open(Path dir, StreamDef stream, List<MetricDef> metrics, ReservoirIO io,
             ChunkCache cache) {
+        return open(dir, stream, metrics, io, cache, false);
+    }
+
+    /**
+     * As {@link #open(Path, StreamDef, List, ReservoirIO, ChunkCache)}; with {@code startedOnly}, only the metrics
+     * that already started in this task's data (a checkpoint holds their start) are added: the others start when
+     * the task takes their start marker, at the same offset on every copy of the task.
+     */
+    public static TaskPlan open(Path dir, StreamDef stream, List<MetricDef> metrics, ReservoirIO io,
+            ChunkCache cache, boolean startedOnly) {
         StateStore store = StateStore.open(dir.resolve("state"));
         try {
             Reservoir reservoir = Reservoir.open(dir.resolve("reservoir"), ReservoirConfig.of(stream.latenessMicros()),
@@ -103,7 +113,9 @@ public final class TaskPlan implements AutoCloseable {
             byte[] offset = store.get(META_OFFSET);
             TaskPlan plan = new TaskPlan(stream, store, reservoir, offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
             for (MetricDef m : metrics) {
-                plan.addMetric(m);
+                if (!startedOnly || WindowMetric.started(store, m.name())) {
+                    plan.addMetric(m);
+                }
             }
             plan.dropLeftoverFamilies();
             return plan;

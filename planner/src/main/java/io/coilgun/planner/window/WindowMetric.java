@@ -165,6 +165,12 @@ public final class WindowMetric implements MetricOperator {
     }
 
     /** Deletes every row of metric {@code name}: group states, zones, candidates, value counts, position. */
+    /** Whether metric {@code name} started in this store: a checkpoint wrote where it starts. */
+    public static boolean started(StateStore store, String name) {
+        return store.familyNames().contains(stateFamily(name))
+                && store.family(stateFamily(name)).get(new byte[] {'t'}) != null;
+    }
+
     public static void clearState(StateStore store, String name) {
         store.dropFamily(stateFamily(name));
         store.dropFamily(auxFamily(name));

@@ -125,7 +125,9 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
-            return ResultShapes.of(node, settings, st.statement(), user, database);
+            List<Column> columns = ResultShapes.of(node, settings, st.statement(), user, database);
+            st.described().set(columns);
+            return columns;
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
         }
@@ -150,7 +152,7 @@ public final class CoilgunSession implements Session {
         try {
             result = compiled instanceof QueryStatement q ? query(q, parameters, cancel)
                     : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters, cancel)
-                    : run(compiled, timeoutMs);
+                    : run(compiled, st.described().get(), timeoutMs);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
         }
@@ -172,7 +174,8 @@ public final class CoilgunSession implements Session {
         return mapped;
     }
 
-    private CompletableFuture<QueryResult> run(CompiledStatement compiled, long timeoutMs) {
+    /** @param described the result columns the client was told for this statement, or null */
+    private CompletableFuture<QueryResult> run(CompiledStatement compiled, List<Column> described, long timeoutMs) {
         if (compiled instanceof CreateStreamStatement cs) {
             return node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {
@@ -191,7 +194,7 @@ public final class CoilgunSession implements Session {
         } else if (compiled instanceof CreateMetricStatement cm) {
             return node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
         } else if (compiled instanceof InsertStatement ins) {
-            return node.inserter().insert(ins);
+            return node.inserter().insert(ins, described);
         } else if (compiled instanceof SetStatement set) {
             settings.set(set.name(), set.value());
             return CompletableFuture.completedFuture(QueryResult.command(set.value() == null ? "RESET" : "SET"));
@@ -258,7 +261,7 @@ public final class CoilgunSession implements Session {
                     + "that returns rows (SUBSCRIBE, SELECT, SHOW, EXPLAIN or INSERT ... RETURNING)");
         }
         CompletableFuture<QueryResult> rows = inner instanceof QueryStatement q ? query(q, parameters, cancel)
-                : run(inner, settings.statementTimeoutMs());
+                : run(inner, null, settings.statementTimeoutMs());
         return rows.thenApply(r -> QueryResult.copyOut(r.columns(),
                 r.stream() != null ? r.stream() : RowStream.of(r.rows()), format));
     }

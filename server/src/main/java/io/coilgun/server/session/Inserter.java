@@ -4,6 +4,7 @@ import io.coilgun.cluster.ingest.IngestService;
 import io.coilgun.cluster.ingest.LateEventException;
 import io.coilgun.cluster.ingest.RowRejectedException;
 import io.coilgun.cluster.ingest.TaskStoppedException;
+import io.coilgun.pgwire.spi.CachedPlanChangedException;
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
@@ -37,7 +38,18 @@ public final class Inserter {
     }
 
     public CompletableFuture<QueryResult> insert(InsertStatement ins) {
-        return insert(ins, i -> ins.rows().size() > 1 ? "row " + (i + 1) + " of the INSERT" : "the event", i -> null);
+        return insert(ins, null);
+    }
+
+    /**
+     * An INSERT whose client was told the result columns {@code described} (null: nothing told, e.g. the simple
+     * query protocol): when RETURNING * now has others (a metric was created or dropped since), it is refused
+     * before anything is published, as Postgres refuses a prepared statement whose result type changed; drivers
+     * prepare it again.
+     */
+    public CompletableFuture<QueryResult> insert(InsertStatement ins, List<Column> described) {
+        return insert(ins, described, i -> ins.rows().size() > 1 ? "row " + (i + 1) + " of the INSERT" : "the event",
+                i -> null);
     }
 
     /**
@@ -48,12 +60,20 @@ public final class Inserter {
      */
     public CompletableFuture<QueryResult> insert(InsertStatement ins, IntFunction<String> rowName,
             IntFunction<String> rowContext) {
+        return insert(ins, null, rowName, rowContext);
+    }
+
+    private CompletableFuture<QueryResult> insert(InsertStatement ins, List<Column> described,
+            IntFunction<String> rowName, IntFunction<String> rowContext) {
         StreamDef stream = ins.stream();
+        List<MetricDef> metrics = catalog.metricsOf(stream.name()); // the RETURNING columns, fixed before publishing
+        if (ins.returning() && described != null && !described.equals(columns(stream, metrics))) {
+            return CompletableFuture.failedFuture(new CachedPlanChangedException());
+        }
         return ingest.ingest(stream, ins.rows()).handle((done, e) -> {
             if (e != null) {
                 throw new CompletionException(error(stream, e, rowName, rowContext));
             }
-            List<MetricDef> metrics = catalog.metricsOf(stream.name());
             List<Object[]> rows = new ArrayList<>();
             List<String> notices = new ArrayList<>();
             for (IngestService.RowResult r : done.rows()) {

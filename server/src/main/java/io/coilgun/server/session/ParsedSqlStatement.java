@@ -1,18 +1,29 @@
 package io.coilgun.server.session;
 
+import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.Statement;
 import io.coilgun.sql.compile.SqlStatement;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** One statement of a query string as the SQL front door parsed it, and (once prepared) its parameter types. */
-record ParsedSqlStatement(SqlStatement statement, List<PgType> parameterTypes) implements Statement {
+/**
+ * One statement of a query string as the SQL front door parsed it, (once prepared) its parameter types, and the
+ * result columns the client was last told (Describe), null before any: an execution whose columns would differ is
+ * refused as Postgres refuses it (a metric was created or dropped since: RETURNING * changed).
+ */
+record ParsedSqlStatement(SqlStatement statement, List<PgType> parameterTypes,
+        AtomicReference<List<Column>> described) implements Statement {
+    ParsedSqlStatement(SqlStatement statement, List<PgType> parameterTypes) {
+        this(statement, parameterTypes, new AtomicReference<>());
+    }
+
     @Override
     public String sql() {
         return statement.text();
     }
 
     ParsedSqlStatement withParameterTypes(List<PgType> types) {
-        return new ParsedSqlStatement(statement, List.copyOf(types));
+        return new ParsedSqlStatement(statement, List.copyOf(types), described);
     }
 }

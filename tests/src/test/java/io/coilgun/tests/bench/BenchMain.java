@@ -47,6 +47,7 @@ public final class BenchMain {
                 case "max-rate" -> b.maxRate();
                 case "window-sizes" -> b.windowSizes();
                 case "window-count" -> b.windowCount();
+                case "cluster" -> b.finish(new ClusterBench(b.o, b.runDir).run(b::liveSource));
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {

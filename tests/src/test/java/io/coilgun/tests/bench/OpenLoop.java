@@ -21,9 +21,12 @@ import org.HdrHistogram.Recorder;
  * then, and statements that fail or time out, count as errors.
  */
 final class OpenLoop {
-    /** What one run measured. {@code perSecond}: t, sent, answered, p50/p99/p99.9 ms of that second, errors. */
+    /**
+     * What one run measured. {@code perSecond}: t, sent, answered, p50/p99/p99.9 ms of that second, errors;
+     * {@code seconds} the latencies recorded in each of those seconds (by answer time), for phases of a run.
+     */
     record Result(double targetRate, double achievedRate, Histogram latency, long errors, long sent,
-            List<double[]> perSecond, String firstError) {
+            List<double[]> perSecond, String firstError, List<Histogram> seconds) {
         double ms(double percentile) {
             return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1e6;
         }
@@ -98,6 +101,7 @@ final class OpenLoop {
         }
 
         List<double[]> perSecond = new ArrayList<>();
+        List<Histogram> seconds = new ArrayList<>();
         long sent = 0;
         long sentMeasured = 0;
         long nextReport = start + 1_000_000_000L;
@@ -121,6 +125,7 @@ final class OpenLoop {
             if (now >= nextReport) {
                 interval = recorder.getIntervalHistogram(interval);
                 total.add(interval);
+                seconds.add(interval.copy());
                 long a = answeredAll.get();
                 long e = errors.get();
                 double t = (nextReport - start) / 1e9;
@@ -170,7 +175,7 @@ final class OpenLoop {
         double achieved = answered.get() / durationS;
         return new Result(rate, achieved, total, errors.get(), sentMeasured, perSecond,
                 stranded > 0 ? stranded + " events still queued after the " + timeoutS + " s grace period"
-                        + (firstError[0] == null ? "" : "; first error: " + firstError[0]) : firstError[0]);
+                        + (firstError[0] == null ? "" : "; first error: " + firstError[0]) : firstError[0], seconds);
     }
 
     private static double ms(Histogram h, double percentile) {

@@ -27,6 +27,8 @@ final class SvgChart {
     private final List<String> names = new ArrayList<>();
     private final List<double[]> series = new ArrayList<>();
     private Double yLimit;
+    private int markerAt = -1;
+    private String markerLabel;
 
     SvgChart(String title, String xTitle, String yTitle, List<String> xLabels) {
         this.title = title;
@@ -45,6 +47,13 @@ final class SvgChart {
     /** A dashed horizontal line, e.g. a target. */
     SvgChart limit(double y) {
         this.yLimit = y;
+        return this;
+    }
+
+    /** A dashed vertical line at x position {@code index}, labelled (e.g. a kill). */
+    SvgChart marker(int index, String label) {
+        this.markerAt = index;
+        this.markerLabel = label;
         return this;
     }
 
@@ -86,6 +95,12 @@ final class SvgChart {
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\" "
                     + "stroke-dasharray=\"6 4\"/>%n", LEFT, y, LEFT + plotW, y));
             text(svg, LEFT + plotW + 4, y + 4, "start", 11, "target " + trim(yLimit));
+        }
+        if (markerAt >= 0 && markerAt < n) {
+            double mx = x(markerAt, n, plotW);
+            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
+                    + "stroke-dasharray=\"4 3\"/>%n", mx, TOP, mx, TOP + plotH));
+            text(svg, mx + 4, TOP + 12, "start", 11, markerLabel);
         }
         for (int s = 0; s < series.size(); s++) {
             String color = COLORS[s % COLORS.length];
