@@ -26,6 +26,7 @@ public final class ClusterProcesses implements AutoCloseable {
 
     public ClusterProcesses(Path dir, int brokers) throws Exception {
         this.dir = dir;
+        Files.createDirectories(dir);
         this.kafkaPort = freeBasePort();
         kafka = java(List.of("-Xmx384m"), "kafka", "--brokers", String.valueOf(brokers), "--port",
                 String.valueOf(kafkaPort), "--data-dir", dir.resolve("kafka").toString())

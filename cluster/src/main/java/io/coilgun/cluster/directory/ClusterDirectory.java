@@ -42,7 +42,7 @@ public final class ClusterDirectory implements AutoCloseable {
 
     public ClusterDirectory(String bootstrapServers, String nodeId, Producer<byte[], byte[]> producer) {
         this.producer = producer;
-        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-" + nodeId + "-directory", 0, 100);
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-" + nodeId + "-directory", 0, KafkaClients.IDLE_FETCH_WAIT_MS);
         this.thread = new Thread(this::run, "coilgun-directory");
         this.thread.setDaemon(true);
     }

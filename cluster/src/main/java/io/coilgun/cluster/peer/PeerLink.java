@@ -71,7 +71,7 @@ public final class PeerLink implements AutoCloseable {
     public PeerLink(String bootstrapServers, String nodeId, KafkaProducer<byte[], byte[]> producer) {
         this.nodeId = nodeId;
         this.producer = producer;
-        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-peer-" + nodeId, 0, 10);
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-peer-" + nodeId, 0, KafkaClients.IDLE_FETCH_WAIT_MS);
         TopicPartition tp = new TopicPartition(Topics.peer(nodeId), 0);
         consumer.assign(List.of(tp));
         consumer.seekToEnd(List.of(tp));

@@ -31,7 +31,7 @@ public final class ReplyRouter implements AutoCloseable {
     private volatile boolean running = true;
 
     public ReplyRouter(String bootstrapServers, String nodeId, long timeoutMs) {
-        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-replies-" + nodeId, 0, 50);
+        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-replies-" + nodeId, 0, KafkaClients.IDLE_FETCH_WAIT_MS);
         TopicPartition tp = new TopicPartition(Topics.replies(nodeId), 0);
         consumer.assign(List.of(tp));
         consumer.seekToEnd(List.of(tp));

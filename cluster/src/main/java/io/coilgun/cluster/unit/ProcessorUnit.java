@@ -49,6 +49,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     /** How long the active consumer waits for records while the unit also runs replicas. */
     private static final Duration SHARED_POLL = Duration.ofMillis(5);
     private static final long CHECKPOINT_EVERY_NS = 100_000_000L;
+    /** How often the active tasks' positions are committed to the task group (each commit is a broker write). */
+    private static final long COMMIT_EVERY_NS = 500_000_000L;
 
     private final String name;
     private final int index;
@@ -66,6 +68,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private String memberId = "";
     /** The active tasks' positions at the last checkpoint, committed at the next one. */
     private Map<TopicPartition, OffsetAndMetadata> pendingCommit = Map.of();
+    private long lastCommit = System.nanoTime();
     private volatile boolean running = true;
     /** The fatal error that stopped the unit's thread, or null while it runs. */
     private volatile Throwable died;
@@ -83,8 +86,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         this.chunkCache = chunkCache;
         String client = "coilgun-" + host.nodeId() + "-" + name;
         this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
-                CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, 50);
-        this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 1000, 50);
+                CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
+        this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
         this.thread = new Thread(this::run, "coilgun-" + name);
     }
 
@@ -442,16 +445,20 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             touched.clear();
             lastCheckpoint[0] = now;
-            // Commit the positions of the previous checkpoint: their replies were sent at least 100 ms ago (acks=all,
-            // no linger), so a promoted replica re-sends only the replies that may have died with this node.
-            if (!pendingCommit.isEmpty()) {
-                active.commitAsync(pendingCommit, (offsets, e) -> {
-                    if (e != null) {
-                        LOG.debug("unit={} offsets not committed: {}", name, e.toString());
-                    }
-                });
+            // Every COMMIT_EVERY_NS, commit the positions noted at the previous commit: their replies were sent that
+            // long ago (acks=all, no linger), so a promoted replica re-sends only the replies that may have died
+            // with this node (it keeps the last RecentReplies.CAPACITY of them).
+            if (now - lastCommit >= COMMIT_EVERY_NS) {
+                if (!pendingCommit.isEmpty()) {
+                    active.commitAsync(pendingCommit, (offsets, e) -> {
+                        if (e != null) {
+                            LOG.debug("unit={} offsets not committed: {}", name, e.toString());
+                        }
+                    });
+                }
+                pendingCommit = activePositions();
+                lastCommit = now;
             }
-            pendingCommit = activePositions();
         }
         return true;
     }

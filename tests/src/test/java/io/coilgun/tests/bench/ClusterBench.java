@@ -111,16 +111,25 @@ final class ClusterBench {
             } finally {
                 senders.forEach(Sender::close);
             }
-            killer.join(1000);
+            if (killedAt[0] == 0) {
+                killer.interrupt(); // --kill-at beyond the run: no kill
+            }
+            killer.join(30_000);
 
+            if (killedAt[0] == 0) { // the run ended before the kill: one phase
+                phase(result, "run", r, (int) Math.ceil(warmup), r.seconds().size());
+            }
             // failover: from the kill to the first answer of an event of a task the dead node led, sent after it
-            long failoverMs = stats.firstAnswerAfter(killedAt[0], victimPartitions) - killedAt[0];
+            long failoverMs = killedAt[0] == 0 ? -1
+                    : stats.firstAnswerAfter(killedAt[0], victimPartitions) - killedAt[0];
             int killSecond = (int) Math.round((killedAt[0] - start) / 1000.0); // index into the per-second rows
             int recovered = killSecond + (int) Math.ceil(failoverMs / 1000.0) + 5;
             int measuredFrom = (int) Math.ceil(warmup);
-            phase(result, "before", r, measuredFrom, killSecond);
-            phase(result, "during", r, killSecond, recovered);
-            phase(result, "after", r, recovered, r.seconds().size());
+            if (killedAt[0] != 0) {
+                phase(result, "before", r, measuredFrom, killSecond);
+                phase(result, "during", r, killSecond, recovered);
+                phase(result, "after", r, recovered, r.seconds().size());
+            }
             result.put("failover_ms", String.valueOf(failoverMs));
             result.put("killed", victim[0] + "(" + victimPartitions.size() + "/" + partitions + "_tasks)");
 
