@@ -593,7 +593,7 @@ public final class ClusterNode implements AutoCloseable {
                 TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache(), true);
                 TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
                 TaskProcessor task = new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
-                task.definitions(name -> deployedMetric(id.topic(), name));
+                task.definitions(name -> deployedMetric(id.topic(), name), () -> deployedStream(id.topic()));
                 return task;
             } catch (RuntimeException e) {
                 taskUnits.remove(id, unit);

@@ -10,6 +10,7 @@ import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
 import io.coilgun.cluster.reply.ReplyStatus;
+import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.FailedEvent;
@@ -86,6 +87,8 @@ public final class TaskProcessor implements AutoCloseable {
     private final ArrayDeque<Long> recentFailures = new ArrayDeque<>();
     /** The definitions of the metrics deployed for this task's topic, by name (a start marker names one). */
     private java.util.function.Function<String, MetricDef> definitions = name -> null;
+    /** The stream as deployed on this node now (it may know a newer schema than the task took so far). */
+    private java.util.function.Supplier<StreamDef> deployedStream = () -> null;
 
     public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
         this(id, plan, (s, m) -> {
@@ -113,9 +116,14 @@ public final class TaskProcessor implements AutoCloseable {
         planChanged();
     }
 
-    /** Where the task finds a metric's definition when it takes the metric's start marker. */
-    public void definitions(java.util.function.Function<String, MetricDef> lookup) {
+    /**
+     * Where the task finds a metric's definition when it takes the metric's start marker, and the stream's newest
+     * definition when an event was written with a schema it does not know yet.
+     */
+    public void definitions(java.util.function.Function<String, MetricDef> lookup,
+            java.util.function.Supplier<StreamDef> stream) {
         this.definitions = lookup;
+        this.deployedStream = stream;
     }
 
     private void planChanged() {
@@ -257,6 +265,9 @@ public final class TaskProcessor implements AutoCloseable {
         if (start != null) {
             return startMetric(record, new String(start.value(), java.nio.charset.StandardCharsets.UTF_8));
         }
+        if (EventCodec.schemaVersionOf(record.value()) > stream.schemaVersion() && !takeNewerSchema(record)) {
+            return true; // its ALTER STREAM is not applied on this node yet: the same record again at the next poll
+        }
         if (plan.isFailedEvent(offset)) {
             plan.skip(offset); // answered with its error when it failed
             dirty = true;
@@ -347,6 +358,27 @@ public final class TaskProcessor implements AutoCloseable {
         }
         return false;
     }
+
+    /**
+     * An event written with a newer schema than this task's: another node's front end applied an ALTER STREAM this
+     * node has not applied yet. Takes the node's newest definition if it has it (true); otherwise the task waits for
+     * it (false) rather than failing on the event, which would skip it on this copy only.
+     */
+    private boolean takeNewerSchema(ConsumerRecord<byte[], byte[]> record) {
+        StreamDef newest = deployedStream.get();
+        if (newest != null && newest.schemaVersion() >= EventCodec.schemaVersionOf(record.value())) {
+            alterStream(newest);
+            return true;
+        }
+        if (System.currentTimeMillis() - lastSchemaWait > 5_000) {
+            lastSchemaWait = System.currentTimeMillis();
+            LOG.info("task={} offset={} waits for this node to apply the stream's schema version {}", id,
+                    record.offset(), EventCodec.schemaVersionOf(record.value()));
+        }
+        return false;
+    }
+
+    private long lastSchemaWait;
 
     /** Applies an event to the plan: what became of it. */
     private ReplyStatus apply(ConsumerRecord<byte[], byte[]> record, long offset) {

@@ -85,6 +85,61 @@ class TaskProcessorTest {
         return r;
     }
 
+    TaskProcessor openWithout(List<MetricDef> metrics) {
+        TaskProcessor.PlanOpener opener = (s, m) -> TaskPlan.open(dir, s, m, IO, new ChunkCache(8, 1 << 20));
+        return new TaskProcessor(new TaskId("coilgun.stream.p.card", 0), opener.open(STREAM, metrics), opener,
+                producer, new ResultFeed(), clock);
+    }
+
+    static ConsumerRecord<byte[], byte[]> startMarker(long offset, String metric) {
+        ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("coilgun.stream.p.card", 0, offset, null, new byte[0]);
+        r.headers().add(KafkaHeaders.REPLY_TO, "n1".getBytes(StandardCharsets.UTF_8));
+        r.headers().add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(offset));
+        r.headers().add(KafkaHeaders.START_METRIC, metric.getBytes(StandardCharsets.UTF_8));
+        return r;
+    }
+
+    @Test
+    void aMetricStartsAtItsMarkerOnceWhateverTheCopy() {
+        try (TaskProcessor task = openWithout(List.of())) {
+            task.definitions(name -> name.equals("m") ? METRIC : null, () -> STREAM);
+            assertFalse(task.process(record(0, 1, 0, "c1", 10, false)));
+            assertTrue(lastReply().metrics().isEmpty(), "no metric yet");
+            assertFalse(task.process(startMarker(1, "m")));
+            assertEquals(ReplyStatus.DROPPED, lastReply().status(), "a marker is no event");
+            assertEquals(2, task.nextOffset(), "checkpointed at once");
+            assertFalse(task.process(record(2, 2, 1, "c1", 5, false)));
+            assertArrayEquals(new Object[] {5.0, 1L}, lastReply().metrics().get("m"), "counts from its marker on");
+            assertFalse(task.process(startMarker(3, "m"))); // published again (a node's start): changes nothing
+            assertFalse(task.process(record(4, 3, 2, "c1", 1, false)));
+            assertArrayEquals(new Object[] {6.0, 2L}, lastReply().metrics().get("m"));
+            assertFalse(task.process(startMarker(5, "gone"))); // a metric dropped since: skipped
+            assertEquals(6, task.nextOffset());
+        }
+    }
+
+    @Test
+    void anEventOfANewerSchemaWaitsForItRatherThanFailing() {
+        StreamDef altered = STREAM.withColumn(new StreamColumn("note", ColumnType.VARCHAR, false));
+        EventCodec newer = new EventCodec(altered);
+        StreamDef[] deployed = {STREAM};
+        try (TaskProcessor task = open()) {
+            task.definitions(name -> null, () -> deployed[0]);
+            ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("coilgun.stream.p.card", 0, 0,
+                    "c1".getBytes(StandardCharsets.UTF_8), newer.encode(new Object[] {1L, T0, "c1", 10.0, "x"}, 0));
+            r.headers().add(KafkaHeaders.REPLY_TO, "n1".getBytes(StandardCharsets.UTF_8));
+            r.headers().add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(0));
+            assertTrue(task.process(r), "this node has not applied the ALTER yet: the record again later");
+            assertEquals(0, task.nextOffset());
+            assertEquals(TaskState.RUNNING, task.state());
+            assertTrue(producer.history().isEmpty(), "not answered, not failed");
+            deployed[0] = altered; // the node applied it
+            assertFalse(task.process(r));
+            assertEquals(ReplyStatus.APPLIED, lastReply().status());
+            assertArrayEquals(new Object[] {10.0, 1L}, lastReply().metrics().get("m"));
+        }
+    }
+
     /** The reply sent last. */
     Reply lastReply() {
         var sent = producer.history().get(producer.history().size() - 1);

@@ -94,6 +94,14 @@ public final class EventCodec {
         return decode(bytes, 0, bytes.length, into);
     }
 
+    /** The schema version an encoded event was written with, or 0 when the bytes are no event of this format. */
+    public static int schemaVersionOf(byte[] bytes) {
+        if (bytes == null || bytes.length < 5 || bytes[0] != FORMAT_VERSION) {
+            return 0;
+        }
+        return ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
+    }
+
     /** Decodes the event in {@code bytes[off .. off + len)}; see {@link #decode(byte[], Object[])}. */
     public long decode(byte[] bytes, int off, int length, Object[] into) {
         ByteBuffer buf = ByteBuffer.wrap(bytes, off, length);
