@@ -90,7 +90,7 @@ public final class WindowMetric implements MetricOperator {
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             SharedOperators shared) {
         this.def = def;
-        this.groupRows = store.family(stateFamily(def.name()));
+        this.groupRows = store.pointFamily(stateFamily(def.name())); // read and written per event: point rows
         this.aux = store.family(auxFamily(def.name()));
         this.reservoir = reservoir;
         this.shared = shared;
