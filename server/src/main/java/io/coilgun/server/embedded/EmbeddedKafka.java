@@ -49,8 +49,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + logDir, e);
         }
-        int brokerPort = port == 0 ? freePort() : port;
-        int controllerPort = freePort();
+        int brokerPort = port == 0 ? freePort(-1) : port;
+        int controllerPort = freePort(brokerPort);
         Properties p = config(1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1);
         if (!Files.exists(logDir.resolve("meta.properties"))) {
             format(logDir, 1, Uuid.randomUuid().toString());
@@ -145,12 +145,21 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+    /**
+     * A port free on 127.0.0.1 now, other than {@code taken}: the OS may hand the same ephemeral port out twice in a
+     * row once the first probe closed it (seen in CI: broker and controller on one port, refused by Kafka).
+     */
+    private static int freePort(int taken) {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (s.getLocalPort() != taken) {
+                    return s.getLocalPort();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free port on 127.0.0.1", e);
+            }
         }
+        throw new IllegalStateException("no free port on 127.0.0.1 other than " + taken);
     }
 
     public String bootstrapServers() {
