@@ -78,6 +78,11 @@ public final class ClusterNode implements AutoCloseable {
     private final ReservoirIO reservoirIO = ReservoirIO.defaults();
     /** The unit of this node holding each task (active or replica): one at a time. */
     private final Map<TaskId, ProcessorUnit> taskUnits = new ConcurrentHashMap<>();
+    /**
+     * Each deployed metric's version: the catalog offset of its CREATE METRIC, which its start markers carry, so a
+     * marker of an earlier metric of the same name (dropped since) starts nothing.
+     */
+    private final Map<String, Long> metricVersions = new ConcurrentHashMap<>();
     /** The streams deployed here, by partitioner topic: what a task opened on this node runs. */
     private final Map<String, Deployed> deployed = new ConcurrentHashMap<>();
     /** The placement of the latest rebalance. */
@@ -364,6 +369,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Removes a metric from the running tasks of its partitioner. Blocking until every task dropped it. */
     public void dropMetric(StreamDef stream, MetricDef metric) {
+        metricVersions.remove(metric.name());
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
         deployed.computeIfPresent(topic, (t, d) -> new Deployed(d.stream(), d.metrics().stream()
                 .filter(m -> !m.name().equals(metric.name())).toList(), d.clocks()));
@@ -380,7 +386,8 @@ public final class ClusterNode implements AutoCloseable {
      * the metric's start marker ({@link #startMetric}), so it starts at the same offset on the active and on every
      * replica, whichever node applies the catalog record first.
      */
-    public void deployMetric(StreamDef stream, MetricDef metric) {
+    public void deployMetric(StreamDef stream, MetricDef metric, long version) {
+        metricVersions.put(metric.name(), version);
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
         deployed.computeIfPresent(topic, (t, d) -> new Deployed(d.stream(), java.util.stream.Stream.concat(
                 d.metrics().stream().filter(m -> !m.name().equals(metric.name())), java.util.stream.Stream.of(metric))
@@ -395,7 +402,7 @@ public final class ClusterNode implements AutoCloseable {
     public CompletableFuture<Void> startMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
         List<CompletableFuture<List<io.coilgun.cluster.reply.Reply>>> replies = publisher.startMetric(topic,
-                stream.partitions(), metric.name());
+                0, stream.partitions(), marker(metric.name()));
         List<CompletableFuture<Void>> answered = new ArrayList<>();
         for (int p = 0; p < replies.size(); p++) {
             int partition = p;
@@ -497,6 +504,30 @@ public final class ClusterNode implements AutoCloseable {
         return d == null ? null : d.stream();
     }
 
+    /** Notes a metric's version (recovery: the offset of its CREATE METRIC in the catalog). */
+    public void metricVersion(String metric, long version) {
+        metricVersions.put(metric, version);
+    }
+
+    /** A start marker's value: the metric's name and version. */
+    private String marker(String metric) {
+        return metric + "@" + metricVersions.getOrDefault(metric, -1L);
+    }
+
+    /**
+     * The metric a start marker ({@code name@version}) starts on partitioner topic {@code topic}: its definition
+     * when that version is the one deployed here, else null (a marker of a metric dropped since, or not known yet).
+     */
+    private MetricDef startedBy(String topic, String marker) {
+        int at = marker.lastIndexOf('@');
+        String name = at < 0 ? marker : marker.substring(0, at);
+        long version = at < 0 ? -1 : Long.parseLong(marker.substring(at + 1));
+        MetricDef def = deployedMetric(topic, name);
+        Long deployedVersion = metricVersions.get(name);
+        return def != null && (version < 0 || deployedVersion == null || deployedVersion < 0
+                || deployedVersion == version) ? def : null;
+    }
+
     /** The metric {@code name} as deployed here on partitioner topic {@code topic}, or null. */
     public MetricDef deployedMetric(String topic, String name) {
         Deployed d = deployed.get(topic);
@@ -593,7 +624,15 @@ public final class ClusterNode implements AutoCloseable {
                 TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache(), true);
                 TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
                 TaskProcessor task = new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
-                task.definitions(name -> deployedMetric(id.topic(), name), () -> deployedStream(id.topic()));
+                task.definitions(marker -> startedBy(id.topic(), marker), () -> deployedStream(id.topic()));
+                // A copy that has not started a deployed metric (new, or behind its marker) gets a marker of its
+                // own at the partition's end: one whose old marker is gone (retention) starts it there rather than
+                // never; one that still meets the old marker starts it there, and this one changes nothing.
+                for (MetricDef m : d.metrics()) {
+                    if (task.metrics().stream().noneMatch(x -> x.name().equals(m.name()))) {
+                        publisher.startMetric(id.topic(), id.partition(), id.partition() + 1, marker(m.name()));
+                    }
+                }
                 return task;
             } catch (RuntimeException e) {
                 taskUnits.remove(id, unit);

@@ -82,6 +82,7 @@ final class CatalogService {
                     catalog.addStream(as.stream());
                 } else if (st instanceof CreateMetricStatement cm) {
                     catalog.addMetric(cm.metric());
+                    cluster.metricVersion(cm.metric().name(), entry.offset());
                 }
             }
         }
@@ -117,7 +118,7 @@ final class CatalogService {
         try {
             CompletableFuture.runAsync(() -> {
                 if (!ownRecords.remove(offset)) {
-                    applyFollowed(key, text);
+                    applyFollowed(offset, key, text);
                 }
             }, ddl).join();
         } catch (RuntimeException e) {
@@ -127,7 +128,7 @@ final class CatalogService {
     }
 
     /** A record another node wrote: the same change, on this node's catalog and tasks. */
-    private void applyFollowed(CatalogKey key, String text) {
+    private void applyFollowed(long offset, CatalogKey key, String text) {
         if (text == null) {
             if (key.kind() == CatalogKey.Kind.METRIC) {
                 MetricDef m = catalog.metric(key.name()).orElse(null);
@@ -155,7 +156,7 @@ final class CatalogService {
                 cluster.alterStream(as.stream());
             } else if (st instanceof CreateMetricStatement cm && !catalog.exists(cm.metric().name())) {
                 catalog.addMetric(cm.metric());
-                cluster.deployMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric());
+                cluster.deployMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric(), offset);
             }
         }
     }
@@ -303,7 +304,7 @@ final class CatalogService {
                     "stream \"" + m.stream() + "\" does not exist"));
             long offset = append(CatalogKey.metric(m.name()), m.ddl());
             catalog.addMetric(m);
-            cluster.deployMetric(s, m);
+            cluster.deployMetric(s, m, offset);
             return offset;
         }, ddl).thenCompose(offset -> everyNodeApplied(offset).thenCompose(v -> offset < 0
                 ? CompletableFuture.completedFuture(null) // IF NOT EXISTS of an existing metric

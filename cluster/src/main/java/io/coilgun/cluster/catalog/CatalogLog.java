@@ -75,7 +75,7 @@ public final class CatalogLog {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.offset() < end) {
                         entries.add(new Entry(CatalogKey.parse(new String(r.key(), StandardCharsets.UTF_8)),
-                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8)));
+                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8), r.offset()));
                     }
                 }
             }
@@ -87,7 +87,7 @@ public final class CatalogLog {
     public record Snapshot(List<Entry> entries, long end) {
     }
 
-    /** One catalog record; {@code ddl} is null for a tombstone. */
-    public record Entry(CatalogKey key, String ddl) {
+    /** One catalog record at {@code offset}; {@code ddl} is null for a tombstone. */
+    public record Entry(CatalogKey key, String ddl, long offset) {
     }
 }

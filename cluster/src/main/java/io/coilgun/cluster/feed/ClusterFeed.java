@@ -114,6 +114,9 @@ public final class ClusterFeed implements AutoCloseable {
     }
 
     private void lease(long id, FeedSubscriber subscriber) {
+        if (!mine.containsKey(id)) {
+            return; // ended meanwhile: no lease after its cancel
+        }
         byte[] message = subscription(id, subscriber.topic());
         for (String node : others()) {
             cluster.peers().tell(node, SUBSCRIBE, message);

@@ -167,13 +167,15 @@ public final class EventPublisher {
     }
 
     /**
-     * Publishes metric {@code metric}'s start marker ({@link KafkaHeaders#START_METRIC}) to every partition of
-     * partitioner topic {@code topic}: each task's copies add the metric when they take it. Completes with each
+     * Publishes a metric's start marker ({@link KafkaHeaders#START_METRIC}, value {@code name@version}) to the
+     * partitions {@code fromPartition} (inclusive) to {@code toPartition} (exclusive) of partitioner topic
+     * {@code topic}: each task's copies add the metric when they take it. Completes with each
      * task's answer (APPLIED once the active added it, FAILED from a stopped task, which adds it when it runs again).
      */
-    public List<CompletableFuture<List<Reply>>> startMetric(String topic, int partitions, String metric) {
-        List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(partitions);
-        for (int p = 0; p < partitions; p++) {
+    public List<CompletableFuture<List<Reply>>> startMetric(String topic, int fromPartition, int toPartition,
+            String metric) {
+        List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(toPartition - fromPartition);
+        for (int p = fromPartition; p < toPartition; p++) {
             long correlation = correlations.incrementAndGet();
             CompletableFuture<List<Reply>> reply = router.expect(correlation, 1);
             RecordHeaders headers = new RecordHeaders();

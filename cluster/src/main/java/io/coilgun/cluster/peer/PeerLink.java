@@ -190,7 +190,12 @@ public final class PeerLink implements AutoCloseable {
             }
             answer.whenComplete((bytes, e) -> {
                 if (e == null) {
-                    send(from, REPLY, id, bytes);
+                    send(from, REPLY, id, bytes).exceptionally(failed -> {
+                        // e.g. an answer over Kafka's record size: the caller hears why, instead of timing out
+                        send(from, FAILED, id, ("the answer of node " + nodeId + " could not be sent: " + failed)
+                                .getBytes(StandardCharsets.UTF_8));
+                        return null;
+                    });
                 } else {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                             ? e.getCause() : e;

@@ -108,6 +108,11 @@ public final class TaskReads {
                 return ValueCodec.readBytes(in);
             }
         } catch (CompletionException | IOException e) {
+            if (e.getCause() instanceof io.coilgun.cluster.peer.PeerException failed) {
+                // the node answered with an error (a stopped task, an answer too large): not a failover
+                throw new CoilgunException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "task " + id + " on node "
+                        + node + ": " + failed.getMessage());
+            }
             LOG.debug("task={} read from node {} failed: {}", id, node, e.getCause() == null ? e : e.getCause());
             return null;
         }

@@ -85,8 +85,8 @@ public final class TaskProcessor implements AutoCloseable {
     private long lastErrorAt;
     /** Wall-clock times (ms) of the recent failures, oldest first. */
     private final ArrayDeque<Long> recentFailures = new ArrayDeque<>();
-    /** The definitions of the metrics deployed for this task's topic, by name (a start marker names one). */
-    private java.util.function.Function<String, MetricDef> definitions = name -> null;
+    /** The metric a start marker ({@code name@version}) starts, or null when it starts none here. */
+    private java.util.function.Function<String, MetricDef> definitions = marker -> null;
     /** The stream as deployed on this node now (it may know a newer schema than the task took so far). */
     private java.util.function.Supplier<StreamDef> deployedStream = () -> null;
 
@@ -268,6 +268,7 @@ public final class TaskProcessor implements AutoCloseable {
         if (EventCodec.schemaVersionOf(record.value()) > stream.schemaVersion() && !takeNewerSchema(record)) {
             return true; // its ALTER STREAM is not applied on this node yet: the same record again at the next poll
         }
+        schemaWaitSince = 0;
         if (plan.isFailedEvent(offset)) {
             plan.skip(offset); // answered with its error when it failed
             dirty = true;
@@ -325,9 +326,10 @@ public final class TaskProcessor implements AutoCloseable {
      * (each takes the same record), so a promoted replica's values are the active's. Taken again (a replay after a
      * crash, a second marker) it changes nothing. Answered DROPPED (not an event); the plan is checkpointed at once.
      */
-    private boolean startMetric(ConsumerRecord<byte[], byte[]> record, String name) {
+    private boolean startMetric(ConsumerRecord<byte[], byte[]> record, String marker) {
         long offset = record.offset();
-        MetricDef def = definitions.apply(name);
+        MetricDef def = definitions.apply(marker);
+        String name = marker.lastIndexOf('@') < 0 ? marker : marker.substring(0, marker.lastIndexOf('@'));
         try {
             plan.skip(offset);
             if (def != null && plan.operator(name) == null) {
@@ -335,8 +337,8 @@ public final class TaskProcessor implements AutoCloseable {
                 planChanged();
                 LOG.info("task={} metric={} starts after offset {}", id, name, offset);
             } else if (def == null) {
-                LOG.warn("task={} offset={} start marker of metric {}, which is not deployed here (dropped since?)",
-                        id, offset, name);
+                LOG.info("task={} offset={} start marker {} starts nothing here (a metric dropped since, or an "
+                        + "earlier one of that name)", id, offset, marker);
             }
             plan.checkpoint();
         } catch (Throwable t) {
@@ -370,15 +372,28 @@ public final class TaskProcessor implements AutoCloseable {
             alterStream(newest);
             return true;
         }
-        if (System.currentTimeMillis() - lastSchemaWait > 5_000) {
-            lastSchemaWait = System.currentTimeMillis();
+        long now = System.currentTimeMillis();
+        if (schemaWaitSince == 0) {
+            schemaWaitSince = now;
+        } else if (now - schemaWaitSince > SCHEMA_WAIT_MS) {
+            // the node never applied it (its catalog follower failed?): the event fails as any undecodable one
+            LOG.error("task={} offset={} waited {} ms for schema version {}; the event fails", id, record.offset(),
+                    now - schemaWaitSince, EventCodec.schemaVersionOf(record.value()));
+            schemaWaitSince = 0;
+            return true;
+        }
+        if (now - lastSchemaWait > 5_000) {
+            lastSchemaWait = now;
             LOG.info("task={} offset={} waits for this node to apply the stream's schema version {}", id,
                     record.offset(), EventCodec.schemaVersionOf(record.value()));
         }
         return false;
     }
 
+    /** How long a task waits for its node to apply a newer schema before the event fails. */
+    private static final long SCHEMA_WAIT_MS = 60_000;
     private long lastSchemaWait;
+    private long schemaWaitSince;
 
     /** Applies an event to the plan: what became of it. */
     private ReplyStatus apply(ConsumerRecord<byte[], byte[]> record, long offset) {

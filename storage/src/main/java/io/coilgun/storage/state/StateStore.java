@@ -70,6 +70,7 @@ public final class StateStore implements AutoCloseable {
      */
     private final LinkedHashMap<Key, Slot> cache;
     private int nextFamilyId;
+    private final int cachedEntries;
 
     /** A row in the cache; {@code dirty} while it holds a write of a point family not yet committed. */
     private static final class Slot {
@@ -107,6 +108,7 @@ public final class StateStore implements AutoCloseable {
         this.options = options;
         this.familyOptions = familyOptions;
         this.db = db;
+        this.cachedEntries = cachedEntries;
         // sized for its bound up front: growing a map of 200,000 rows by doubling showed in the engine's profile
         this.cache = new LinkedHashMap<>((int) Math.min(cachedEntries / 0.75 + 1, 1 << 20), 0.75f, true) {
             @Override
@@ -312,6 +314,14 @@ public final class StateStore implements AutoCloseable {
                 slot.dirty = false; // now a committed row of the cache, where it already is
             }
             f.pending.clear();
+        }
+        // writes kept the cache over its bound (a dirty row is never evicted): back to it, oldest first
+        if (cache.size() > cachedEntries) {
+            Iterator<Slot> oldest = cache.values().iterator();
+            while (cache.size() > cachedEntries && oldest.hasNext()) {
+                oldest.next();
+                oldest.remove();
+            }
         }
     }
 
