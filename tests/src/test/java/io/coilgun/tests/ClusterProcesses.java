@@ -1,7 +1,6 @@
 package io.coilgun.tests;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -124,18 +123,26 @@ public final class ClusterProcesses implements AutoCloseable {
         return text.length() <= 6000 ? text : text.substring(text.length() - 6000);
     }
 
+    /** A free port for a node's pgwire, below the ephemeral range and the brokers' (see {@link #freeBasePort}). */
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = 10_000 + (int) (Math.random() * 10_000);
+            if (free(port)) {
+                return port;
+            }
         }
+        throw new IllegalStateException("no free port for a node");
     }
 
-    /** A port p with p, p+1, p+2 and p+100.. p+102 free (the brokers' client and controller ports). */
+    /**
+     * A port p with p, p+1, p+2 and p+100.. p+102 free (the brokers' client and controller ports), outside the
+     * ephemeral range: a port free when checked could otherwise be taken by a client socket before its broker binds
+     * it (seen in CI: the third broker's controller port).
+     */
     private static int freeBasePort() {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = 20_000 + (int) (Math.random() * 20_000);
+            // below Linux's ephemeral range (32768 and up): the brokers' own outgoing connections never take them
+            int base = 20_000 + (int) (Math.random() * 12_000);
             if (free(base) && free(base + 1) && free(base + 2) && free(base + 100) && free(base + 101)
                     && free(base + 102)) {
                 return base;
