@@ -1,10 +1,9 @@
 package io.coilgun.cluster.peer;
 
-import io.coilgun.cluster.kafka.KafkaClients;
+import io.coilgun.cluster.kafka.InboxFollower;
 import io.coilgun.cluster.kafka.Topics;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,11 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.slf4j.Logger;
@@ -48,7 +44,7 @@ public final class PeerLink implements AutoCloseable {
 
     private final String nodeId;
     private final KafkaProducer<byte[], byte[]> producer;
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final InboxFollower inbox;
     private final Map<Long, CompletableFuture<byte[]>> calls = new ConcurrentHashMap<>();
     private final Map<String, Function<byte[], CompletableFuture<byte[]>>> callHandlers = new ConcurrentHashMap<>();
     private final Map<String, BiConsumer<String, byte[]>> messageHandlers = new ConcurrentHashMap<>();
@@ -64,21 +60,13 @@ public final class PeerLink implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final Thread thread;
-    private volatile boolean running = true;
 
     /** The inbox topic must exist (ClusterNode creates it). */
     public PeerLink(String bootstrapServers, String nodeId, KafkaProducer<byte[], byte[]> producer) {
         this.nodeId = nodeId;
         this.producer = producer;
-        this.consumer = KafkaClients.consumer(bootstrapServers, "coilgun-peer-" + nodeId, 0, KafkaClients.IDLE_FETCH_WAIT_MS);
-        TopicPartition tp = new TopicPartition(Topics.peer(nodeId), 0);
-        consumer.assign(List.of(tp));
-        consumer.seekToEnd(List.of(tp));
-        consumer.position(tp); // from now on: what was sent to an earlier run of this node is not ours
-        this.thread = new Thread(this::run, "coilgun-peer");
-        thread.setDaemon(true);
-        thread.start();
+        this.inbox = new InboxFollower(bootstrapServers, "coilgun-peer-" + nodeId, Topics.peer(nodeId),
+                "coilgun-peer", this::dispatch);
     }
 
     /** Answers calls of {@code kind}: the handler's bytes go back to the caller. */
@@ -130,23 +118,6 @@ public final class PeerLink implements AutoCloseable {
             sent.completeExceptionally(e);
         }
         return sent;
-    }
-
-    private void run() {
-        while (running) {
-            try {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    dispatch(record);
-                }
-            } catch (WakeupException e) {
-                // closing
-            } catch (RuntimeException | LinkageError | StackOverflowError e) {
-                if (running) {
-                    LOG.error("peer inbox consumer failed; going on", e);
-                }
-            }
-        }
-        consumer.close(Duration.ofSeconds(2));
     }
 
     private void dispatch(ConsumerRecord<byte[], byte[]> record) {
@@ -213,13 +184,7 @@ public final class PeerLink implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        inbox.close();
         handlers.shutdownNow();
         messages.shutdownNow();
         calls.values().forEach(c -> c.completeExceptionally(new IllegalStateException("the node is stopping")));
