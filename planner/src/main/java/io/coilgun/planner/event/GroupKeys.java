@@ -15,16 +15,92 @@ public final class GroupKeys {
     }
 
     public static byte[] encode(Object[] values, int[] columns) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+        int size = 0;
         for (int c : columns) {
-            append(out, values[c]);
+            size += encodedSize(values[c]);
         }
-        return out.toByteArray();
+        byte[] out = new byte[size]; // sized first: the key is the only allocation (per event, on the hot path)
+        int at = 0;
+        for (int c : columns) {
+            at = write(out, at, values[c]);
+        }
+        return out;
     }
 
     public static byte[] encodeOne(Object value) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16);
-        append(out, value);
+        byte[] out = new byte[encodedSize(value)];
+        write(out, 0, value);
+        return out;
+    }
+
+    private static int encodedSize(Object v) {
+        if (v == null) {
+            return 1;
+        }
+        if (v instanceof String s) {
+            return isPlainAscii(s) ? s.length() + 2 : escaped(s).length + 2;
+        }
+        return v instanceof Boolean ? 2 : 9;
+    }
+
+    /** Writes {@code v}'s encoding at {@code at}; returns where it ends. */
+    private static int write(byte[] out, int at, Object v) {
+        if (v == null) {
+            out[at] = 0;
+            return at + 1;
+        }
+        out[at++] = 1;
+        if (v instanceof String s) {
+            if (isPlainAscii(s)) {
+                for (int i = 0; i < s.length(); i++) {
+                    out[at++] = (byte) s.charAt(i);
+                }
+            } else {
+                byte[] e = escaped(s);
+                System.arraycopy(e, 0, out, at, e.length);
+                at += e.length;
+            }
+            out[at++] = 0;
+            return at;
+        }
+        if (v instanceof Boolean b) {
+            out[at] = (byte) (b ? 1 : 0);
+            return at + 1;
+        }
+        long l;
+        if (v instanceof Double d) {
+            long bits = Double.doubleToLongBits(d);
+            l = bits ^ ((bits >> 63) | Long.MIN_VALUE);
+        } else {
+            l = ((Number) v).longValue() ^ Long.MIN_VALUE;
+        }
+        for (int i = 7; i >= 0; i--) {
+            out[at + i] = (byte) l;
+            l >>>= 8;
+        }
+        return at + 8;
+    }
+
+    /** Whether every char of {@code s} is ASCII other than NUL: its UTF-8 bytes are its chars, none escaped. */
+    private static boolean isPlainAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 0 || c >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The UTF-8 bytes of {@code s} with each 0 byte followed by 0xFF. */
+    private static byte[] escaped(String s) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(s.length() + 8);
+        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+            out.write(b);
+            if (b == 0) {
+                out.write(0xFF);
+            }
+        }
         return out.toByteArray();
     }
 
@@ -64,31 +140,5 @@ public final class GroupKeys {
             }
         }
         return values;
-    }
-
-    private static void append(ByteArrayOutputStream out, Object v) {
-        if (v == null) {
-            out.write(0);
-            return;
-        }
-        out.write(1);
-        if (v instanceof String s) {
-            for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-                out.write(b);
-                if (b == 0) {
-                    out.write(0xFF);
-                }
-            }
-            out.write(0);
-        } else if (v instanceof Boolean b) {
-            out.write(b ? 1 : 0);
-        } else if (v instanceof Double d) {
-            long bits = Double.doubleToLongBits(d);
-            bits ^= (bits >> 63) | Long.MIN_VALUE;
-            out.writeBytes(ByteBuffer.allocate(8).putLong(bits).array());
-        } else {
-            long l = ((Number) v).longValue() ^ Long.MIN_VALUE;
-            out.writeBytes(ByteBuffer.allocate(8).putLong(l).array());
-        }
     }
 }

@@ -1,88 +1,104 @@
 package io.coilgun.planner.window;
 
-import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One group's state of a {@link WindowMetric}: its clock and its aggregates, one per bucket (tumbling windows keep
- * the few buckets a clock within the lateness can reach; other windows have the single bucket 0).
+ * The layout of one group's state row of a {@link WindowMetric}: its clock and its aggregates, one per bucket
+ * (tumbling windows keep the few buckets a clock within the lateness can reach; other windows the single bucket 0).
+ * The row is the stored value itself, held in a {@link GroupTable} and updated in place by the aggregators.
  *
  * <pre>
  * long clock, int bucket count, then per bucket: long bucket, the aggregators' bytes
  * </pre>
  */
 final class GroupState {
-    final byte[] key;
-    final int aggBytes;
-    long clock = Long.MIN_VALUE;
-    private final List<Long> buckets = new ArrayList<>(2);
-    private final List<ByteBuffer> aggregates = new ArrayList<>(2);
+    static final int HEADER = 12;
 
-    private GroupState(byte[] key, int aggBytes) {
-        this.key = key;
-        this.aggBytes = aggBytes;
+    private GroupState() {
     }
 
-    /** The state of a group with no row yet. */
-    static GroupState empty(byte[] key, int aggBytes) {
-        return new GroupState(key, aggBytes);
+    /** A row with no event yet: no clock, and bucket 0 empty when {@code withBucketZero}. */
+    static ByteBuffer empty(int aggBytes, boolean withBucketZero) {
+        ByteBuffer row = ByteBuffer.allocate(HEADER + (withBucketZero ? 8 + aggBytes : 0));
+        row.putLong(0, Long.MIN_VALUE).putInt(8, withBucketZero ? 1 : 0);
+        return row;
     }
 
-    static GroupState load(StateStore.Family store, byte[] key, int aggBytes) {
-        GroupState s = new GroupState(key, aggBytes);
-        byte[] bytes = store.get(key);
-        if (bytes != null) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
-            s.clock = b.getLong();
-            int n = b.getInt();
-            for (int i = 0; i < n; i++) {
-                s.buckets.add(b.getLong());
-                byte[] agg = new byte[aggBytes];
-                b.get(agg);
-                s.aggregates.add(ByteBuffer.wrap(agg));
+    static long clock(ByteBuffer row) {
+        return row.getLong(0);
+    }
+
+    static void clock(ByteBuffer row, long clock) {
+        row.putLong(0, clock);
+    }
+
+    static int buckets(ByteBuffer row) {
+        return row.getInt(8);
+    }
+
+    static long bucketId(ByteBuffer row, int i, int aggBytes) {
+        return row.getLong(HEADER + i * (8 + aggBytes));
+    }
+
+    /** Where the aggregates of {@code bucket} start in the row, or -1 when it has none. */
+    static int aggregatesOf(ByteBuffer row, long bucket, int aggBytes) {
+        int n = row.getInt(8);
+        for (int i = 0, at = HEADER; i < n; i++, at += 8 + aggBytes) {
+            if (row.getLong(at) == bucket) {
+                return at + 8;
             }
         }
-        return s;
+        return -1;
     }
 
-    /** The aggregates of {@code bucket}, created empty if absent. */
-    ByteBuffer bucket(long bucket) {
-        int i = buckets.indexOf(bucket);
-        if (i >= 0) {
-            return aggregates.get(i);
+    /** The row with an empty {@code bucket} added at its end (a new array). */
+    static ByteBuffer withBucket(ByteBuffer row, long bucket, int aggBytes) {
+        int n = row.getInt(8);
+        ByteBuffer bigger = ByteBuffer.allocate(row.capacity() + 8 + aggBytes);
+        System.arraycopy(row.array(), 0, bigger.array(), 0, row.capacity());
+        bigger.putInt(8, n + 1).putLong(row.capacity(), bucket);
+        return bigger;
+    }
+
+    /** A copy of the aggregates of {@code bucket} (empty if absent), to apply corrections to, from offset 0. */
+    static ByteBuffer copyOf(ByteBuffer row, long bucket, int aggBytes, ByteBuffer into) {
+        int at = aggregatesOf(row, bucket, aggBytes);
+        if (at < 0) {
+            java.util.Arrays.fill(into.array(), 0, aggBytes, (byte) 0);
+        } else {
+            System.arraycopy(row.array(), at, into.array(), 0, aggBytes);
         }
-        ByteBuffer fresh = ByteBuffer.allocate(aggBytes);
-        buckets.add(bucket);
-        aggregates.add(fresh);
-        return fresh;
+        return into;
     }
 
-    /** A copy of the aggregates of {@code bucket} (empty if absent), to apply corrections to. */
-    ByteBuffer copyOf(long bucket) {
-        int i = buckets.indexOf(bucket);
-        return i < 0 ? ByteBuffer.allocate(aggBytes) : ByteBuffer.wrap(aggregates.get(i).array().clone());
-    }
-
-    /** Drops the buckets before {@code oldest}; returns them. */
-    List<Long> dropBucketsBefore(long oldest) {
-        List<Long> dropped = new ArrayList<>(0);
-        for (int i = buckets.size() - 1; i >= 0; i--) {
-            if (buckets.get(i) < oldest) {
-                dropped.add(buckets.remove(i));
-                aggregates.remove(i);
+    /**
+     * The row without the buckets before {@code oldest}, which are added to {@code dropped}; the same row when there
+     * are none.
+     */
+    static ByteBuffer dropBucketsBefore(ByteBuffer row, long oldest, int aggBytes, List<Long> dropped) {
+        int n = row.getInt(8);
+        int keep = 0;
+        for (int i = 0; i < n; i++) {
+            if (bucketId(row, i, aggBytes) >= oldest) {
+                keep++;
             }
         }
-        return dropped;
-    }
-
-    byte[] encode() {
-        ByteBuffer b = ByteBuffer.allocate(12 + buckets.size() * (8 + aggBytes));
-        b.putLong(clock).putInt(buckets.size());
-        for (int i = 0; i < buckets.size(); i++) {
-            b.putLong(buckets.get(i)).put(aggregates.get(i).array());
+        if (keep == n) {
+            return row;
         }
-        return b.array();
+        ByteBuffer smaller = ByteBuffer.allocate(HEADER + keep * (8 + aggBytes));
+        smaller.putLong(0, row.getLong(0)).putInt(8, keep);
+        int to = HEADER;
+        for (int i = 0; i < n; i++) {
+            long b = bucketId(row, i, aggBytes);
+            if (b >= oldest) {
+                System.arraycopy(row.array(), HEADER + i * (8 + aggBytes), smaller.array(), to, 8 + aggBytes);
+                to += 8 + aggBytes;
+            } else {
+                dropped.add(b);
+            }
+        }
+        return smaller;
     }
 }

@@ -24,7 +24,11 @@ final class KnownGroups {
     }
 
     boolean mayContain(byte[] key) {
-        long h = hash(key);
+        return mayContainHash(hash(key));
+    }
+
+    /** {@link #mayContain} of the key whose {@link #hash} is {@code h}. */
+    boolean mayContainHash(long h) {
         int mask = table.length - 1;
         for (int i = (int) h & mask; ; i = (i + 1) & mask) {
             long v = table[i];
@@ -38,10 +42,15 @@ final class KnownGroups {
     }
 
     void add(byte[] key) {
+        addHash(hash(key));
+    }
+
+    /** {@link #add} of the key whose {@link #hash} is {@code h}. */
+    void addHash(long h) {
         if (2 * (size + 1) > table.length) {
             grow();
         }
-        insert(table, hash(key));
+        insert(table, h);
     }
 
     private boolean insert(long[] t, long h) {

@@ -49,6 +49,8 @@ public final class WindowMetric implements MetricOperator {
     private final MetricDef def;
     /** The metric's group states and position: column family {@code metric.<name>}. */
     private final StateStore.Family groupRows;
+    /** The group states in memory; {@link #groupRows} holds them durably. */
+    private final GroupTable table;
     /** Its zone rows, candidates and value counts: column family {@code aux.<name>}. */
     private final StateStore.Family aux;
     private final Reservoir reservoir;
@@ -77,10 +79,15 @@ public final class WindowMetric implements MetricOperator {
     private final byte[] minSeqKey;
     private final long minSeq;
     private final Subscription[] subscriptions;
-    private final KnownGroups knownGroups = new KnownGroups();
-    /** The group and clock of the event last accepted, for {@link #report}. */
+    /** The group, its clock and its table entry of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
     private long lastClock;
+    private int lastId = -1;
+    /** The key of {@link #lastId} when it was accepted: if the entry holds another key, it was evicted since. */
+    private byte[] lastKey;
+    /** The reported bucket's aggregates with the zones' corrections (reused per report). */
+    private final ByteBuffer window;
+    private final List<Long> droppedBuckets = new java.util.ArrayList<>(0);
 
     /**
      * @param nextSeq the seq (Kafka offset) of the task's next event: a metric created on a live stream starts
@@ -90,7 +97,7 @@ public final class WindowMetric implements MetricOperator {
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             SharedOperators shared) {
         this.def = def;
-        this.groupRows = store.pointFamily(stateFamily(def.name())); // read and written per event: point rows
+        this.groupRows = store.family(stateFamily(def.name()), false); // cached by the group table, not the store
         this.aux = store.family(auxFamily(def.name()));
         this.reservoir = reservoir;
         this.shared = shared;
@@ -134,7 +141,10 @@ public final class WindowMetric implements MetricOperator {
         this.headZonePrefix = new byte[] {'h'};
         this.tailZonePrefix = new byte[] {'z'};
         this.minSeqKey = new byte[] {'t'};
-        refillKnownGroups();
+        this.window = ByteBuffer.allocate(aggBytes);
+        boolean bucketZero = kind != WindowSpec.Kind.TUMBLING;
+        this.table = new GroupTable(groupRows, statePrefix, () -> GroupState.empty(aggBytes, bucketZero),
+                GroupTable.Budget.PROCESS);
         byte[] saved = groupRows.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
         java.util.List<Subscription> subs = new java.util.ArrayList<>();
@@ -176,26 +186,12 @@ public final class WindowMetric implements MetricOperator {
         store.dropFamily(auxFamily(name));
     }
 
-    /** Reads the keys of the metric's group rows back into {@link #knownGroups} (a task reopening). */
-    private void refillKnownGroups() {
-        groupRows.scan(statePrefix, new byte[] {'g' + 1}, (key, value) -> {
-            knownGroups.add(key);
-            return true;
-        });
-    }
-
-    /** The state of a group: no store read at all for a group this metric has never stored. */
-    private GroupState loadGroup(byte[] group) {
-        byte[] key = concat(statePrefix, group);
-        return knownGroups.mayContain(key) ? GroupState.load(groupRows, key, aggBytes) : GroupState.empty(key, aggBytes);
-    }
-
     @Override
     public boolean current(byte[] group, long streamTime, Object[] out, int at) {
-        if (!knownGroups.mayContain(concat(statePrefix, group)) || groupRows.get(concat(statePrefix, group)) == null) {
+        if (!table.contains(group)) {
             return false;
         }
-        reportAsOf(group, streamTime, out, at);
+        report(group, table.find(group), streamTime, streamTime, out, at); // as if its clock were the stream time
         return true;
     }
 
@@ -207,25 +203,27 @@ public final class WindowMetric implements MetricOperator {
             groups.add(Arrays.copyOfRange(key, statePrefix.length, key.length));
             return groups.size() < limit;
         });
+        // groups created since the last commit are only in memory
+        for (byte[] group : table.changedKeys()) {
+            if (after == null || Arrays.compareUnsigned(group, after) > 0) {
+                groups.add(group);
+            }
+        }
+        groups.sort(Arrays::compareUnsigned);
+        List<byte[]> page = new java.util.ArrayList<>(Math.min(limit, groups.size()));
         for (byte[] group : groups) {
-            reportAsOf(group, streamTime, out, 0);
+            if (page.size() == limit) {
+                break;
+            }
+            if (page.isEmpty() || !Arrays.equals(page.get(page.size() - 1), group)) {
+                page.add(group);
+            }
+        }
+        for (byte[] group : page) {
+            report(group, table.find(group), streamTime, streamTime, out, 0);
             visitor.accept(group, out);
         }
-        return groups.size() < limit ? null : groups.get(groups.size() - 1);
-    }
-
-    /** The values of {@code group} as if its clock were the stream time: what the group state holds. */
-    private void reportAsOf(byte[] group, long streamTime, Object[] out, int at) {
-        byte[] savedGroup = lastGroup;
-        long savedClock = lastClock;
-        lastGroup = group;
-        lastClock = streamTime;
-        try {
-            report(streamTime, out, at);
-        } finally {
-            lastGroup = savedGroup;
-            lastClock = savedClock;
-        }
+        return page.size() < limit ? null : page.get(page.size() - 1);
     }
 
     @Override
@@ -266,37 +264,48 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void accept(Object[] values, long eventTime, long seq) {
-        lastGroup = groupBy.key();
-        GroupState state = loadGroup(lastGroup);
-        state.clock = Math.max(state.clock, eventTime);
-        lastClock = state.clock;
+        byte[] group = groupBy.key();
+        int id = table.find(group);
+        ByteBuffer row = table.row(id);
+        long clock = Math.max(GroupState.clock(row), eventTime);
+        GroupState.clock(row, clock);
+        lastGroup = group;
+        lastClock = clock;
+        lastId = id;
+        lastKey = table.storeKey(id);
         if (delay == 0 && passes()) {
-            apply(state.bucket(bucketOf(eventTime)), values, true, lastGroup, bucketOf(eventTime));
+            long bucket = bucketOf(eventTime);
+            apply(id, bucket, values, true, group);
             if (anyCandidates) {
-                CandidateState cs = loadCandidates(lastGroup);
-                cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(values));
-                saveCandidates(lastGroup, cs);
+                CandidateState cs = loadCandidates(group);
+                cs.insert(bucket, false, eventTime, seq, argumentsOf(values));
+                saveCandidates(group, cs);
             }
         }
-        save(state);
+        save(id);
     }
 
     @Override
     public void report(long streamTime, Object[] out, int at) {
-        GroupState state = loadGroup(lastGroup);
-        long clock = lastClock;
+        // the entry accepted the event; the iterators may have evicted it since (only if it was committed)
+        int id = lastId >= 0 && table.storeKey(lastId) == lastKey ? lastId : table.find(lastGroup);
+        report(lastGroup, id, lastClock, streamTime, out, at);
+    }
+
+    /** The values of {@code group} (table entry {@code id}) for a group clock {@code clock}. */
+    private void report(byte[] group, int id, long clock, long streamTime, Object[] out, int at) {
         long bucket = bucketOf(clock - delay);
-        ByteBuffer window = state.copyOf(bucket);
+        GroupState.copyOf(table.row(id), bucket, aggBytes, window);
         List<ZoneEvent> tailZone = List.of();
         List<ZoneEvent> headZone = List.of();
         if (clock < streamTime) {
             if (kind == WindowSpec.Kind.SLIDING) {
                 // the tail already removed the group's events in (T - d - w, S - d - w]: still in its window
-                tailZone = zone(tailZonePrefix, clock - delay - size, streamTime - delay - size);
+                tailZone = zone(tailZonePrefix, group, clock - delay - size, streamTime - delay - size);
             }
             if (delay > 0) {
                 // the head already added the group's events in (T - d, S - d]: not in this group's window
-                headZone = zone(headZonePrefix, clock - delay, streamTime - delay);
+                headZone = zone(headZonePrefix, group, clock - delay, streamTime - delay);
             }
             // Add before subtracting, so that every intermediate state is a real multiset of events (aggregators
             // reset an emptied window to exact zeros): when w < L the two zones overlap and cancel.
@@ -312,15 +321,15 @@ public final class WindowMetric implements MetricOperator {
         CandidateState candidates = null;
         List<ZoneEvent> headUpToClock = List.of();
         if (anyCandidates) {
-            candidates = loadCandidates(lastGroup);
+            candidates = loadCandidates(group);
             if (delay > 0 && clock < streamTime) {
                 // the head's events a clock behind S still sees: (S - d - L, T - d]
-                headUpToClock = zone(headZonePrefix, streamTime - delay - lateness, clock - delay);
+                headUpToClock = zone(headZonePrefix, group, streamTime - delay - lateness, clock - delay);
             }
         }
         for (int i = 0; i < aggregators.length; i++) {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                out[at + i] = distinctResult(i, window, bucket, headZone, tailZone);
+                out[at + i] = distinctResult(i, group, window, bucket, headZone, tailZone);
             } else {
                 out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
                         : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailZone);
@@ -361,7 +370,7 @@ public final class WindowMetric implements MetricOperator {
      * COUNT(DISTINCT x) of the reported group: the base distinct count, corrected value by value for the tail
      * zone's events (added back) and the head zone's events of this bucket (taken out).
      */
-    private long distinctResult(int i, ByteBuffer window, long bucket, List<ZoneEvent> headZone,
+    private long distinctResult(int i, byte[] group, ByteBuffer window, long bucket, List<ZoneEvent> headZone,
             List<ZoneEvent> tailZone) {
         long distinct = window.getLong(slots[i]);
         if (headZone.isEmpty() && tailZone.isEmpty()) {
@@ -379,14 +388,14 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         for (java.util.Map.Entry<java.nio.ByteBuffer, long[]> d : delta.entrySet()) {
-            long base = readCount(distinctKey(i, lastGroup, bucket, d.getKey().array()));
+            long base = readCount(distinctKey(i, group, bucket, d.getKey().array()));
             distinct += (base + d.getValue()[0] > 0 ? 1 : 0) - (base > 0 ? 1 : 0);
         }
         return distinct;
     }
 
     /** Counts one more (or one fewer) event with value {@code v}, moving the distinct count on 0 -> 1 and 1 -> 0. */
-    private void countValue(ByteBuffer aggs, int i, byte[] group, long bucket, Object v, boolean add) {
+    private void countValue(ByteBuffer aggs, int slot, int i, byte[] group, long bucket, Object v, boolean add) {
         if (v == null) {
             return;
         }
@@ -399,9 +408,9 @@ public final class WindowMetric implements MetricOperator {
             aux.put(key, ByteBuffer.allocate(8).putLong(now).array());
         }
         if (count == 0 && now > 0) {
-            aggs.putLong(slots[i], aggs.getLong(slots[i]) + 1);
+            aggs.putLong(slot, aggs.getLong(slot) + 1);
         } else if (count > 0 && now <= 0) {
-            aggs.putLong(slots[i], aggs.getLong(slots[i]) - 1);
+            aggs.putLong(slot, aggs.getLong(slot) - 1);
         }
     }
 
@@ -434,9 +443,9 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        GroupState state = loadGroup(group);
-        apply(state.bucket(bucketOf(eventTime)), scratch, true, group, bucketOf(eventTime));
-        save(state);
+        int id = table.find(group);
+        apply(id, bucketOf(eventTime), scratch, true, group);
+        save(id);
         aux.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
@@ -471,9 +480,9 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        GroupState state = loadGroup(group);
-        apply(state.bucket(0), scratch, false, group, 0);
-        save(state);
+        int id = table.find(group);
+        apply(id, 0, scratch, false, group);
+        save(id);
         aux.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
@@ -490,10 +499,18 @@ public final class WindowMetric implements MetricOperator {
         aux.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
     }
 
-    private void apply(ByteBuffer aggs, Object[] values, boolean add, byte[] group, long bucket) {
+    /** Adds (or removes) an event to the aggregates of {@code bucket} of table entry {@code id}. */
+    private void apply(int id, long bucket, Object[] values, boolean add, byte[] group) {
+        ByteBuffer row = table.row(id);
+        int base = GroupState.aggregatesOf(row, bucket, aggBytes);
+        if (base < 0) {
+            row = GroupState.withBucket(row, bucket, aggBytes);
+            table.replace(id, row);
+            base = row.capacity() - aggBytes;
+        }
         for (int i = 0; i < aggregators.length; i++) {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                countValue(aggs, i, group, bucket, argument(values, i), add);
+                countValue(row, base + slots[i], i, group, bucket, argument(values, i), add);
                 continue;
             }
             if (aggregators[i] == null) {
@@ -501,23 +518,26 @@ public final class WindowMetric implements MetricOperator {
             }
             Object v = argument(values, i);
             if (add) {
-                aggregators[i].add(aggs, slots[i], v);
+                aggregators[i].add(row, base + slots[i], v);
             } else {
-                aggregators[i].remove(aggs, slots[i], v);
+                aggregators[i].remove(row, base + slots[i], v);
             }
         }
     }
 
-    /** Saves the group state, dropping tumbling buckets no clock in [S - L, S] can reach any more. */
-    private void save(GroupState state) {
+    /** Marks entry {@code id} changed, dropping tumbling buckets no clock in [S - L, S] can reach any more. */
+    private void save(int id) {
         if (kind == WindowSpec.Kind.TUMBLING) {
-            List<Long> dropped = state.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
-            if (!dropped.isEmpty()) {
-                dropDistinctRows(Arrays.copyOfRange(state.key, statePrefix.length, state.key.length), dropped);
+            ByteBuffer row = table.row(id);
+            droppedBuckets.clear();
+            ByteBuffer kept = GroupState.dropBucketsBefore(row, bucketOf(reservoir.streamTime() - lateness - delay),
+                    aggBytes, droppedBuckets);
+            if (kept != row) {
+                table.replace(id, kept);
+                dropDistinctRows(table.group(id), droppedBuckets);
             }
         }
-        groupRows.put(state.key, state.encode());
-        knownGroups.add(state.key);
+        table.changed(id);
     }
 
     /** Deletes the value counts of tumbling buckets no clock can reach any more. */
@@ -539,14 +559,14 @@ public final class WindowMetric implements MetricOperator {
     }
 
     /** The group's zone rows with {@code after < t <= upTo}, in key order. */
-    private List<ZoneEvent> zone(byte[] zonePrefix, long after, long upTo) {
+    private List<ZoneEvent> zone(byte[] zonePrefix, byte[] group, long after, long upTo) {
         if (upTo <= after) {
             return List.of();
         }
         List<ZoneEvent> out = new java.util.ArrayList<>();
-        byte[] from = zoneKey(zonePrefix, lastGroup, after + 1, Long.MIN_VALUE);
-        byte[] to = zoneKey(zonePrefix, lastGroup, upTo + 1, Long.MIN_VALUE);
-        int timeAt = zonePrefix.length + lastGroup.length;
+        byte[] from = zoneKey(zonePrefix, group, after + 1, Long.MIN_VALUE);
+        byte[] to = zoneKey(zonePrefix, group, upTo + 1, Long.MIN_VALUE);
+        int timeAt = zonePrefix.length + group.length;
         aux.scan(from, to, (key, value) -> {
             ByteBuffer k = ByteBuffer.wrap(key, timeAt, 16);
             long t = k.getLong() ^ Long.MIN_VALUE;
@@ -646,5 +666,6 @@ public final class WindowMetric implements MetricOperator {
         for (Subscription s : subscriptions) {
             s.cancel();
         }
+        table.close();
     }
 }

@@ -276,13 +276,23 @@ public final class StateStore implements AutoCloseable {
     public void commit() {
         boolean any = false;
         for (Family f : families.values()) {
-            any |= !f.dirty.isEmpty() || !f.pending.isEmpty();
+            any |= !f.dirty.isEmpty() || !f.pending.isEmpty() || (f.owner != null && f.owner.hasChanges());
         }
         if (!any) {
             return;
         }
         try (WriteBatch batch = new WriteBatch()) {
             for (Family f : families.values()) {
+                if (f.owner != null) {
+                    ColumnFamilyHandle handle = f.handle;
+                    f.owner.writeChanges((key, value) -> {
+                        try {
+                            batch.put(handle, key, value);
+                        } catch (RocksDBException e) {
+                            throw new StateStoreException("commit failed in " + dir, e);
+                        }
+                    });
+                }
                 for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
                     if (e.getValue() == null) {
                         batch.delete(f.handle, e.getKey());
@@ -314,6 +324,9 @@ public final class StateStore implements AutoCloseable {
                 slot.dirty = false; // now a committed row of the cache, where it already is
             }
             f.pending.clear();
+            if (f.owner != null) {
+                f.owner.committed();
+            }
         }
         // writes kept the cache over its bound (a dirty row is never evicted): back to it, oldest first
         if (cache.size() > cachedEntries) {
@@ -354,6 +367,8 @@ public final class StateStore implements AutoCloseable {
         private boolean dropped;
         /** Whether committed rows are kept in the store's heap cache. */
         private boolean cached = true;
+        /** The in-memory table that owns most of this family's rows and writes its changes at commit, or null. */
+        private Owner owner;
 
         private Family(String name, ColumnFamilyHandle handle, int id) {
             this.name = name;
@@ -363,6 +378,20 @@ public final class StateStore implements AutoCloseable {
 
         public String name() {
             return name;
+        }
+
+        /**
+         * Gives the family's rows to an in-memory table of the caller (a metric's group table), which keeps them and
+         * writes the rows it changed into each commit's batch ({@link Owner}): the family must not be cached (see
+         * {@link StateStore#family(String, boolean)}). Reads and scans of the family see what the owner has committed
+         * and the family's own uncommitted writes ({@link #put}), not the owner's uncommitted changes.
+         */
+        public void owner(Owner owner) {
+            checkLive();
+            if (cached || !ordered) {
+                throw new IllegalStateException("family " + name + " is cached: an owner keeps its rows itself");
+            }
+            this.owner = owner;
         }
 
         public byte[] get(byte[] key) {
@@ -518,6 +547,27 @@ public final class StateStore implements AutoCloseable {
                 throw new IllegalStateException("column family " + name + " was dropped");
             }
         }
+    }
+
+    /**
+     * The in-memory owner of a family's rows ({@link Family#owner}): each {@link #commit()} asks it for the rows it
+     * changed since the last one, writes them in the same atomic batch as every other write, then tells it they are
+     * committed.
+     */
+    public interface Owner {
+        boolean hasChanges();
+
+        /** Writes every row changed since the last commit (the batch copies the bytes at once). */
+        void writeChanges(RowWriter out);
+
+        /** The batch with the changes is written. */
+        void committed();
+    }
+
+    /** Receives the rows an {@link Owner} changed. */
+    @FunctionalInterface
+    public interface RowWriter {
+        void put(byte[] key, byte[] value);
     }
 
     /** Called per entry of a scan; returns false to stop. */
