@@ -62,6 +62,8 @@ public final class StateStore implements AutoCloseable {
     private final RocksDB db;
     private final WriteOptions writeOptions = new WriteOptions();
     private final ReadOptions readOptions = new ReadOptions();
+    /** Builds each commit's batch. */
+    private final BatchWriter batch = new BatchWriter();
     private final Map<String, Family> families = new LinkedHashMap<>();
     private final Family defaultFamily;
     /**
@@ -281,34 +283,15 @@ public final class StateStore implements AutoCloseable {
         if (!any) {
             return;
         }
-        try (WriteBatch batch = new WriteBatch()) {
-            for (Family f : families.values()) {
-                if (f.owner != null) {
-                    ColumnFamilyHandle handle = f.handle;
-                    f.owner.writeChanges((key, value) -> {
-                        try {
-                            batch.put(handle, key, value);
-                        } catch (RocksDBException e) {
-                            throw new StateStoreException("commit failed in " + dir, e);
-                        }
-                    });
-                }
-                for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
-                    if (e.getValue() == null) {
-                        batch.delete(f.handle, e.getKey());
-                    } else {
-                        batch.put(f.handle, e.getKey(), e.getValue());
-                    }
-                }
-                for (Slot slot : f.pending) {
-                    if (slot.value == ABSENT) {
-                        batch.delete(f.handle, slot.key.bytes());
-                    } else {
-                        batch.put(f.handle, slot.key.bytes(), slot.value);
-                    }
-                }
-            }
-            db.write(writeOptions, batch);
+        byte[] data;
+        try {
+            data = serializeBatch();
+        } catch (RuntimeException e) {
+            batch.clear(); // nothing of a batch abandoned half-built goes into the next commit
+            throw e;
+        }
+        try (WriteBatch written = new WriteBatch(data)) {
+            db.write(writeOptions, written);
         } catch (RocksDBException e) {
             throw new StateStoreException("commit failed in " + dir, e);
         }
@@ -336,6 +319,31 @@ public final class StateStore implements AutoCloseable {
                 oldest.remove();
             }
         }
+    }
+
+    /** Every family's writes since the last commit, as one serialized batch. */
+    private byte[] serializeBatch() {
+        for (Family f : families.values()) {
+            int familyId = f.handle.getID();
+            if (f.owner != null) {
+                f.owner.writeChanges((key, value) -> batch.put(familyId, key, value));
+            }
+            for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
+                if (e.getValue() == null) {
+                    batch.delete(familyId, e.getKey());
+                } else {
+                    batch.put(familyId, e.getKey(), e.getValue());
+                }
+            }
+            for (Slot slot : f.pending) {
+                if (slot.value == ABSENT) {
+                    batch.delete(familyId, slot.key.bytes());
+                } else {
+                    batch.put(familyId, slot.key.bytes(), slot.value);
+                }
+            }
+        }
+        return batch.take();
     }
 
     @Override
