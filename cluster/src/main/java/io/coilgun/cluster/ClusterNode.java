@@ -11,6 +11,7 @@ import io.coilgun.cluster.query.MetricStateReader;
 import io.coilgun.cluster.query.RecentEventReader;
 import io.coilgun.cluster.query.TaskReads;
 import io.coilgun.cluster.reply.ReplyRouter;
+import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.TaskRole;
@@ -65,6 +66,8 @@ public final class ClusterNode implements AutoCloseable {
     private final TopicAdmin admin;
     private final KafkaProducer<byte[], byte[]> producer;
     private final ReplyRouter router;
+    /** How tasks answer: this node's own front end directly, other nodes' through their reply topics. */
+    private final ReplySender replySender;
     /** Requests to and from the other nodes (reads and subscriptions over their tasks). */
     private final PeerLink peers;
     private final ClusterFeed clusterFeed;
@@ -111,6 +114,7 @@ public final class ClusterNode implements AutoCloseable {
         this.producer = KafkaClients.producer(config.bootstrapServers(), "coilgun-producer");
         this.catalog = new CatalogLog(config.bootstrapServers(), producer);
         this.router = new ReplyRouter(config.bootstrapServers(), config.nodeId(), config.replyTimeoutMs());
+        this.replySender = router.sender(producer);
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
         this.directory = new ClusterDirectory(config.bootstrapServers(), config.nodeId(), producer);
         this.peers = new PeerLink(config.bootstrapServers(), config.nodeId(), producer);
@@ -623,7 +627,7 @@ public final class ClusterNode implements AutoCloseable {
                 // metrics not started in the task's data start at their marker (startMetric), as on every copy
                 TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache(), true);
                 TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
-                TaskProcessor task = new TaskProcessor(id, plan, reopen, producer, feed, d.clocks()[id.partition()]);
+                TaskProcessor task = new TaskProcessor(id, plan, reopen, replySender, feed, d.clocks()[id.partition()]);
                 task.definitions(marker -> startedBy(id.topic(), marker), () -> deployedStream(id.topic()));
                 // A copy that has not started a deployed metric (new, or behind its marker) gets a marker of its
                 // own at the partition's end: one whose old marker is gone (retention) starts it there rather than

@@ -7,21 +7,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
 
 /**
  * Consumes this node's reply topic and completes the request waiting for each reply. An event published to
  * several partitioner topics gets one reply from each; its future completes once all have arrived. Replies
  * nobody waits for (e.g. for events replayed after a restart) are ignored.
+ *
+ * <p>A task of this node answering this node's front end does not go through Kafka: {@link #sender} hands the reply
+ * to the router's own thread, which completes the request there (not on the processor thread: what the statement
+ * does next, results and the pgwire answer, runs on that thread). A produce and a fetch fewer per event; a reply is
+ * only ever read by the node that waits for it, so nothing else changes (a promoted replica's re-sent replies
+ * included).
  */
 public final class ReplyRouter implements AutoCloseable {
     private final InboxFollower follower;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final long timeoutMs;
+    private final String topic;
+    /** Completes requests answered by this node's own tasks. */
+    private final ExecutorService local = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "coilgun-local-replies");
+        t.setDaemon(true);
+        return t;
+    });
 
     public ReplyRouter(String bootstrapServers, String nodeId, long timeoutMs) {
         this.timeoutMs = timeoutMs;
+        this.topic = Topics.replies(nodeId);
         this.follower = new InboxFollower(bootstrapServers, "coilgun-replies-" + nodeId, Topics.replies(nodeId),
                 "coilgun-replies", this::route);
     }
@@ -39,9 +56,27 @@ public final class ReplyRouter implements AutoCloseable {
         pending.remove(correlation);
     }
 
-    /** A reply completes the request waiting for it, if any (replies nobody waits for are ignored). */
+    /**
+     * The tasks' reply sender: replies to this node are routed here directly, the others produced with
+     * {@code producer}.
+     */
+    public ReplySender sender(Producer<byte[], byte[]> producer) {
+        return reply -> {
+            if (reply.topic().equals(topic)) {
+                local.execute(() -> route(reply.key(), reply.value()));
+            } else {
+                producer.send(reply);
+            }
+        };
+    }
+
     private void route(ConsumerRecord<byte[], byte[]> record) {
-        Reply reply = ReplyCodec.decode(record.key(), record.value());
+        route(record.key(), record.value());
+    }
+
+    /** A reply completes the request waiting for it, if any (replies nobody waits for are ignored). */
+    private void route(byte[] key, byte[] value) {
+        Reply reply = ReplyCodec.decode(key, value);
         Pending p = pending.get(reply.correlation());
         if (p != null) {
             p.add(reply);
@@ -51,6 +86,7 @@ public final class ReplyRouter implements AutoCloseable {
     @Override
     public void close() {
         follower.close();
+        local.shutdownNow();
     }
 
     private static final class Pending {

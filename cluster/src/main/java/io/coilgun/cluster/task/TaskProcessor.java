@@ -9,6 +9,7 @@ import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
+import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.MetricDef;
@@ -18,7 +19,6 @@ import io.coilgun.planner.plan.TaskPlan;
 import java.util.ArrayDeque;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -60,7 +60,7 @@ public final class TaskProcessor implements AutoCloseable {
     private final TaskId id;
     private TaskPlan plan;
     private final PlanOpener opener;
-    private final Producer<byte[], byte[]> replies;
+    private final ReplySender replies;
     private final ResultFeed feed;
     private Object[] decoded;
     private Object[] results;
@@ -90,7 +90,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** The stream as deployed on this node now (it may know a newer schema than the task took so far). */
     private java.util.function.Supplier<StreamDef> deployedStream = () -> null;
 
-    public TaskProcessor(TaskId id, TaskPlan plan, Producer<byte[], byte[]> replies) {
+    public TaskProcessor(TaskId id, TaskPlan plan, ReplySender replies) {
         this(id, plan, (s, m) -> {
             throw new IllegalStateException("this task cannot reopen its plan");
         }, replies, new ResultFeed(), new TaskClock());
@@ -101,7 +101,7 @@ public final class TaskProcessor implements AutoCloseable {
      * @param feed where applied events go when someone subscribes (SUBSCRIBE)
      * @param clock where the front end reads this task's stream time (lateness judged before publishing)
      */
-    public TaskProcessor(TaskId id, TaskPlan plan, PlanOpener opener, Producer<byte[], byte[]> replies,
+    public TaskProcessor(TaskId id, TaskPlan plan, PlanOpener opener, ReplySender replies,
             ResultFeed feed, TaskClock clock) {
         this.id = id;
         this.plan = plan;

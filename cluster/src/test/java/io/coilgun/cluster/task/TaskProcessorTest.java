@@ -69,7 +69,7 @@ class TaskProcessorTest {
     TaskProcessor open() {
         TaskProcessor.PlanOpener opener = (s, m) -> TaskPlan.open(dir, s, m, IO, new ChunkCache(8, 1 << 20));
         return new TaskProcessor(new TaskId("coilgun.stream.p.card", 0), opener.open(STREAM, List.of(METRIC)), opener,
-                producer, new ResultFeed(), clock);
+                producer::send, new ResultFeed(), clock);
     }
 
     ConsumerRecord<byte[], byte[]> record(long offset, long id, long seconds, String card, double amount,
@@ -88,7 +88,7 @@ class TaskProcessorTest {
     TaskProcessor openWithout(List<MetricDef> metrics) {
         TaskProcessor.PlanOpener opener = (s, m) -> TaskPlan.open(dir, s, m, IO, new ChunkCache(8, 1 << 20));
         return new TaskProcessor(new TaskId("coilgun.stream.p.card", 0), opener.open(STREAM, metrics), opener,
-                producer, new ResultFeed(), clock);
+                producer::send, new ResultFeed(), clock);
     }
 
     static ConsumerRecord<byte[], byte[]> startMarker(long offset, String metric) {
