@@ -5,6 +5,7 @@ import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.window.MetricOperator;
+import io.coilgun.planner.window.MetricRows;
 import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.planner.window.WindowMetric;
 import io.coilgun.storage.reservoir.ChunkCache;
@@ -108,16 +109,17 @@ public final class TaskPlan implements AutoCloseable {
             ChunkCache cache, boolean startedOnly) {
         StateStore store = StateStore.open(dir.resolve("state"));
         try {
+            MetricRows.migrate(store);
             Reservoir reservoir = Reservoir.open(dir.resolve("reservoir"), ReservoirConfig.of(stream.latenessMicros()),
                     io, cache, store.get(META_RESERVOIR));
             byte[] offset = store.get(META_OFFSET);
             TaskPlan plan = new TaskPlan(stream, store, reservoir, offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
             for (MetricDef m : metrics) {
-                if (!startedOnly || WindowMetric.started(store, m.name())) {
+                if (!startedOnly || MetricRows.started(store, m.name())) {
                     plan.addMetric(m);
                 }
             }
-            plan.dropLeftoverFamilies();
+            plan.dropLeftoverMetrics();
             return plan;
         } catch (RuntimeException e) {
             store.close();
@@ -173,23 +175,19 @@ public final class TaskPlan implements AutoCloseable {
      * rows an earlier metric of the same name left behind (a drop whose clean-up a crash undid).
      */
     public void addNewMetric(MetricDef metric) {
-        WindowMetric.clearState(store, metric.name());
+        MetricRows.clear(store, metric.name());
         addMetric(metric);
     }
 
-    /**
-     * Drops the column families of metrics that are no longer defined: a metric dropped while the task was down, or
-     * whose drop a crash interrupted.
-     */
-    private void dropLeftoverFamilies() {
+    /** Drops the rows of metrics that are no longer defined: dropped while the task was down, or mid-drop at a crash. */
+    private void dropLeftoverMetrics() {
         java.util.Set<String> live = new java.util.HashSet<>();
         for (MetricOperator op : operators) {
-            live.add(WindowMetric.stateFamily(op.def().name()));
-            live.add(WindowMetric.auxFamily(op.def().name()));
+            live.add(op.def().name());
         }
-        for (String family : store.familyNames()) {
-            if (WindowMetric.isMetricFamily(family) && !live.contains(family)) {
-                store.dropFamily(family);
+        for (String name : MetricRows.stored(store)) {
+            if (!live.contains(name)) {
+                MetricRows.clear(store, name);
             }
         }
     }
@@ -199,7 +197,7 @@ public final class TaskPlan implements AutoCloseable {
         for (int i = 0; i < operators.size(); i++) {
             if (operators.get(i).def().name().equals(name)) {
                 operators.remove(i).close();
-                WindowMetric.clearState(store, name);
+                MetricRows.clear(store, name);
                 return;
             }
         }

@@ -11,9 +11,9 @@ import java.util.function.Supplier;
 /**
  * A metric's group states in memory: an open-addressing hash table from group key to the group's state row
  * ({@link GroupState}), updated in place by the aggregators, so an event costs no encoding, decoding, copying or
- * store access. RocksDB (the metric's column family, which this table {@linkplain StateStore.Family#owner owns})
- * stays the durable copy: each commit of the task's store writes the rows changed since the previous one, in the
- * same batch as the task's offset.
+ * store access. RocksDB (the metric's rows of the group-state column family, which this table
+ * {@linkplain StateStore.Family#addOwner owns}) stays the durable copy: each commit of the task's store writes the
+ * rows changed since the previous one, in the same batch as the task's offset.
  *
  * <p>Memory: every table of the process shares one {@link Budget}. A table that finds the budget spent evicts its own
  * rows that are committed and were not used since the clock hand last passed them (CLOCK, a cheap LRU); a changed
@@ -70,7 +70,7 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
             stored.add(Arrays.copyOfRange(key, keyPrefix.length, key.length));
             return true;
         });
-        family.owner(this);
+        family.addOwner(this);
     }
 
     /** The entry of {@code group}: loaded from the store or created empty when not in memory. */
@@ -285,9 +285,13 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
         size--;
     }
 
-    /** Releases the table's memory from the budget (the metric is closed or dropped). */
+    /**
+     * Releases the table's memory from the budget and stops writing its changes (the metric is closed or dropped):
+     * what was not committed is dropped.
+     */
     @Override
     public void close() {
+        family.removeOwner(this);
         budget.used.addAndGet(-bytes);
         bytes = 0;
     }

@@ -47,11 +47,11 @@ import java.util.List;
  */
 public final class WindowMetric implements MetricOperator {
     private final MetricDef def;
-    /** The metric's group states and position: column family {@code metric.<name>}. */
+    /** The metric's group states and position: rows {@code <name>\0...} of {@link MetricRows#STATE_FAMILY}. */
     private final StateStore.Family groupRows;
     /** The group states in memory; {@link #groupRows} holds them durably. */
     private final GroupTable table;
-    /** Its zone rows, candidates and value counts: column family {@code aux.<name>}. */
+    /** Its zone rows, candidates and value counts: rows {@code <name>\0...} of {@link MetricRows#AUX_FAMILY}. */
     private final StateStore.Family aux;
     private final Reservoir reservoir;
     private final SharedOperators shared;
@@ -97,8 +97,8 @@ public final class WindowMetric implements MetricOperator {
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             SharedOperators shared) {
         this.def = def;
-        this.groupRows = store.family(stateFamily(def.name()), false); // cached by the group table, not the store
-        this.aux = store.family(auxFamily(def.name()));
+        this.groupRows = MetricRows.states(store);
+        this.aux = MetricRows.aux(store);
         this.reservoir = reservoir;
         this.shared = shared;
         this.kind = def.window().kind();
@@ -134,13 +134,13 @@ public final class WindowMetric implements MetricOperator {
         }
         this.aggBytes = at;
         this.anyCandidates = candidates;
-        this.candidatesPrefix = new byte[] {'x'};
-        this.distinctPrefix = new byte[] {'d'};
+        this.candidatesPrefix = MetricRows.prefix(def.name(), 'x');
+        this.distinctPrefix = MetricRows.prefix(def.name(), 'd');
         compileExpressions(stream);
-        this.statePrefix = new byte[] {'g'};
-        this.headZonePrefix = new byte[] {'h'};
-        this.tailZonePrefix = new byte[] {'z'};
-        this.minSeqKey = new byte[] {'t'};
+        this.statePrefix = MetricRows.prefix(def.name(), 'g');
+        this.headZonePrefix = MetricRows.prefix(def.name(), 'h');
+        this.tailZonePrefix = MetricRows.prefix(def.name(), 'z');
+        this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
         boolean bucketZero = kind != WindowSpec.Kind.TUMBLING;
         this.table = new GroupTable(groupRows, statePrefix, () -> GroupState.empty(aggBytes, bucketZero),
@@ -159,33 +159,6 @@ public final class WindowMetric implements MetricOperator {
         this.subscriptions = subs.toArray(Subscription[]::new);
     }
 
-    /** The column family of metric {@code name}'s group states. */
-    public static String stateFamily(String name) {
-        return "metric." + name;
-    }
-
-    /** The column family of metric {@code name}'s auxiliary rows (zones, candidates, value counts). */
-    public static String auxFamily(String name) {
-        return "aux." + name; // not "metric.<name>.aux": that could be the group states of a metric "<name>.aux"
-    }
-
-    /** Whether a column family holds some metric's rows. */
-    public static boolean isMetricFamily(String family) {
-        return family.startsWith("metric.") || family.startsWith("aux.");
-    }
-
-    /** Deletes every row of metric {@code name}: group states, zones, candidates, value counts, position. */
-    /** Whether metric {@code name} started in this store: a checkpoint wrote where it starts. */
-    public static boolean started(StateStore store, String name) {
-        return store.familyNames().contains(stateFamily(name))
-                && store.family(stateFamily(name)).get(new byte[] {'t'}) != null;
-    }
-
-    public static void clearState(StateStore store, String name) {
-        store.dropFamily(stateFamily(name));
-        store.dropFamily(auxFamily(name));
-    }
-
     @Override
     public boolean current(byte[] group, long streamTime, Object[] out, int at) {
         if (!table.contains(group)) {
@@ -199,7 +172,7 @@ public final class WindowMetric implements MetricOperator {
     public byte[] scanCurrent(byte[] after, int limit, long streamTime, Object[] out, CurrentValues visitor) {
         byte[] from = after == null ? statePrefix : concat(concat(statePrefix, after), new byte[] {0});
         List<byte[]> groups = new java.util.ArrayList<>(Math.min(limit, 1024));
-        groupRows.scan(from, new byte[] {'g' + 1}, (key, value) -> {
+        groupRows.scan(from, MetricRows.after(statePrefix), (key, value) -> {
             groups.add(Arrays.copyOfRange(key, statePrefix.length, key.length));
             return groups.size() < limit;
         });

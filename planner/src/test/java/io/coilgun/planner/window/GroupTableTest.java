@@ -94,6 +94,6 @@ class GroupTableTest {
     }
 
     private static GroupTable open(StateStore store, GroupTable.Budget budget) {
-        return new GroupTable(store.family("metric.m", false), PREFIX, () -> ByteBuffer.allocate(8), budget);
+        return new GroupTable(store.family(MetricRows.STATE_FAMILY, false), PREFIX, () -> ByteBuffer.allocate(8), budget);
     }
 }

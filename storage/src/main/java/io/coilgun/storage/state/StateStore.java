@@ -278,7 +278,10 @@ public final class StateStore implements AutoCloseable {
     public void commit() {
         boolean any = false;
         for (Family f : families.values()) {
-            any |= !f.dirty.isEmpty() || !f.pending.isEmpty() || (f.owner != null && f.owner.hasChanges());
+            any |= !f.dirty.isEmpty() || !f.pending.isEmpty();
+            for (Owner o : f.owners) {
+                any |= o.hasChanges();
+            }
         }
         if (!any) {
             return;
@@ -307,8 +310,8 @@ public final class StateStore implements AutoCloseable {
                 slot.dirty = false; // now a committed row of the cache, where it already is
             }
             f.pending.clear();
-            if (f.owner != null) {
-                f.owner.committed();
+            for (Owner o : f.owners) {
+                o.committed();
             }
         }
         // writes kept the cache over its bound (a dirty row is never evicted): back to it, oldest first
@@ -325,8 +328,8 @@ public final class StateStore implements AutoCloseable {
     private byte[] serializeBatch() {
         for (Family f : families.values()) {
             int familyId = f.handle.getID();
-            if (f.owner != null) {
-                f.owner.writeChanges((key, value) -> batch.put(familyId, key, value));
+            for (Owner o : f.owners) {
+                o.writeChanges((key, value) -> batch.put(familyId, key, value));
             }
             for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
                 if (e.getValue() == null) {
@@ -375,8 +378,8 @@ public final class StateStore implements AutoCloseable {
         private boolean dropped;
         /** Whether committed rows are kept in the store's heap cache. */
         private boolean cached = true;
-        /** The in-memory table that owns most of this family's rows and writes its changes at commit, or null. */
-        private Owner owner;
+        /** The in-memory tables that own rows of this family and write their changes at each commit. */
+        private final List<Owner> owners = new ArrayList<>(1);
 
         private Family(String name, ColumnFamilyHandle handle, int id) {
             this.name = name;
@@ -389,17 +392,40 @@ public final class StateStore implements AutoCloseable {
         }
 
         /**
-         * Gives the family's rows to an in-memory table of the caller (a metric's group table), which keeps them and
-         * writes the rows it changed into each commit's batch ({@link Owner}): the family must not be cached (see
-         * {@link StateStore#family(String, boolean)}). Reads and scans of the family see what the owner has committed
-         * and the family's own uncommitted writes ({@link #put}), not the owner's uncommitted changes.
+         * Gives rows of the family (a key range of the owner's) to an in-memory table of the caller (a metric's group
+         * table), which keeps them and writes the rows it changed into each commit's batch ({@link Owner}): the
+         * family must not be cached (see {@link StateStore#family(String, boolean)}). Reads and scans of the family
+         * see what the owners have committed and the family's own uncommitted writes ({@link #put}), not the
+         * owners' uncommitted changes.
          */
-        public void owner(Owner owner) {
+        public void addOwner(Owner owner) {
             checkLive();
             if (cached || !ordered) {
                 throw new IllegalStateException("family " + name + " is cached: an owner keeps its rows itself");
             }
-            this.owner = owner;
+            owners.add(owner);
+        }
+
+        /** The owner's changes are no longer written (it is closed; its rows may be dropped). */
+        public void removeOwner(Owner owner) {
+            owners.remove(owner);
+        }
+
+        /**
+         * Removes every row with {@code from <= key < to}, committed or not, at once: a RocksDB range delete, not part
+         * of a checkpoint (as {@link StateStore#dropFamily}): the caller must not need the rows again whatever state
+         * it recovers to, and owners of rows in the range must be gone first.
+         */
+        public void dropRange(byte[] from, byte[] to) {
+            checkLive();
+            dirty.subMap(from, true, to, false).clear();
+            pending.removeIf(slot -> inRange(slot.key.bytes(), from, to));
+            cache.keySet().removeIf(k -> k.family == id && inRange(k.bytes(), from, to));
+            try {
+                db.deleteRange(handle, writeOptions, from, to);
+            } catch (RocksDBException e) {
+                throw new StateStoreException("cannot delete rows of " + name + " in " + dir, e);
+            }
         }
 
         public byte[] get(byte[] key) {
@@ -548,6 +574,10 @@ public final class StateStore implements AutoCloseable {
             List<byte[]> keys = new ArrayList<>();
             scan(from, to, (key, value) -> keys.add(key));
             keys.forEach(this::delete);
+        }
+
+        private static boolean inRange(byte[] key, byte[] from, byte[] to) {
+            return Arrays.compareUnsigned(key, from) >= 0 && Arrays.compareUnsigned(key, to) < 0;
         }
 
         private void checkLive() {

@@ -1,0 +1,136 @@
+package io.coilgun.planner.window;
+
+import io.coilgun.storage.state.StateStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Where the metrics of a task keep their rows in its state store: two column families shared by every metric, each
+ * row's key starting with the metric's name and a 0 byte, so the store's layout (and RocksDB's memory: memtables,
+ * table readers) does not grow with the number of metrics, and dropping a metric is one range delete.
+ * <ul>
+ *   <li>{@value #STATE_FAMILY}: group states ({@code <name>\0g<group>}, held in memory by the metric's
+ *       {@link GroupTable}) and the metric's start ({@code <name>\0t}); not cached by the store.</li>
+ *   <li>{@value #AUX_FAMILY}: zone rows, candidates and value counts (see {@link WindowMetric}).</li>
+ * </ul>
+ * Stores written before this layout had two families per metric ({@code metric.<name>}, {@code aux.<name>}):
+ * {@link #migrate} moves their rows here when a task opens.
+ */
+public final class MetricRows {
+    public static final String STATE_FAMILY = "metrics";
+    public static final String AUX_FAMILY = "metrics.aux";
+    private static final String LEGACY_STATE = "metric.";
+    private static final String LEGACY_AUX = "aux.";
+
+    private MetricRows() {
+    }
+
+    /** The group-state family (the group tables keep its rows: never cached by the store). */
+    static StateStore.Family states(StateStore store) {
+        return store.family(STATE_FAMILY, false);
+    }
+
+    static StateStore.Family aux(StateStore store) {
+        return store.family(AUX_FAMILY);
+    }
+
+    /** {@code <name>\0}: what every key of metric {@code name} starts with. */
+    static byte[] prefix(String name) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        return Arrays.copyOf(n, n.length + 1);
+    }
+
+    /** {@code <name>\0<kind>}: the prefix of one kind of the metric's rows. */
+    static byte[] prefix(String name, char kind) {
+        byte[] p = prefix(name);
+        byte[] k = Arrays.copyOf(p, p.length + 1);
+        k[p.length] = (byte) kind;
+        return k;
+    }
+
+    /** The first key after every key starting with {@code prefix}. */
+    static byte[] after(byte[] prefix) {
+        byte[] upTo = prefix.clone();
+        upTo[upTo.length - 1]++; // prefixes end in a 0 byte or an ASCII letter: never 0xFF
+        return upTo;
+    }
+
+    /** Whether metric {@code name} started in this store: a checkpoint wrote where it starts. */
+    public static boolean started(StateStore store, String name) {
+        return store.familyNames().contains(STATE_FAMILY) && states(store).get(prefix(name, 't')) != null;
+    }
+
+    /** Deletes every row of metric {@code name} at once (not part of a checkpoint), its table closed first. */
+    public static void clear(StateStore store, String name) {
+        byte[] from = prefix(name);
+        byte[] to = after(from);
+        if (store.familyNames().contains(STATE_FAMILY)) {
+            states(store).dropRange(from, to);
+        }
+        if (store.familyNames().contains(AUX_FAMILY)) {
+            aux(store).dropRange(from, to);
+        }
+    }
+
+    /** The names of the metrics with rows in the store. */
+    public static Set<String> stored(StateStore store) {
+        Set<String> names = new TreeSet<>();
+        for (String family : List.of(STATE_FAMILY, AUX_FAMILY)) {
+            if (!store.familyNames().contains(family)) {
+                continue;
+            }
+            StateStore.Family rows = family.equals(STATE_FAMILY) ? states(store) : aux(store);
+            byte[] from = new byte[0];
+            while (true) {
+                byte[][] first = new byte[1][];
+                rows.scan(from, null, (key, value) -> {
+                    first[0] = key;
+                    return false;
+                });
+                if (first[0] == null) {
+                    break;
+                }
+                int end = 0;
+                while (end < first[0].length && first[0][end] != 0) {
+                    end++;
+                }
+                names.add(new String(first[0], 0, end, StandardCharsets.UTF_8));
+                from = after(Arrays.copyOf(first[0], end + 1)); // skip to the next metric's rows
+            }
+        }
+        return names;
+    }
+
+    /**
+     * Moves the rows of a store written with a family per metric into the shared families, then drops the old
+     * families: copied and committed first, so a crash in between only copies them again.
+     */
+    public static void migrate(StateStore store) {
+        List<String> legacy = new ArrayList<>();
+        for (String family : store.familyNames()) {
+            if (family.startsWith(LEGACY_STATE) || family.startsWith(LEGACY_AUX)) {
+                legacy.add(family);
+            }
+        }
+        if (legacy.isEmpty()) {
+            return;
+        }
+        for (String family : legacy) {
+            boolean state = family.startsWith(LEGACY_STATE);
+            byte[] p = prefix(family.substring(state ? LEGACY_STATE.length() : LEGACY_AUX.length()));
+            StateStore.Family into = state ? states(store) : aux(store);
+            store.family(family).scanAll((key, value) -> {
+                byte[] k = Arrays.copyOf(p, p.length + key.length);
+                System.arraycopy(key, 0, k, p.length, key.length);
+                into.put(k, value);
+                return true;
+            });
+        }
+        store.commit();
+        legacy.forEach(store::dropFamily);
+    }
+}
