@@ -37,8 +37,11 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     private final Budget budget;
     private final KnownGroups stored = new KnownGroups();
 
-    /** Index cells: entry id + 1, 0 for an empty cell. */
-    private int[] index = new int[1 << 10];
+    /**
+     * Index cells: the high 32 bits of the key's hash and the entry id + 1 in the low ones, 0 for an empty cell (a
+     * probe compares hashes without touching the entries: one cache miss fewer per event).
+     */
+    private long[] index = new long[1 << 10];
     private long[] hashes = new long[1 << 9];
     /** The entries' keys in the store: the prefix, then the group key. */
     private byte[][] keys = new byte[1 << 9][];
@@ -171,14 +174,17 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     private int lookup(byte[] group, long h) {
         int mask = index.length - 1;
         for (int cell = (int) h & mask; ; cell = (cell + 1) & mask) {
-            int id = index[cell] - 1;
-            if (id < 0) {
+            long c = index[cell];
+            if (c == 0) {
                 return -1;
             }
-            byte[] k;
-            if (hashes[id] == h && (k = keys[id]).length == keyPrefix.length + group.length
-                    && Arrays.equals(k, keyPrefix.length, k.length, group, 0, group.length)) {
-                return id;
+            if ((c ^ h) >>> 32 == 0) {
+                int id = (int) c - 1;
+                byte[] k = keys[id];
+                if (k.length == keyPrefix.length + group.length
+                        && Arrays.equals(k, keyPrefix.length, k.length, group, 0, group.length)) {
+                    return id;
+                }
             }
         }
     }
@@ -218,11 +224,11 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
         while (index[cell] != 0) {
             cell = (cell + 1) & mask;
         }
-        index[cell] = id + 1;
+        index[cell] = (hashes[id] & 0xFFFFFFFF00000000L) | (id + 1);
     }
 
     private void growIndex() {
-        index = new int[index.length * 2];
+        index = new long[index.length * 2];
         for (int id = 0; id < nextId; id++) {
             if (keys[id] != null) {
                 place(id);
@@ -259,12 +265,12 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     private void remove(int id) {
         int mask = index.length - 1;
         int cell = (int) hashes[id] & mask;
-        while (index[cell] != id + 1) {
+        while ((int) index[cell] != id + 1) {
             cell = (cell + 1) & mask;
         }
         int gap = cell;
         for (int next = (gap + 1) & mask; index[next] != 0; next = (next + 1) & mask) {
-            int home = (int) hashes[index[next] - 1] & mask;
+            int home = (int) hashes[(int) index[next] - 1] & mask;
             // the entry at next may move into the gap if its home is not cyclically in (gap, next]
             if (((next - home) & mask) >= ((next - gap) & mask)) {
                 index[gap] = index[next];
