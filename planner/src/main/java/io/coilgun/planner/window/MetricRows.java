@@ -15,7 +15,9 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@value #STATE_FAMILY}: group states ({@code <name>\0g<group>}, held in memory by the metric's
  *       {@link GroupTable}) and the metric's start ({@code <name>\0t}); not cached by the store.</li>
- *   <li>{@value #AUX_FAMILY}: zone rows, candidates and value counts (see {@link WindowMetric}).</li>
+ *   <li>{@value #AUX_FAMILY}: MIN/MAX/LAST/PREV candidates and COUNT(DISTINCT) value counts.</li>
+ *   <li>{@value #ZONE_FAMILY}: head and tail zone rows (see {@link WindowMetric}): each written and deleted once
+ *       per event and read only for a group behind the stream time, so not cached by the store.</li>
  * </ul>
  * Stores written before this layout had two families per metric ({@code metric.<name>}, {@code aux.<name>}):
  * {@link #migrate} moves their rows here when a task opens.
@@ -23,6 +25,7 @@ import java.util.TreeSet;
 public final class MetricRows {
     public static final String STATE_FAMILY = "metrics";
     public static final String AUX_FAMILY = "metrics.aux";
+    public static final String ZONE_FAMILY = "metrics.zones";
     private static final String LEGACY_STATE = "metric.";
     private static final String LEGACY_AUX = "aux.";
 
@@ -36,6 +39,11 @@ public final class MetricRows {
 
     static StateStore.Family aux(StateStore store) {
         return store.family(AUX_FAMILY);
+    }
+
+    /** The zone rows: written and deleted once per event, read rarely (a group behind): not cached by the store. */
+    static StateStore.Family zones(StateStore store) {
+        return store.family(ZONE_FAMILY, false);
     }
 
     /** {@code <name>\0}: what every key of metric {@code name} starts with. */
@@ -74,16 +82,20 @@ public final class MetricRows {
         if (store.familyNames().contains(AUX_FAMILY)) {
             aux(store).dropRange(from, to);
         }
+        if (store.familyNames().contains(ZONE_FAMILY)) {
+            zones(store).dropRange(from, to);
+        }
     }
 
     /** The names of the metrics with rows in the store. */
     public static Set<String> stored(StateStore store) {
         Set<String> names = new TreeSet<>();
-        for (String family : List.of(STATE_FAMILY, AUX_FAMILY)) {
+        for (String family : List.of(STATE_FAMILY, AUX_FAMILY, ZONE_FAMILY)) {
             if (!store.familyNames().contains(family)) {
                 continue;
             }
-            StateStore.Family rows = family.equals(STATE_FAMILY) ? states(store) : aux(store);
+            StateStore.Family rows = family.equals(STATE_FAMILY) ? states(store)
+                    : family.equals(AUX_FAMILY) ? aux(store) : zones(store);
             byte[] from = new byte[0];
             while (true) {
                 byte[][] first = new byte[1][];
@@ -122,11 +134,12 @@ public final class MetricRows {
         for (String family : legacy) {
             boolean state = family.startsWith(LEGACY_STATE);
             byte[] p = prefix(family.substring(state ? LEGACY_STATE.length() : LEGACY_AUX.length()));
-            StateStore.Family into = state ? states(store) : aux(store);
             store.family(family).scanAll((key, value) -> {
                 byte[] k = Arrays.copyOf(p, p.length + key.length);
                 System.arraycopy(key, 0, k, p.length, key.length);
-                into.put(k, value);
+                // zone rows (h, z) of the old aux families go to the zone family
+                (state ? states(store) : key.length > 0 && (key[0] == 'h' || key[0] == 'z') ? zones(store)
+                        : aux(store)).put(k, value);
                 return true;
             });
         }

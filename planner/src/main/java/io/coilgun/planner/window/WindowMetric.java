@@ -51,8 +51,10 @@ public final class WindowMetric implements MetricOperator {
     private final StateStore.Family groupRows;
     /** The group states in memory; {@link #groupRows} holds them durably. */
     private final GroupTable table;
-    /** Its zone rows, candidates and value counts: rows {@code <name>\0...} of {@link MetricRows#AUX_FAMILY}. */
+    /** Its candidates and value counts: rows {@code <name>\0...} of {@link MetricRows#AUX_FAMILY}. */
     private final StateStore.Family aux;
+    /** Its head and tail zone rows: rows {@code <name>\0...} of {@link MetricRows#ZONE_FAMILY}. */
+    private final StateStore.Family zones;
     private final Reservoir reservoir;
     private final SharedOperators shared;
     private final SharedOperators.Filter filter;
@@ -99,6 +101,7 @@ public final class WindowMetric implements MetricOperator {
         this.def = def;
         this.groupRows = MetricRows.states(store);
         this.aux = MetricRows.aux(store);
+        this.zones = MetricRows.zones(store);
         this.reservoir = reservoir;
         this.shared = shared;
         this.kind = def.window().kind();
@@ -419,7 +422,7 @@ public final class WindowMetric implements MetricOperator {
         int id = table.find(group);
         apply(id, bucketOf(eventTime), scratch, true, group);
         save(id);
-        aux.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        zones.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.insert(bucketOf(eventTime), true, eventTime, seq, argumentsOf(scratch));
@@ -433,7 +436,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        aux.delete(zoneKey(headZonePrefix, group, eventTime, seq));
+        zones.delete(zoneKey(headZonePrefix, group, eventTime, seq));
         if (anyCandidates) {
             // settled: from the head's candidates to the settled ones, unless a short sliding window expired it
             CandidateState cs = loadCandidates(group);
@@ -456,7 +459,7 @@ public final class WindowMetric implements MetricOperator {
         int id = table.find(group);
         apply(id, 0, scratch, false, group);
         save(id);
-        aux.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        zones.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.removeBoth(0, eventTime, seq);
@@ -469,7 +472,7 @@ public final class WindowMetric implements MetricOperator {
         if (!passes()) {
             return;
         }
-        aux.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
+        zones.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
     }
 
     /** Adds (or removes) an event to the aggregates of {@code bucket} of table entry {@code id}. */
@@ -540,7 +543,7 @@ public final class WindowMetric implements MetricOperator {
         byte[] from = zoneKey(zonePrefix, group, after + 1, Long.MIN_VALUE);
         byte[] to = zoneKey(zonePrefix, group, upTo + 1, Long.MIN_VALUE);
         int timeAt = zonePrefix.length + group.length;
-        aux.scan(from, to, (key, value) -> {
+        zones.scan(from, to, (key, value) -> {
             ByteBuffer k = ByteBuffer.wrap(key, timeAt, 16);
             long t = k.getLong() ^ Long.MIN_VALUE;
             long seq = k.getLong() ^ Long.MIN_VALUE;

@@ -27,22 +27,25 @@ class MetricRowsTest {
         try (StateStore store = StateStore.open(dir)) {
             for (String m : new String[] {"m", "mm", "m2", "é"}) {
                 MetricRows.states(store).put(MetricRows.prefix(m, 't'), b("start"));
-                MetricRows.aux(store).put(MetricRows.prefix(m, 'z'), b("zone"));
+                MetricRows.aux(store).put(MetricRows.prefix(m, 'x'), b("candidates"));
+                MetricRows.zones(store).put(MetricRows.prefix(m, 'z'), b("zone"));
             }
             store.commit();
-            MetricRows.aux(store).put(MetricRows.prefix("m", 'h'), b("uncommitted"));
+            MetricRows.zones(store).put(MetricRows.prefix("m", 'h'), b("uncommitted"));
             assertEquals(Set.of("m", "mm", "m2", "é"), MetricRows.stored(store));
             assertTrue(MetricRows.started(store, "m"));
 
             MetricRows.clear(store, "m");
             assertFalse(MetricRows.started(store, "m"));
-            assertNull(MetricRows.aux(store).get(MetricRows.prefix("m", 'h')), "uncommitted rows go too");
+            assertNull(MetricRows.zones(store).get(MetricRows.prefix("m", 'h')), "uncommitted rows go too");
+            assertNull(MetricRows.aux(store).get(MetricRows.prefix("m", 'x')));
             assertEquals(Set.of("mm", "m2", "é"), MetricRows.stored(store));
             store.commit();
         }
         try (StateStore store = StateStore.open(dir)) {
             assertEquals(Set.of("mm", "m2", "é"), MetricRows.stored(store));
-            assertArrayEquals(b("zone"), MetricRows.aux(store).get(MetricRows.prefix("mm", 'z')));
+            assertArrayEquals(b("zone"), MetricRows.zones(store).get(MetricRows.prefix("mm", 'z')));
+            assertArrayEquals(b("candidates"), MetricRows.aux(store).get(MetricRows.prefix("mm", 'x')));
         }
     }
 
@@ -60,7 +63,7 @@ class MetricRowsTest {
             assertFalse(store.familyNames().contains("aux.card"));
             assertTrue(MetricRows.started(store, "card"));
             assertArrayEquals(b("state"), MetricRows.states(store).get(concat(MetricRows.prefix("card", 'g'), b("card-1"))));
-            assertArrayEquals(b("zone"), MetricRows.aux(store).get(concat(MetricRows.prefix("card", 'z'), b("card-1"))));
+            assertArrayEquals(b("zone"), MetricRows.zones(store).get(concat(MetricRows.prefix("card", 'z'), b("card-1"))));
         }
     }
 
