@@ -157,6 +157,7 @@ public final class BenchMain {
     private void memory(Map<String, String> result, BenchNode node) {
         result.put("heap_mb", String.format(Locale.ROOT, "%.1f", node.heapAfterGcMb()));
         result.put("rss_mb", String.format(Locale.ROOT, "%.1f", node.rssMb()));
+        result.put("pss_mb", String.format(Locale.ROOT, "%.1f", node.pssMb()));
         result.put("reservoir_mb", String.format(Locale.ROOT, "%.1f", node.reservoirMb()));
     }
 
@@ -285,7 +286,7 @@ public final class BenchMain {
         Map<String, String> result = new LinkedHashMap<>();
         Sweep sweep = new Sweep();
         try (PrintWriter w = csv("counts.csv")) {
-            w.println("windows,p50_ms,p99_ms,p999_ms,max_ms,errors,heap_mb,rss_mb");
+            w.println("windows,p50_ms,p99_ms,p999_ms,max_ms,errors,heap_mb,rss_mb,pss_mb");
             for (String count : counts) {
                 int n = Integer.parseInt(count);
                 try (BenchNode node = startNode("w" + n)) {
@@ -307,8 +308,8 @@ public final class BenchMain {
                             1_000_000L, o.number("history-rate", rate / 4), "window-count " + n);
                     OpenLoop.Result r = inject("window-count " + n, node, PaymentSource.of(gen), rate, connections);
                     double h = sweep.add(r, node);
-                    w.printf(Locale.ROOT, "%d,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f%n", n, r.ms(50), r.ms(99), r.ms(99.9),
-                            r.maxMs(), r.errors(), h, sweep.lastRss);
+                    w.printf(Locale.ROOT, "%d,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f%n", n, r.ms(50), r.ms(99), r.ms(99.9),
+                            r.maxMs(), r.errors(), h, sweep.lastRss, sweep.lastPss);
                     w.flush();
                     result.put("p999_ms_" + n, OpenLoop.fmt(r.ms(99.9)));
                     result.put("p99_ms_" + n, OpenLoop.fmt(r.ms(99)));
@@ -330,12 +331,14 @@ public final class BenchMain {
         final List<Double> p99 = new ArrayList<>();
         final List<Double> heap = new ArrayList<>();
         double lastRss;
+        double lastPss;
         double reservoir;
 
         /** Records a run and reads its node's memory; returns the heap after GC. */
         double add(OpenLoop.Result r, BenchNode node) {
             double h = node.heapAfterGcMb();
             lastRss = node.rssMb();
+            lastPss = node.pssMb();
             reservoir = node.reservoirMb();
             p999.add(r.ms(99.9));
             p99.add(r.ms(99));
@@ -348,6 +351,7 @@ public final class BenchMain {
             result.put("heap_mb", String.format(Locale.ROOT, "%.1f", heap.stream().mapToDouble(d -> d).max()
                     .orElse(-1)));
             result.put("rss_mb", String.format(Locale.ROOT, "%.1f", lastRss));
+            result.put("pss_mb", String.format(Locale.ROOT, "%.1f", lastPss));
             result.put("reservoir_mb", String.format(Locale.ROOT, "%.1f", reservoir));
         }
     }

@@ -152,6 +152,23 @@ final class BenchNode implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * The node's proportional set size (Pss of {@code smaps_rollup}) in MiB, or -1: its memory with each page counted
+     * once. ZGC maps the heap three times, and VmRSS counts each mapping's pages.
+     */
+    double pssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "smaps_rollup"))) {
+                if (line.startsWith("Pss:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or gone
+        }
+        return -1;
+    }
+
     /** Bytes of the event reservoirs' files on disk, in MiB. */
     double reservoirMb() {
         try (var files = Files.walk(dataDir)) {
