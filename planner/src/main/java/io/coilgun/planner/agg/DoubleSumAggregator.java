@@ -10,6 +10,9 @@ import java.nio.ByteBuffer;
  */
 final class DoubleSumAggregator extends Aggregator {
     private final boolean average;
+    /** For {@link #result} (one task's thread uses an aggregator): the double-double sum, without allocating. */
+    private final ByteBuffer scratch = ByteBuffer.allocate(ExactSum.BYTES);
+    private final double[] sum = new double[2];
 
     DoubleSumAggregator(AggregationDef def, boolean average) {
         super(def);
@@ -46,7 +49,7 @@ final class DoubleSumAggregator extends Aggregator {
         if (!average) {
             return ExactSum.value(state, at + 8);
         }
-        double[] sum = ExactSum.doubleDouble(state, at + 8);
+        ExactSum.doubleDouble(state, at + 8, scratch, sum);
         // (hi + lo) / n, rounded once
         double q = sum[0] / n;
         double r = (Math.fma(-q, n, sum[0]) + sum[1]) / n;

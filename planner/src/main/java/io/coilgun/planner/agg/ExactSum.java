@@ -127,16 +127,22 @@ final class ExactSum {
      * rest. A function of the exact sum only.
      */
     static double[] doubleDouble(ByteBuffer s, int at) {
+        double[] out = new double[2];
+        doubleDouble(s, at, ByteBuffer.allocate(BYTES), out);
+        return out;
+    }
+
+    /** {@link #doubleDouble(ByteBuffer, int)} into {@code out}, using {@code scratch} ({@link #BYTES}): no allocation. */
+    static void doubleDouble(ByteBuffer s, int at, ByteBuffer scratch, double[] out) {
         double hi = value(s, at);
+        out[0] = hi;
         if (!Double.isFinite(hi)) {
-            return new double[] {hi, 0.0};
+            out[1] = 0.0;
+            return;
         }
-        ByteBuffer copy = ByteBuffer.allocate(BYTES);
-        for (int i = 0; i < BYTES; i++) {
-            copy.put(i, s.get(at + i));
-        }
-        grow(copy, 0, -hi);
-        return new double[] {hi, value(copy, 0)};
+        System.arraycopy(s.array(), s.arrayOffset() + at, scratch.array(), scratch.arrayOffset(), BYTES);
+        grow(scratch, 0, -hi);
+        out[1] = value(scratch, 0);
     }
 
     /** Sets the slot to an empty sum. */
