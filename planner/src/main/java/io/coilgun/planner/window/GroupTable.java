@@ -78,7 +78,11 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
 
     /** The entry of {@code group}: loaded from the store or created empty when not in memory. */
     int find(byte[] group) {
-        long h = KnownGroups.hash(group);
+        return find(group, KnownGroups.hash(group));
+    }
+
+    /** {@link #find(byte[])} of a group whose {@link KnownGroups#hash} is {@code h}. */
+    int find(byte[] group, long h) {
         int id = lookup(group, h);
         if (id >= 0) {
             flags[id] |= USED;

@@ -112,11 +112,12 @@ public final class SharedOperators {
         }
     }
 
-    /** The group key of the current event over some columns, encoded once per event. */
+    /** The group key of the current event over some columns, encoded and hashed once per event. */
     public final class GroupBy {
         private final int[] columns;
         private long encodedAt = -1;
         private byte[] key;
+        private long hash;
 
         private GroupBy(int[] columns) {
             this.columns = columns;
@@ -126,9 +127,16 @@ public final class SharedOperators {
         public byte[] key() {
             if (encodedAt != generation) {
                 key = GroupKeys.encode(current, columns);
+                hash = KnownGroups.hash(key);
                 encodedAt = generation;
             }
             return key;
+        }
+
+        /** {@link KnownGroups#hash} of {@link #key()}: the group tables of every metric with this group-by use it. */
+        long hash() {
+            key();
+            return hash;
         }
     }
 }

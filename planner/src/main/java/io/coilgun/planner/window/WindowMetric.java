@@ -241,7 +241,7 @@ public final class WindowMetric implements MetricOperator {
     @Override
     public void accept(Object[] values, long eventTime, long seq) {
         byte[] group = groupBy.key();
-        int id = table.find(group);
+        int id = table.find(group, groupBy.hash());
         ByteBuffer row = table.row(id);
         long clock = Math.max(GroupState.clock(row), eventTime);
         GroupState.clock(row, clock);
@@ -419,7 +419,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        int id = table.find(group);
+        int id = table.find(group, groupBy.hash());
         apply(id, bucketOf(eventTime), scratch, true, group);
         save(id);
         zones.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
@@ -456,7 +456,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        int id = table.find(group);
+        int id = table.find(group, groupBy.hash());
         apply(id, 0, scratch, false, group);
         save(id);
         zones.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
