@@ -431,10 +431,10 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
         int taken = 0;
         if (!topics.isEmpty()) {
-            taken += take(active, replicating ? SHARED_POLL : POLL, touched);
+            taken += take(active, replicating ? SHARED_POLL : POLL, touched, lastCheckpoint);
         }
         if (!replicaPartitions.isEmpty()) {
-            taken += take(replica, topics.isEmpty() ? POLL : Duration.ZERO, touched);
+            taken += take(replica, topics.isEmpty() ? POLL : Duration.ZERO, touched, lastCheckpoint);
         }
         // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
         // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
@@ -463,8 +463,13 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         return true;
     }
 
-    /** Polls one consumer and hands each record to its task; the number of records taken. */
-    private int take(KafkaConsumer<byte[], byte[]> consumer, Duration timeout, Set<TaskProcessor> touched) {
+    /**
+     * Polls one consumer and hands each record to its task; the number of records taken. A poll that takes longer
+     * than a checkpoint interval to apply (many metrics, a backlog) checkpoints its tasks on the way, so that a
+     * checkpoint's batch stays the size of one interval's changes.
+     */
+    private int take(KafkaConsumer<byte[], byte[]> consumer, Duration timeout, Set<TaskProcessor> touched,
+            long[] lastCheckpoint) {
         ConsumerRecords<byte[], byte[]> records;
         try {
             records = consumer.poll(timeout);
@@ -477,6 +482,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             return 0;
         }
         Set<TopicPartition> rewound = null; // partitions whose rest of this poll is dropped
+        int sinceClockRead = 0;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition tp = new TopicPartition(record.topic(), record.partition());
             TaskProcessor task = tasks.get(tp);
@@ -495,6 +501,17 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 rewound.add(tp);
             }
             touched.add(task);
+            if (++sinceClockRead == 64) {
+                sinceClockRead = 0;
+                long now = System.nanoTime();
+                if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
+                    for (TaskProcessor t : touched) {
+                        checkpoint(t);
+                    }
+                    touched.clear();
+                    lastCheckpoint[0] = now;
+                }
+            }
         }
         return records.count();
     }

@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * {@linkplain StateStore.Family#addOwner owns}) stays the durable copy: each commit of the task's store writes the
  * rows changed since the previous one, in the same batch as the task's offset.
  *
- * <p>Memory: every table of the process shares one {@link Budget}. A table that finds the budget spent evicts its own
+ * <p>Memory: every table of the process shares one {@link Budget}, which also counts the fingerprints of the groups
+ * each has stored ({@link KnownGroups}: a few bytes per group, in memory or not). A table that finds the budget spent evicts its own
  * rows that are committed and were not used since the clock hand last passed them (CLOCK, a cheap LRU); a changed
  * row stays until its commit. A group evicted costs one RocksDB read when it comes back; a group never stored costs
  * none ({@link KnownGroups}).
@@ -36,6 +37,8 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     private final Supplier<ByteBuffer> emptyRow;
     private final Budget budget;
     private final KnownGroups stored = new KnownGroups();
+    /** The bytes of {@link #stored} counted in the budget (it grows with the groups, whether in memory or not). */
+    private long storedBytes;
 
     /**
      * Index cells: the high 32 bits of the key's hash and the entry id + 1 in the low ones, 0 for an empty cell (a
@@ -73,6 +76,7 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
             stored.add(Arrays.copyOfRange(key, keyPrefix.length, key.length));
             return true;
         });
+        countStored();
         family.addOwner(this);
     }
 
@@ -172,7 +176,14 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
             flags[id] = (byte) (flags[id] & ~DIRTY | STORED);
         }
         dirtyCount = 0;
+        countStored();
         evictWhileOverBudget(2 * nextId, Integer.MAX_VALUE); // rows just committed may go now
+    }
+
+    private void countStored() {
+        long now = stored.bytes();
+        budget.used.addAndGet(now - storedBytes);
+        storedBytes = now;
     }
 
     private int lookup(byte[] group, long h) {
@@ -302,8 +313,9 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     @Override
     public void close() {
         family.removeOwner(this);
-        budget.used.addAndGet(-bytes);
+        budget.used.addAndGet(-bytes - storedBytes);
         bytes = 0;
+        storedBytes = 0;
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
