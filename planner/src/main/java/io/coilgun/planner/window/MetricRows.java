@@ -43,7 +43,7 @@ public final class MetricRows {
 
     /** The zone rows: written and deleted once per event, read rarely (a group behind): not cached by the store. */
     static StateStore.Family zones(StateStore store) {
-        return store.family(ZONE_FAMILY, false);
+        return store.family(ZONE_FAMILY, false).putOnce();
     }
 
     /** {@code <name>\0}: what every key of metric {@code name} starts with. */
