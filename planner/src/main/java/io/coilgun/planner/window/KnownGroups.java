@@ -25,11 +25,7 @@ final class KnownGroups {
         return h == 0 ? 1 : h;
     }
 
-    boolean mayContain(byte[] key) {
-        return mayContainHash(hash(key));
-    }
-
-    /** {@link #mayContain} of the key whose {@link #hash} is {@code h}. */
+    /** Whether the key whose {@link #hash} is {@code h} may have been stored (false: certainly not). */
     boolean mayContainHash(long h) {
         int f = fingerprint(h);
         int mask = table.length - 1;
@@ -86,10 +82,6 @@ final class KnownGroups {
             }
         }
         table = bigger;
-    }
-
-    int size() {
-        return size;
     }
 
     /** The bytes the set holds (for the group tables' memory budget). */
