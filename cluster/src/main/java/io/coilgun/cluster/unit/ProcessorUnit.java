@@ -358,6 +358,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
     }
 
+    /** Checkpoints the tasks that applied records since the last checkpoint, which is now. */
+    private void checkpoint(Set<TaskProcessor> touched, long[] lastCheckpoint, long now) {
+        for (TaskProcessor task : touched) {
+            checkpoint(task);
+        }
+        touched.clear();
+        lastCheckpoint[0] = now;
+    }
+
     private void checkpoint(TaskProcessor task) {
         try {
             task.checkpointIfDirty();
@@ -440,11 +449,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
         long now = System.nanoTime();
         if (!touched.isEmpty() && (taken == 0 || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
-            for (TaskProcessor task : touched) {
-                checkpoint(task);
-            }
-            touched.clear();
-            lastCheckpoint[0] = now;
+            checkpoint(touched, lastCheckpoint, now);
             // Every COMMIT_EVERY_NS, commit the positions noted at the previous commit: their replies were sent that
             // long ago (acks=all, no linger), so a promoted replica re-sends only the replies that may have died
             // with this node (it keeps the last RecentReplies.CAPACITY of them).
@@ -505,11 +510,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 sinceClockRead = 0;
                 long now = System.nanoTime();
                 if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
-                    for (TaskProcessor t : touched) {
-                        checkpoint(t);
-                    }
-                    touched.clear();
-                    lastCheckpoint[0] = now;
+                    checkpoint(touched, lastCheckpoint, now);
                 }
             }
         }

@@ -92,7 +92,7 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
             flags[id] |= USED;
             return id;
         }
-        byte[] key = concat(keyPrefix, group);
+        byte[] key = MetricRows.concat(keyPrefix, group);
         byte[] value = stored.mayContainHash(h) ? family.get(key) : null;
         return insert(key, h, value == null ? emptyRow.get() : ByteBuffer.wrap(value), value != null);
     }
@@ -100,7 +100,8 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     /** Whether the group has a state, in memory or stored. */
     boolean contains(byte[] group) {
         long h = KnownGroups.hash(group);
-        return lookup(group, h) >= 0 || (stored.mayContainHash(h) && family.get(concat(keyPrefix, group)) != null);
+        return lookup(group, h) >= 0
+                || (stored.mayContainHash(h) && family.get(MetricRows.concat(keyPrefix, group)) != null);
     }
 
     ByteBuffer row(int id) {
@@ -316,12 +317,6 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
         budget.used.addAndGet(-bytes - storedBytes);
         bytes = 0;
         storedBytes = 0;
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] r = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
     }
 
     /**

@@ -60,6 +60,13 @@ public final class MetricRows {
         return k;
     }
 
+    /** {@code a} followed by {@code b}: a row's key from its prefix and group key. */
+    static byte[] concat(byte[] a, byte[] b) {
+        byte[] r = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
     /** The first key after every key starting with {@code prefix}. */
     static byte[] after(byte[] prefix) {
         byte[] upTo = prefix.clone();

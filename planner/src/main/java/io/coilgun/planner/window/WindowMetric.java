@@ -173,7 +173,8 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public byte[] scanCurrent(byte[] after, int limit, long streamTime, Object[] out, CurrentValues visitor) {
-        byte[] from = after == null ? statePrefix : concat(concat(statePrefix, after), new byte[] {0});
+        byte[] from = after == null ? statePrefix
+                : MetricRows.concat(MetricRows.concat(statePrefix, after), new byte[] {0});
         List<byte[]> groups = new java.util.ArrayList<>(Math.min(limit, 1024));
         groupRows.scan(from, MetricRows.after(statePrefix), (key, value) -> {
             groups.add(Arrays.copyOfRange(key, statePrefix.length, key.length));
@@ -577,14 +578,14 @@ public final class WindowMetric implements MetricOperator {
     }
 
     private CandidateState loadCandidates(byte[] group) {
-        return CandidateState.read(kinds, aux.get(concat(candidatesPrefix, group)));
+        return CandidateState.read(kinds, aux.get(MetricRows.concat(candidatesPrefix, group)));
     }
 
     private void saveCandidates(byte[] group, CandidateState cs) {
         if (kind == WindowSpec.Kind.TUMBLING) {
             cs.dropBucketsBefore(bucketOf(reservoir.streamTime() - lateness - delay));
         }
-        aux.put(concat(candidatesPrefix, group), cs.encode());
+        aux.put(MetricRows.concat(candidatesPrefix, group), cs.encode());
     }
 
     private Object argument(Object[] values, int i) {
@@ -624,12 +625,6 @@ public final class WindowMetric implements MetricOperator {
         ByteBuffer k = ByteBuffer.allocate(prefix.length + group.length + 16);
         k.put(prefix).put(group).putLong(eventTime ^ Long.MIN_VALUE).putLong(seq ^ Long.MIN_VALUE);
         return k.array();
-    }
-
-    private static byte[] concat(byte[] a, byte[] b) {
-        byte[] r = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
     }
 
     @Override
