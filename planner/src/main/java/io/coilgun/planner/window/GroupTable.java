@@ -16,10 +16,10 @@ import java.util.function.Supplier;
  * rows changed since the previous one, in the same batch as the task's offset.
  *
  * <p>Memory: every table of the process shares one {@link Budget}, which also counts the fingerprints of the groups
- * each has stored ({@link KnownGroups}: a few bytes per group, in memory or not). A table that finds the budget spent evicts its own
- * rows that are committed and were not used since the clock hand last passed them (CLOCK, a cheap LRU); a changed
- * row stays until its commit. A group evicted costs one RocksDB read when it comes back; a group never stored costs
- * none ({@link KnownGroups}).
+ * each has stored ({@link KnownGroups}: a few bytes per group, in memory or not). A table that finds the budget spent
+ * evicts its own rows that are committed and were not used since the clock hand last passed them (CLOCK, a cheap
+ * LRU); a changed row stays until its commit. A group evicted costs one RocksDB read when it comes back; a group never
+ * stored costs none.
  *
  * <p>Entries live in parallel arrays under stable ids (what {@link #find} returns); the hash index maps keys to ids,
  * and deletes shift later index cells back (no tombstones). Single-threaded, like the task plan.
