@@ -5,6 +5,7 @@ import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.planner.window.WindowMetric;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,12 +78,14 @@ public final class PlanExplainer {
                 long l = stream.latenessMicros();
                 if (w.delayMicros() > 0) {
                     iterators.computeIfAbsent(w.delayMicros(), k -> new ArrayList<>()).add(m.name() + " head");
-                    iterators.computeIfAbsent(w.delayMicros() + l, k -> new ArrayList<>()).add(m.name() + " head zone");
+                    if (m.aggregations().stream().anyMatch(a -> WindowMetric.usesCandidates(a.kind()))) {
+                        iterators.computeIfAbsent(w.delayMicros() + l, k -> new ArrayList<>())
+                                .add(m.name() + " head settled");
+                    }
                 }
                 if (w.kind() == WindowSpec.Kind.SLIDING) {
                     long tail = w.delayMicros() + w.sizeMicros();
                     iterators.computeIfAbsent(tail, k -> new ArrayList<>()).add(m.name() + " tail");
-                    iterators.computeIfAbsent(tail + l, k -> new ArrayList<>()).add(m.name() + " tail zone");
                 }
             }
             if (iterators.isEmpty()) {

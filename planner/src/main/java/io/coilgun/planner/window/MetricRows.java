@@ -16,16 +16,15 @@ import java.util.TreeSet;
  *   <li>{@value #STATE_FAMILY}: group states ({@code <name>\0g<group>}, held in memory by the metric's
  *       {@link GroupTable}) and the metric's start ({@code <name>\0t}); not cached by the store.</li>
  *   <li>{@value #AUX_FAMILY}: MIN/MAX/LAST/PREV candidates and COUNT(DISTINCT) value counts.</li>
- *   <li>{@value #ZONE_FAMILY}: head and tail zone rows (see {@link WindowMetric}): each written and deleted once
- *       per event and read only for a group behind the stream time, so not cached by the store.</li>
  * </ul>
  * Stores written before this layout had two families per metric ({@code metric.<name>}, {@code aux.<name>}):
- * {@link #migrate} moves their rows here when a task opens.
+ * {@link #migrate} moves their rows here when a task opens. Head and tail zones are not stored (see {@link Zone}):
+ * the zone rows of older stores (in {@code aux.<name>}, then in a family {@value #OLD_ZONE_FAMILY}) are dropped.
  */
 public final class MetricRows {
     public static final String STATE_FAMILY = "metrics";
     public static final String AUX_FAMILY = "metrics.aux";
-    public static final String ZONE_FAMILY = "metrics.zones";
+    private static final String OLD_ZONE_FAMILY = "metrics.zones";
     private static final String LEGACY_STATE = "metric.";
     private static final String LEGACY_AUX = "aux.";
 
@@ -39,11 +38,6 @@ public final class MetricRows {
 
     static StateStore.Family aux(StateStore store) {
         return store.family(AUX_FAMILY);
-    }
-
-    /** The zone rows: written and deleted once per event, read rarely (a group behind): not cached by the store. */
-    static StateStore.Family zones(StateStore store) {
-        return store.family(ZONE_FAMILY, false).putOnce();
     }
 
     /** {@code <name>\0}: what every key of metric {@code name} starts with. */
@@ -89,20 +83,16 @@ public final class MetricRows {
         if (store.familyNames().contains(AUX_FAMILY)) {
             aux(store).dropRange(from, to);
         }
-        if (store.familyNames().contains(ZONE_FAMILY)) {
-            zones(store).dropRange(from, to);
-        }
     }
 
     /** The names of the metrics with rows in the store. */
     public static Set<String> stored(StateStore store) {
         Set<String> names = new TreeSet<>();
-        for (String family : List.of(STATE_FAMILY, AUX_FAMILY, ZONE_FAMILY)) {
+        for (String family : List.of(STATE_FAMILY, AUX_FAMILY)) {
             if (!store.familyNames().contains(family)) {
                 continue;
             }
-            StateStore.Family rows = family.equals(STATE_FAMILY) ? states(store)
-                    : family.equals(AUX_FAMILY) ? aux(store) : zones(store);
+            StateStore.Family rows = family.equals(STATE_FAMILY) ? states(store) : aux(store);
             byte[] from = new byte[0];
             while (true) {
                 byte[][] first = new byte[1][];
@@ -126,9 +116,12 @@ public final class MetricRows {
 
     /**
      * Moves the rows of a store written with a family per metric into the shared families, then drops the old
-     * families: copied and committed first, so a crash in between only copies them again.
+     * families: copied and committed first, so a crash in between only copies them again. Drops stored zone rows.
      */
     public static void migrate(StateStore store) {
+        if (store.familyNames().contains(OLD_ZONE_FAMILY)) {
+            store.dropFamily(OLD_ZONE_FAMILY);
+        }
         List<String> legacy = new ArrayList<>();
         for (String family : store.familyNames()) {
             if (family.startsWith(LEGACY_STATE) || family.startsWith(LEGACY_AUX)) {
@@ -144,9 +137,9 @@ public final class MetricRows {
             store.family(family).scanAll((key, value) -> {
                 byte[] k = Arrays.copyOf(p, p.length + key.length);
                 System.arraycopy(key, 0, k, p.length, key.length);
-                // zone rows (h, z) of the old aux families go to the zone family
-                (state ? states(store) : key.length > 0 && (key[0] == 'h' || key[0] == 'z') ? zones(store)
-                        : aux(store)).put(k, value);
+                if (state || key.length == 0 || (key[0] != 'h' && key[0] != 'z')) { // h, z: zone rows
+                    (state ? states(store) : aux(store)).put(k, value);
+                }
                 return true;
             });
         }

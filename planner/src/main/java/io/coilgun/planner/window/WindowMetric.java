@@ -36,12 +36,13 @@ import java.util.List;
  *       one aggregate per bucket {@code floor(t / w)} instead of a tail, for the few buckets a clock in
  *       {@code [S - L, S]} can reach; INFINITE never removes.</li>
  *   <li>A group whose clock T is behind S needs two corrections, both within one lateness of the iterators:
- *       the events the head already added with {@code T - d < t <= S - d} are subtracted (the <b>head zone</b>,
- *       rows {@code h<metric>\0<group><t><seq>} kept by the head and cleared by an iterator at lag
- *       {@code d + L}; with no delay there are none, T being the group's newest event), and for SLIDING the events
- *       the tail already removed with {@code T - d - w < t <= S - d - w} are added back (the <b>tail zone</b>,
- *       rows {@code z...}, cleared at lag {@code d + w + L}). When {@code T = S}, the usual in-order case,
- *       nothing is read.</li>
+ *       the events the head already added with {@code T - d < t <= S - d} are subtracted (the <b>head zone</b>:
+ *       the head's events of the last lateness, {@code S - d - L < t <= S - d}; with no delay there are none, T
+ *       being the group's newest event), and for SLIDING the events the tail already removed with
+ *       {@code T - d - w < t <= S - d - w} are added back (the <b>tail zone</b>, {@code S - d - w - L < t <=
+ *       S - d - w}). When {@code T = S}, the usual in-order case, nothing is read. The zones are {@link Zone}s in
+ *       memory, rebuilt from the reservoir when the task opens: a function of the reservoir and S, they cost the
+ *       state store nothing.</li>
  * </ul>
  * Iterators are shared reservoir subscriptions: metrics with aligned window ends read the reservoir once.
  */
@@ -53,8 +54,6 @@ public final class WindowMetric implements MetricOperator {
     private final GroupTable table;
     /** Its candidates and value counts: rows {@code <name>\0...} of {@link MetricRows#AUX_FAMILY}. */
     private final StateStore.Family aux;
-    /** Its head and tail zone rows: rows {@code <name>\0...} of {@link MetricRows#ZONE_FAMILY}. */
-    private final StateStore.Family zones;
     private final Reservoir reservoir;
     private final SharedOperators shared;
     private final SharedOperators.Filter filter;
@@ -76,8 +75,9 @@ public final class WindowMetric implements MetricOperator {
     private final int[] slots;
     private final int aggBytes;
     private final byte[] statePrefix;
-    private final byte[] headZonePrefix;
-    private final byte[] tailZonePrefix;
+    /** The head zone (with a delay) and the tail zone (SLIDING); null when the window has none. */
+    private final Zone headZone;
+    private final Zone tailZone;
     private final byte[] minSeqKey;
     private final long minSeq;
     private final Subscription[] subscriptions;
@@ -101,7 +101,6 @@ public final class WindowMetric implements MetricOperator {
         this.def = def;
         this.groupRows = MetricRows.states(store);
         this.aux = MetricRows.aux(store);
-        this.zones = MetricRows.zones(store);
         this.reservoir = reservoir;
         this.shared = shared;
         this.kind = def.window().kind();
@@ -141,8 +140,8 @@ public final class WindowMetric implements MetricOperator {
         this.distinctPrefix = MetricRows.prefix(def.name(), 'd');
         compileExpressions(stream);
         this.statePrefix = MetricRows.prefix(def.name(), 'g');
-        this.headZonePrefix = MetricRows.prefix(def.name(), 'h');
-        this.tailZonePrefix = MetricRows.prefix(def.name(), 'z');
+        this.headZone = delay > 0 ? new Zone() : null;
+        this.tailZone = kind == WindowSpec.Kind.SLIDING ? new Zone() : null;
         this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
         boolean bucketZero = kind != WindowSpec.Kind.TUMBLING;
@@ -153,13 +152,34 @@ public final class WindowMetric implements MetricOperator {
         java.util.List<Subscription> subs = new java.util.ArrayList<>();
         if (delay > 0) {
             subs.add(reservoir.iterator(delay).subscribe(minSeq, this::headPassed));
-            subs.add(reservoir.iterator(delay + lateness).subscribe(minSeq, this::headZoneLeft));
+            if (anyCandidates) {
+                subs.add(reservoir.iterator(delay + lateness).subscribe(minSeq, this::headSettled));
+            }
         }
         if (kind == WindowSpec.Kind.SLIDING) {
             subs.add(reservoir.iterator(delay + size).subscribe(minSeq, this::tailPassed));
-            subs.add(reservoir.iterator(delay + size + lateness).subscribe(minSeq, this::tailZoneLeft));
         }
         this.subscriptions = subs.toArray(Subscription[]::new);
+        if (minSeq <= reservoir.lastSeq()) {
+            rebuild(headZone, delay);
+            rebuild(tailZone, delay + size);
+        }
+    }
+
+    /** Fills {@code zone} (of the iterator at {@code lag}) with the reservoir's events it holds at this stream time. */
+    private void rebuild(Zone zone, long lag) {
+        if (zone == null) {
+            return;
+        }
+        long s = reservoir.streamTime();
+        reservoir.scan(s - lag - lateness, s - lag, (seq, t, schema, data, off, len) -> {
+            if (seq >= minSeq) {
+                Object[] scratch = shared.passed(seq, data, off, len);
+                if (passes()) {
+                    zone.add(t, seq, groupBy.key(), groupBy.hash(), encodeArguments(scratch));
+                }
+            }
+        });
     }
 
     @Override
@@ -273,23 +293,23 @@ public final class WindowMetric implements MetricOperator {
     private void report(byte[] group, int id, long clock, long streamTime, Object[] out, int at) {
         long bucket = bucketOf(clock - delay);
         GroupState.copyOf(table.row(id), bucket, aggBytes, window);
-        List<ZoneEvent> tailZone = List.of();
-        List<ZoneEvent> headZone = List.of();
+        List<ZoneEvent> tailEvents = List.of();
+        List<ZoneEvent> headEvents = List.of();
         if (clock < streamTime) {
             if (kind == WindowSpec.Kind.SLIDING) {
                 // the tail already removed the group's events in (T - d - w, S - d - w]: still in its window
-                tailZone = zone(tailZonePrefix, group, clock - delay - size, streamTime - delay - size);
+                tailEvents = zone(tailZone, group, clock - delay - size, streamTime - delay - size);
             }
             if (delay > 0) {
                 // the head already added the group's events in (T - d, S - d]: not in this group's window
-                headZone = zone(headZonePrefix, group, clock - delay, streamTime - delay);
+                headEvents = zone(headZone, group, clock - delay, streamTime - delay);
             }
             // Add before subtracting, so that every intermediate state is a real multiset of events (aggregators
             // reset an emptied window to exact zeros): when w < L the two zones overlap and cancel.
-            for (ZoneEvent e : tailZone) {
+            for (ZoneEvent e : tailEvents) {
                 applyArgs(window, e.args(), true);
             }
-            for (ZoneEvent e : headZone) {
+            for (ZoneEvent e : headEvents) {
                 if (bucketOf(e.time()) == bucket) {
                     applyArgs(window, e.args(), false);
                 }
@@ -301,15 +321,15 @@ public final class WindowMetric implements MetricOperator {
             candidates = loadCandidates(group);
             if (delay > 0 && clock < streamTime) {
                 // the head's events a clock behind S still sees: (S - d - L, T - d]
-                headUpToClock = zone(headZonePrefix, group, streamTime - delay - lateness, clock - delay);
+                headUpToClock = zone(headZone, group, streamTime - delay - lateness, clock - delay);
             }
         }
         for (int i = 0; i < aggregators.length; i++) {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                out[at + i] = distinctResult(i, group, window, bucket, headZone, tailZone);
+                out[at + i] = distinctResult(i, group, window, bucket, headEvents, tailEvents);
             } else {
                 out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
-                        : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailZone);
+                        : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailEvents);
             }
         }
     }
@@ -320,7 +340,7 @@ public final class WindowMetric implements MetricOperator {
      * and the tail zone's events, keeping only those inside the group's window.
      */
     private Object candidateResult(int i, CandidateState cs, long bucket, long clock, long streamTime,
-            List<ZoneEvent> headUpToClock, List<ZoneEvent> tailZone) {
+            List<ZoneEvent> headUpToClock, List<ZoneEvent> tailEvents) {
         List<Candidates.Entry> pool = new java.util.ArrayList<>();
         pool.addAll(cs.settled(i, bucket).entries);
         if (delay > 0) {
@@ -334,7 +354,7 @@ public final class WindowMetric implements MetricOperator {
                 }
             }
         }
-        for (ZoneEvent e : tailZone) {
+        for (ZoneEvent e : tailEvents) {
             if (e.args()[i] != null) {
                 pool.add(new Candidates.Entry(e.time(), e.seq(), e.args()[i]));
             }
@@ -347,19 +367,19 @@ public final class WindowMetric implements MetricOperator {
      * COUNT(DISTINCT x) of the reported group: the base distinct count, corrected value by value for the tail
      * zone's events (added back) and the head zone's events of this bucket (taken out).
      */
-    private long distinctResult(int i, byte[] group, ByteBuffer window, long bucket, List<ZoneEvent> headZone,
-            List<ZoneEvent> tailZone) {
+    private long distinctResult(int i, byte[] group, ByteBuffer window, long bucket, List<ZoneEvent> headEvents,
+            List<ZoneEvent> tailEvents) {
         long distinct = window.getLong(slots[i]);
-        if (headZone.isEmpty() && tailZone.isEmpty()) {
+        if (headEvents.isEmpty() && tailEvents.isEmpty()) {
             return distinct;
         }
         java.util.Map<java.nio.ByteBuffer, long[]> delta = new java.util.HashMap<>();
-        for (ZoneEvent e : tailZone) {
+        for (ZoneEvent e : tailEvents) {
             if (e.args()[i] != null) {
                 delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]++;
             }
         }
-        for (ZoneEvent e : headZone) {
+        for (ZoneEvent e : headEvents) {
             if (e.args()[i] != null && bucketOf(e.time()) == bucket) {
                 delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]--;
             }
@@ -423,7 +443,8 @@ public final class WindowMetric implements MetricOperator {
         int id = table.find(group, groupBy.hash());
         apply(id, bucketOf(eventTime), scratch, true, group);
         save(id);
-        zones.put(zoneKey(headZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        headZone.expire(reservoir.streamTime() - delay - lateness);
+        headZone.add(eventTime, seq, group, groupBy.hash(), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.insert(bucketOf(eventTime), true, eventTime, seq, argumentsOf(scratch));
@@ -431,23 +452,23 @@ public final class WindowMetric implements MetricOperator {
         }
     }
 
-    private void headZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
+    /**
+     * An event left the head zone (lag d + L): no clock can be before it any more, so its candidate moves from the
+     * head's candidates to the settled ones, unless a short sliding window expired it.
+     */
+    private void headSettled(long seq, long eventTime, int schema, byte[] data, int off, int len) {
         Object[] scratch = shared.passed(seq, data, off, len);
         if (!passes()) {
             return;
         }
         byte[] group = groupBy.key();
-        zones.delete(zoneKey(headZonePrefix, group, eventTime, seq));
-        if (anyCandidates) {
-            // settled: from the head's candidates to the settled ones, unless a short sliding window expired it
-            CandidateState cs = loadCandidates(group);
-            cs.removeHead(bucketOf(eventTime), eventTime, seq);
-            boolean expired = kind == WindowSpec.Kind.SLIDING && eventTime <= reservoir.streamTime() - delay - size;
-            if (!expired) {
-                cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(scratch));
-            }
-            saveCandidates(group, cs);
+        CandidateState cs = loadCandidates(group);
+        cs.removeHead(bucketOf(eventTime), eventTime, seq);
+        boolean expired = kind == WindowSpec.Kind.SLIDING && eventTime <= reservoir.streamTime() - delay - size;
+        if (!expired) {
+            cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(scratch));
         }
+        saveCandidates(group, cs);
     }
 
     /** The sliding tail (lag d + w) passed an event: it leaves its group's aggregate and enters the tail zone. */
@@ -460,20 +481,13 @@ public final class WindowMetric implements MetricOperator {
         int id = table.find(group, groupBy.hash());
         apply(id, 0, scratch, false, group);
         save(id);
-        zones.put(zoneKey(tailZonePrefix, group, eventTime, seq), encodeArguments(scratch));
+        tailZone.expire(reservoir.streamTime() - delay - size - lateness);
+        tailZone.add(eventTime, seq, group, groupBy.hash(), encodeArguments(scratch));
         if (anyCandidates) {
             CandidateState cs = loadCandidates(group);
             cs.removeBoth(0, eventTime, seq);
             saveCandidates(group, cs);
         }
-    }
-
-    private void tailZoneLeft(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        shared.passed(seq, data, off, len);
-        if (!passes()) {
-            return;
-        }
-        zones.delete(zoneKey(tailZonePrefix, groupBy.key(), eventTime, seq));
     }
 
     /** Adds (or removes) an event to the aggregates of {@code bucket} of table entry {@code id}. */
@@ -535,27 +549,21 @@ public final class WindowMetric implements MetricOperator {
     private record ZoneEvent(long time, long seq, Object[] args) {
     }
 
-    /** The group's zone rows with {@code after < t <= upTo}, in key order. */
-    private List<ZoneEvent> zone(byte[] zonePrefix, byte[] group, long after, long upTo) {
+    /** The group's events in {@code zone} with {@code after < t <= upTo}, in key order. */
+    private List<ZoneEvent> zone(Zone zone, byte[] group, long after, long upTo) {
         if (upTo <= after) {
             return List.of();
         }
         List<ZoneEvent> out = new java.util.ArrayList<>();
-        byte[] from = zoneKey(zonePrefix, group, after + 1, Long.MIN_VALUE);
-        byte[] to = zoneKey(zonePrefix, group, upTo + 1, Long.MIN_VALUE);
-        int timeAt = zonePrefix.length + group.length;
-        zones.scan(from, to, (key, value) -> {
-            ByteBuffer k = ByteBuffer.wrap(key, timeAt, 16);
-            long t = k.getLong() ^ Long.MIN_VALUE;
-            long seq = k.getLong() ^ Long.MIN_VALUE;
-            ByteBuffer args = ByteBuffer.wrap(value);
+        zone.forEach(group, KnownGroups.hash(group), after, upTo, (t, seq, arguments) -> {
+            ByteBuffer args = ByteBuffer.wrap(arguments);
             Object[] decoded = new Object[aggregators.length];
             for (int i = 0; i < decoded.length; i++) {
                 decoded[i] = Candidates.Values.read(args);
             }
             out.add(new ZoneEvent(t, seq, decoded));
-            return true;
         });
+        out.sort((a, b) -> a.time() != b.time() ? Long.compare(a.time(), b.time()) : Long.compare(a.seq(), b.seq()));
         return out;
     }
 
@@ -572,7 +580,8 @@ public final class WindowMetric implements MetricOperator {
         }
     }
 
-    private static boolean usesCandidates(AggregationKind k) {
+    /** Whether aggregation kind {@code k} keeps candidates (not invertible) rather than an aggregator's slots. */
+    public static boolean usesCandidates(AggregationKind k) {
         return k == AggregationKind.MIN || k == AggregationKind.MAX || k == AggregationKind.LAST
                 || k == AggregationKind.PREV;
     }
@@ -619,12 +628,6 @@ public final class WindowMetric implements MetricOperator {
             Candidates.Values.write(b, a);
         }
         return b.array();
-    }
-
-    private static byte[] zoneKey(byte[] prefix, byte[] group, long eventTime, long seq) {
-        ByteBuffer k = ByteBuffer.allocate(prefix.length + group.length + 16);
-        k.put(prefix).put(group).putLong(eventTime ^ Long.MIN_VALUE).putLong(seq ^ Long.MIN_VALUE);
-        return k.array();
     }
 
     @Override

@@ -13,7 +13,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The shared layout of metric rows: names as key prefixes, a metric cleared alone, legacy families moved in. */
+/**
+ * The shared layout of metric rows: names as key prefixes, a metric cleared alone, legacy families moved in and
+ * stored zone rows dropped.
+ */
 class MetricRowsTest {
     @TempDir
     Path dir;
@@ -28,23 +31,23 @@ class MetricRowsTest {
             for (String m : new String[] {"m", "mm", "m2", "é"}) {
                 MetricRows.states(store).put(MetricRows.prefix(m, 't'), b("start"));
                 MetricRows.aux(store).put(MetricRows.prefix(m, 'x'), b("candidates"));
-                MetricRows.zones(store).put(MetricRows.prefix(m, 'z'), b("zone"));
+                MetricRows.aux(store).put(MetricRows.prefix(m, 'd'), b("distinct"));
             }
             store.commit();
-            MetricRows.zones(store).put(MetricRows.prefix("m", 'h'), b("uncommitted"));
+            MetricRows.aux(store).put(MetricRows.prefix("m", 'y'), b("uncommitted"));
             assertEquals(Set.of("m", "mm", "m2", "é"), MetricRows.stored(store));
             assertTrue(MetricRows.started(store, "m"));
 
             MetricRows.clear(store, "m");
             assertFalse(MetricRows.started(store, "m"));
-            assertNull(MetricRows.zones(store).get(MetricRows.prefix("m", 'h')), "uncommitted rows go too");
+            assertNull(MetricRows.aux(store).get(MetricRows.prefix("m", 'y')), "uncommitted rows go too");
             assertNull(MetricRows.aux(store).get(MetricRows.prefix("m", 'x')));
             assertEquals(Set.of("mm", "m2", "é"), MetricRows.stored(store));
             store.commit();
         }
         try (StateStore store = StateStore.open(dir)) {
             assertEquals(Set.of("mm", "m2", "é"), MetricRows.stored(store));
-            assertArrayEquals(b("zone"), MetricRows.zones(store).get(MetricRows.prefix("mm", 'z')));
+            assertArrayEquals(b("distinct"), MetricRows.aux(store).get(MetricRows.prefix("mm", 'd')));
             assertArrayEquals(b("candidates"), MetricRows.aux(store).get(MetricRows.prefix("mm", 'x')));
         }
     }
@@ -54,7 +57,9 @@ class MetricRowsTest {
         try (StateStore store = StateStore.open(dir)) {
             store.family("metric.card").put(b("t"), b("start"));
             store.family("metric.card").put(b("gcard-1"), b("state"));
+            store.family("aux.card").put(b("xcard-1"), b("candidates"));
             store.family("aux.card").put(b("zcard-1"), b("zone"));
+            store.family("metrics.zones").put(b("card\0hcard-1"), b("zone"));
             store.commit();
         }
         try (StateStore store = StateStore.open(dir)) {
@@ -63,7 +68,9 @@ class MetricRowsTest {
             assertFalse(store.familyNames().contains("aux.card"));
             assertTrue(MetricRows.started(store, "card"));
             assertArrayEquals(b("state"), MetricRows.states(store).get(concat(MetricRows.prefix("card", 'g'), b("card-1"))));
-            assertArrayEquals(b("zone"), MetricRows.zones(store).get(concat(MetricRows.prefix("card", 'z'), b("card-1"))));
+            assertArrayEquals(b("candidates"), MetricRows.aux(store).get(concat(MetricRows.prefix("card", 'x'), b("card-1"))));
+            assertNull(MetricRows.aux(store).get(concat(MetricRows.prefix("card", 'z'), b("card-1"))), "zones: not stored");
+            assertFalse(store.familyNames().contains("metrics.zones"));
         }
     }
 

@@ -378,8 +378,6 @@ public final class StateStore implements AutoCloseable {
         private boolean dropped;
         /** Whether committed rows are kept in the store's heap cache. */
         private boolean cached = true;
-        /** Each key is put at most once and then deleted at most once ({@link #putOnce}). */
-        private boolean putOnce;
         /** The in-memory tables that own rows of this family and write their changes at each commit. */
         private final List<Owner> owners = new ArrayList<>(1);
 
@@ -406,17 +404,6 @@ public final class StateStore implements AutoCloseable {
                 throw new IllegalStateException("family " + name + " is cached: an owner keeps its rows itself");
             }
             owners.add(owner);
-        }
-
-        /**
-         * Declares that each key of this (ordered) family is put at most once, then deleted at most once (a metric's
-         * zone rows: one per event passed). A delete of a key put since the last commit then forgets both, as the key
-         * cannot be in RocksDB: when stream time jumps and an iterator passes a long history at once, the rows put and
-         * deleted within one checkpoint never pile up as tombstones in memory.
-         */
-        public Family putOnce() {
-            this.putOnce = true;
-            return this;
         }
 
         /** The owner's changes are no longer written (it is closed; its rows may be dropped). */
@@ -497,9 +484,6 @@ public final class StateStore implements AutoCloseable {
         public void delete(byte[] key) {
             checkLive();
             if (ordered) {
-                if (putOnce && dirty.remove(key) != null) {
-                    return; // put since the last commit: never written
-                }
                 dirty.put(key, null);
             } else {
                 write(key, ABSENT);

@@ -126,26 +126,4 @@ class StateStoreTest {
         });
         return v;
     }
-
-    @Test
-    void aPutOnceFamilyForgetsRowsPutAndDeletedBetweenCommits() {
-        try (StateStore store = StateStore.open(dir)) {
-            StateStore.Family zones = store.family("zones", false).putOnce();
-            zones.put(b("a"), b("1"));
-            zones.put(b("b"), b("2"));
-            store.commit();
-            zones.put(b("c"), b("3"));
-            zones.delete(b("c")); // put since the last commit: forgotten, never written
-            zones.delete(b("a")); // committed: deleted in the next commit
-            assertNull(zones.get(b("c")));
-            assertNull(zones.get(b("a")));
-            store.commit();
-        }
-        try (StateStore store = StateStore.open(dir)) {
-            StateStore.Family zones = store.family("zones", false).putOnce();
-            assertNull(zones.get(b("a")));
-            assertNull(zones.get(b("c")));
-            assertArrayEquals(b("2"), zones.get(b("b")));
-        }
-    }
 }
