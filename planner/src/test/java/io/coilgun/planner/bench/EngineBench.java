@@ -26,7 +26,11 @@ import java.util.SplittableRandom;
  * window, cards drawn with Zipf-like skew from {@code --cards} (default 1,000,000). Events are encoded before the
  * timed loop; checkpoints every 100 ms, as processor units take them. Prints progress and one RESULT line with events_per_s.
  *
- * <pre>scripts/bench engine [--window 5m|30d] [--events N] [--cards N] [--rate N (events/s of event time)]</pre>
+ * With {@code --metrics N}, window-count's metric set instead (N misaligned sliding windows of SUM(amount) by card,
+ * sizes 30 s to 5 min, delays 0 to 30 s): what many metrics per stream cost the engine, without Kafka.
+ *
+ * <pre>scripts/bench engine [--window 5m|30d] [--events N] [--cards N] [--rate N (events/s of event time)]
+ *     [--metrics N]</pre>
  */
 public final class EngineBench {
     private EngineBench() {
@@ -42,11 +46,15 @@ public final class EngineBench {
                 new StreamColumn("ts", ColumnType.TIMESTAMP, false), new StreamColumn("card_id", ColumnType.VARCHAR,
                         false), new StreamColumn("amount", ColumnType.DOUBLE, false)), 1, 0, List.of("card_id"), 1,
                 10 * Durations.SECOND, LatePolicy.REJECT, "");
-        MetricDef metric = new MetricDef("card", "payments", List.of(
+        int count = Integer.parseInt(arg(args, "metrics", "0"));
+        List<MetricDef> metrics = count > 0 ? misaligned(count) : List.of(new MetricDef("card", "payments", List.of(
                 new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE),
                 new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
                 new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE)),
-                List.of(2), "card_id", WindowSpec.sliding(size), "");
+                List.of(2), "card_id", WindowSpec.sliding(size), ""));
+        if (count > 0) {
+            window = count + " metrics";
+        }
         EventCodec codec = new EventCodec(stream);
         SplittableRandom rnd = new SplittableRandom(42);
         byte[][] payloads = new byte[events][];
@@ -61,9 +69,9 @@ public final class EngineBench {
         }
         Path dir = Files.createTempDirectory("coilgun-engine");
         try (ReservoirIO io = ReservoirIO.defaults()) {
-            TaskPlan plan = TaskPlan.open(dir, stream, List.of(metric), io, new ChunkCache(256, 64L << 20));
+            TaskPlan plan = TaskPlan.open(dir, stream, metrics, io, new ChunkCache(256, 64L << 20));
             Object[] decoded = new Object[4];
-            Object[] results = new Object[3];
+            Object[] results = new Object[metrics.stream().mapToInt(m -> m.aggregations().size()).sum()];
             long t0 = System.nanoTime();
             long last = t0;
             long lastCheckpoint = t0;
@@ -99,6 +107,19 @@ public final class EngineBench {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /** The window-count benchmark's metrics: sliding windows of 30 s to 5 min, delays of 0 to 30 s. */
+    private static List<MetricDef> misaligned(int n) {
+        List<MetricDef> out = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long size = (30 + (long) i * 270 / Math.max(1, n - 1)) * Durations.SECOND;
+            long delay = ((i * 7L) % 31) * Durations.SECOND;
+            out.add(new MetricDef("w" + i, "payments", List.of(
+                    new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE)),
+                    List.of(2), "card_id", new WindowSpec(WindowSpec.Kind.SLIDING, size, delay), ""));
+        }
+        return out;
     }
 
     /** This process's resident set (Linux), or -1. */

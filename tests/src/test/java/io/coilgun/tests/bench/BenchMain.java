@@ -306,6 +306,8 @@ public final class BenchMain {
                     long now = System.currentTimeMillis() * 1000;
                     Workload.preload(node, gen, now, (reach + 60) * 1_000_000L, 0, (reach + 60) * 1_000_000L,
                             1_000_000L, o.number("history-rate", rate / 4), "window-count " + n);
+                    Workload.closeGap(node, gen, now - 1_000_000L, o.number("history-rate", rate / 4),
+                            "window-count " + n);
                     OpenLoop.Result r = inject("window-count " + n, node, PaymentSource.of(gen), rate, connections);
                     double h = sweep.add(r, node);
                     w.printf(Locale.ROOT, "%d,%.3f,%.3f,%.3f,%.3f,%d,%.1f,%.1f,%.1f%n", n, r.ms(50), r.ms(99), r.ms(99.9),

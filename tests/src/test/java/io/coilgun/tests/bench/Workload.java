@@ -123,4 +123,35 @@ final class Workload {
         System.out.printf(Locale.ROOT, "%s: preloaded %d events in %.1f s%n", label, total,
                 (System.nanoTime() - t0) / 1e9);
     }
+
+    /**
+     * Continues a band preloaded up to {@code fromMicros} at {@code bandRate} events/s up to a second before now,
+     * again until the gap is under a second: the preload takes wall time, and without this the first live event would
+     * move the stream time (and every window's tail) across that whole gap at once.
+     */
+    static void closeGap(BenchNode node, PaymentGenerator gen, long fromMicros, double bandRate, String label)
+            throws SQLException {
+        long from = fromMicros;
+        try (Connection c = node.connect(300); Statement s = c.createStatement()) {
+            for (int pass = 0; pass < 8; pass++) {
+                long upTo = System.currentTimeMillis() * 1000 - 1_000_000L;
+                if (upTo - from < 1_000_000L) {
+                    return;
+                }
+                long n = (long) ((upTo - from) / 1e6 * bandRate);
+                System.out.printf(Locale.ROOT, "%s: closing the %.1f s gap to now with %d more events%n", label,
+                        (upTo - from) / 1e6, n);
+                StringBuilder sql = new StringBuilder();
+                for (long j = 1; j <= n; j++) {
+                    long t = from + (upTo - from) * j / n;
+                    sql.append(sql.length() == 0 ? "INSERT INTO payments VALUES " : ", ").append(gen.next(t).sqlRow());
+                    if (j % 500 == 0 || j == n) {
+                        s.execute(sql.toString());
+                        sql.setLength(0);
+                    }
+                }
+                from = upTo;
+            }
+        }
+    }
 }
