@@ -196,4 +196,97 @@ class PostgresClientsIT {
                     rs.getLong("per_card_cnt")});
         }
     }
+
+    /**
+     * Parameters sent untyped, as node-postgres sends every value (pgjdbc's {@code stringtype=unspecified}), or
+     * as date-time objects, take the type the query gives them; a value not of that type is Postgres' error with
+     * the parameter's number, never an internal one.
+     */
+    @Test
+    void untypedAndDateTimeParametersTakeTheirTypeFromTheQuery() throws SQLException {
+        try (Connection c = node.connect()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                insert(ps, 9600, T0.plusMinutes(1), "untyped", 2.5);
+                insert(ps, 9601, T0.plusMinutes(2), "untyped", 4.0);
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pay WHERE card = ? AND ts > ?")) {
+                ps.setString(1, "untyped");
+                ps.setObject(2, T0.plusSeconds(90)); // a LocalDateTime compared with a timestamp column
+                assertEquals(1, single(ps));
+            }
+        }
+        try (Connection c = node.connect("stringtype=unspecified&")) {
+            String q = "SELECT count(*) FROM pay WHERE card = ? AND id >= ? AND amount > ? AND ts > ?";
+            try (PreparedStatement ps = c.prepareStatement(q)) {
+                Object[][] cases = {
+                    {"untyped", "9600", "1.5", "2026-01-01T10:00:30+00:00", 2L},
+                    {"untyped", "9601", "0", "2026-01-01 10:00:00.5", 1L},
+                    {"untyped", " 9600 ", "3", "2026-01-01", 1L},
+                };
+                for (Object[] k : cases) {
+                    for (int i = 0; i < 4; i++) {
+                        ps.setObject(i + 1, k[i], java.sql.Types.OTHER);
+                    }
+                    assertEquals(k[4], single(ps), java.util.Arrays.toString(k));
+                }
+                String[][] bad = {
+                    {"abc", "1", "2026-01-01", "22P02", "$2"},
+                    {"100000000000000000000", "1", "2026-01-01", "22003", "$2"},
+                    {"1", "one", "2026-01-01", "22P02", "$3"},
+                    {"1", "1", "soon", "22007", "$4"},
+                };
+                for (String[] k : bad) {
+                    ps.setString(1, "untyped");
+                    for (int i = 0; i < 3; i++) {
+                        ps.setObject(i + 2, k[i], java.sql.Types.OTHER);
+                    }
+                    PSQLException e = assertThrows(PSQLException.class, () -> single(ps), String.join(",", k));
+                    assertEquals(k[3], e.getSQLState(), e.getMessage());
+                    assertTrue(e.getMessage().contains(k[4]), e.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * What psycopg2 and hand-written SQL send: timestamps as {@code '…T…'::timestamp}, casts of literals in INSERT,
+     * strings compared with numbers; bad values are data errors (22P02, 22007), never internal ones.
+     */
+    @Test
+    void castLiteralsAsDriversWriteThem() throws SQLException {
+        try (Connection c = node.connect("preferQueryMode=simple&"); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO pay (id, ts, card, amount, n) VALUES (9700, "
+                    + "'2026-01-01T10:00:01.250000'::timestamp, 'casts', '2.5'::float8, CAST('3' AS integer))");
+            s.executeUpdate("INSERT INTO pay (id, ts, card, amount) VALUES ('9701'::int8, "
+                    + "CAST('2026-01-01 10:00:02+01' AS timestamp), 'casts', '1e1'::numeric)");
+            try (ResultSet rs = s.executeQuery("SELECT total, cnt FROM per_card WHERE card = 'casts'")) {
+                assertTrue(rs.next());
+                assertEquals(12.5, rs.getDouble(1), 1e-9);
+                assertEquals(2, rs.getLong(2));
+            }
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pay WHERE card = 'casts' "
+                    + "AND ts > '2026-01-01T10:00:01.5'::timestamp AND id = '9701'")) {
+                assertTrue(rs.next());
+                assertEquals(1, rs.getLong(1));
+            }
+            String[][] bad = {
+                {"INSERT INTO pay (id, ts, card, amount) VALUES (9702, 'soon'::timestamp, 'casts', 1)", "22007"},
+                {"INSERT INTO pay (id, ts, card, amount) VALUES ('x'::bigint, '2026-01-01', 'casts', 1)", "22P02"},
+                {"SELECT count(*) FROM pay WHERE id = 'abc'", "22P02"},
+                {"SELECT count(*) FROM pay WHERE ts > 'soon'::timestamp", "22007"},
+            };
+            for (String[] k : bad) {
+                PSQLException e = assertThrows(PSQLException.class, () -> s.execute(k[0]), k[0]);
+                assertEquals(k[1], e.getSQLState(), k[0] + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static long single(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
 }

@@ -5,6 +5,7 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.sql.parser.TimestampText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Clock;
@@ -41,20 +42,7 @@ public final class ValueConverter {
     public static final long DEFAULT_MAX_FUTURE_MICROS = Durations.MINUTE;
 
     /** Timestamps as Postgres reads them without a zone: date, optional time (T or space), optional fraction. */
-    private static final DateTimeFormatter TIMESTAMP_TEXT = new DateTimeFormatterBuilder()
-            .appendPattern("uuuu-MM-dd")
-            .optionalStart()
-            .appendLiteral(' ').optionalEnd()
-            .optionalStart().appendLiteral('T').optionalEnd()
-            .optionalStart()
-            .appendPattern("HH:mm")
-            .optionalStart().appendPattern(":ss").optionalEnd()
-            .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true).optionalEnd()
-            .optionalEnd()
-            .parseDefaulting(ChronoField.HOUR_OF_DAY, 0)
-            .parseDefaulting(ChronoField.MINUTE_OF_HOUR, 0)
-            .parseDefaulting(ChronoField.SECOND_OF_MINUTE, 0)
-            .toFormatter(Locale.ROOT);
+    private static final DateTimeFormatter TIMESTAMP_TEXT = TimestampText.FORMAT;
 
     private final Clock clock;
     private final long maxFutureMicros;
@@ -203,7 +191,7 @@ public final class ValueConverter {
             throw mismatch(sql, expr, column, lit);
         }
         try {
-            return toMicros(LocalDateTime.parse(lit.text.trim(), TIMESTAMP_TEXT));
+            return toMicros(TimestampText.parse(lit.text));
         } catch (DateTimeParseException e) {
             throw sql.error(SqlState.INVALID_DATETIME_FORMAT,
                     "invalid input syntax for type timestamp: \"" + lit.text + "\"", expr);
@@ -244,7 +232,7 @@ public final class ValueConverter {
                     "literals of type " + tag + " are not supported in INSERT yet", expr);
         }
         try {
-            LocalDateTime t = LocalDateTime.parse(text.trim(), TIMESTAMP_TEXT);
+            LocalDateTime t = TimestampText.parse(text);
             if (tag.equals("DATE") && !t.toLocalTime().equals(java.time.LocalTime.MIDNIGHT)) {
                 throw new DateTimeParseException("a date has no time", text, 0);
             }
@@ -313,6 +301,60 @@ public final class ValueConverter {
     private record Literal(LiteralKind kind, String text, BigDecimal number, long micros) {
     }
 
+    /**
+     * {@code CAST(value AS type)} or {@code value::type} of a literal (what psycopg2 writes for a bound datetime,
+     * {@code '2026-11-24T19:30:05.123456'::timestamp}): the literal read as that type with Postgres' input rules.
+     */
+    private static Literal cast(SqlText sql, SqlNode value, SqlTypeName type) {
+        Literal inner = literal(sql, value);
+        if (inner.kind == LiteralKind.NULL || type == null) {
+            return inner;
+        }
+        switch (type) {
+            case TIMESTAMP, DATE -> {
+                if (inner.kind != LiteralKind.TEXT) {
+                    return inner;
+                }
+                String name = type == SqlTypeName.DATE ? "date" : "timestamp";
+                try {
+                    LocalDateTime t = TimestampText.parse(inner.text);
+                    return new Literal(LiteralKind.TIMESTAMP, null, null,
+                            toMicros(type == SqlTypeName.DATE ? t.toLocalDate().atStartOfDay() : t));
+                } catch (DateTimeParseException e) {
+                    throw sql.error(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type " + name + ": \""
+                            + inner.text + "\"", value);
+                } catch (DateTimeException | ArithmeticException e) {
+                    throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, name + " out of range: \"" + inner.text + "\"",
+                            value);
+                }
+            }
+            case TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL, FLOAT, REAL, DOUBLE -> {
+                if (inner.kind != LiteralKind.TEXT) {
+                    return inner;
+                }
+                try {
+                    return new Literal(LiteralKind.NUMBER, null, new BigDecimal(inner.text.trim()), 0);
+                } catch (NumberFormatException e) {
+                    // NaN and Infinity stay text: a double column reads them
+                    if (type == SqlTypeName.DOUBLE || type == SqlTypeName.FLOAT || type == SqlTypeName.REAL) {
+                        return inner;
+                    }
+                    throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type "
+                            + type.getName().toLowerCase(Locale.ROOT) + ": \"" + inner.text + "\"", value);
+                }
+            }
+            case CHAR, VARCHAR -> {
+                return inner.kind == LiteralKind.TEXT ? inner : new Literal(LiteralKind.TEXT,
+                        inner.kind == LiteralKind.NUMBER ? inner.number.toPlainString()
+                                : inner.kind == LiteralKind.TIMESTAMP ? formatMicros(inner.micros) : inner.text, null,
+                        0);
+            }
+            default -> {
+                return inner;
+            }
+        }
+    }
+
     /** The literal {@code expr} is, with a sign applied to numbers; anything else is not supported yet. */
     private static Literal literal(SqlText sql, SqlNode expr) {
         if (expr instanceof SqlDynamicParam param) {
@@ -323,6 +365,10 @@ public final class ValueConverter {
                 && call.operand(0) instanceof SqlNumericLiteral n) {
             BigDecimal v = n.getValueAs(BigDecimal.class);
             return new Literal(LiteralKind.NUMBER, null, call.getKind() == SqlKind.MINUS_PREFIX ? v.negate() : v, 0);
+        }
+        if (expr instanceof SqlBasicCall call && call.getKind() == SqlKind.CAST
+                && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec) {
+            return cast(sql, call.operand(0), SqlTypeName.get(spec.getTypeName().getSimple().toUpperCase(Locale.ROOT)));
         }
         if (!(expr instanceof SqlLiteral lit)) {
             throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,

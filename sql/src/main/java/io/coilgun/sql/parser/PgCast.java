@@ -48,8 +48,8 @@ public final class PgCast extends SqlBinaryOperator {
         if (array) {
             return cast(value, SqlTypeName.VARCHAR, pos); // Coilgun's catalog shows arrays as text
         }
-        if (type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec) {
-            return SqlStdOperatorTable.CAST.createCall(pos, value, type);
+        if (type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec basic) {
+            return SqlStdOperatorTable.CAST.createCall(pos, dateTimeText(value, SqlTypeName.get(basic.getTypeName().getSimple())), type);
         }
         List<String> names = type.getTypeName().names;
         String name = names.get(names.size() - 1).toLowerCase(Locale.ROOT);
@@ -76,7 +76,7 @@ public final class PgCast extends SqlBinaryOperator {
                     throw new CoilgunParseError(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist",
                             type.getParserPosition());
                 }
-                return cast(value, standard, pos);
+                return cast(dateTimeText(value, standard), standard, pos);
             }
         }
     }
@@ -98,6 +98,24 @@ public final class PgCast extends SqlBinaryOperator {
             case "bytea" -> SqlTypeName.VARBINARY;
             default -> null;
         };
+    }
+
+    /**
+     * A string literal cast to a timestamp or a date, read with Postgres' rules ({@link TimestampText}: a {@code T}
+     * or a zone, as drivers write them) and rewritten in the form Calcite's cast reads; anything else unchanged.
+     */
+    private static SqlNode dateTimeText(SqlNode value, SqlTypeName type) {
+        if (!(value instanceof SqlCharStringLiteral literal)
+                || (type != SqlTypeName.TIMESTAMP && type != SqlTypeName.DATE)) {
+            return value;
+        }
+        try {
+            java.time.LocalDateTime t = TimestampText.parse(literal.getValueAs(String.class));
+            String text = type == SqlTypeName.DATE ? t.toLocalDate().toString() : TimestampText.canonical(t);
+            return SqlLiteral.createCharString(text, literal.getParserPosition());
+        } catch (java.time.DateTimeException e) {
+            return value; // not one: the cast says so
+        }
     }
 
     private static SqlCall cast(SqlNode value, SqlTypeName type, SqlParserPos pos) {

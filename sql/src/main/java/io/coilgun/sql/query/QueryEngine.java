@@ -118,9 +118,11 @@ public final class QueryEngine {
                     return columns(ps.getMetaData(), columnNames, List.of());
                 }
                 int[] numbers = markers.numbers();
+                java.sql.ParameterMetaData types = numbers.length > 0 ? ps.getParameterMetaData() : null;
                 for (int i = 0; i < numbers.length; i++) {
                     int n = numbers[i];
-                    ps.setObject(i + 1, n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null);
+                    ParameterValues.bind(ps, i + 1, types.getParameterType(i + 1),
+                            n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null, n);
                 }
                 cancel.attach(ps);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -133,10 +135,21 @@ public final class QueryEngine {
                 return empty;
             }
             throw QueryErrors.toCoilgun(statement, e);
+        } catch (ExceptionInInitializerError e) {
+            // a constant Calcite folded into its generated code failed to compute (a cast of a literal)
+            CoilgunException data = QueryErrors.dataError(e.getCause());
+            if (data != null) {
+                throw data;
+            }
+            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e.getCause(), 0, e);
         } catch (RuntimeException e) {
             CoilgunException ce = QueryErrors.find(e);
             if (ce != null) {
                 throw ce;
+            }
+            CoilgunException data = QueryErrors.dataError(e);
+            if (data != null) {
+                throw data;
             }
             if (e instanceof ArithmeticException) {
                 throw new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0, e);
@@ -312,11 +325,41 @@ public final class QueryEngine {
             return null;
         }
 
+        /**
+         * A value the query could not read (a string that is not a number or a timestamp, a number out of range),
+         * from the cause chain of what Calcite's generated code threw: Postgres' data exception, or null.
+         */
+        static CoilgunException dataError(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                String m = t.getMessage() == null ? "" : t.getMessage();
+                if (t instanceof NumberFormatException) {
+                    Matcher input = Pattern.compile("For input string: \"(.*)\"").matcher(m);
+                    return new CoilgunException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for a "
+                            + "number: \"" + (input.find() ? input.group(1) : m) + "\"", 0, e);
+                }
+                if (t instanceof IllegalArgumentException
+                        && (m.startsWith("Invalid DATE value") || m.startsWith("Invalid TIMESTAMP value")
+                                || m.startsWith("Invalid TIME value"))) {
+                    return new CoilgunException(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type "
+                            + "timestamp: " + m.substring(m.indexOf(',') + 1).trim(), 0, e);
+                }
+                if (m.contains("due to overflow") || m.contains("out of range")) {
+                    return new CoilgunException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + m, 0,
+                            e);
+                }
+            }
+            return null;
+        }
+
         /** A Calcite error as Postgres would report it: SQLSTATE by kind of error, position from Calcite's. */
         static CoilgunException toCoilgun(String sql, SQLException e) {
             CoilgunException inner = find(e);
             if (inner != null) {
                 return inner;
+            }
+            CoilgunException data = dataError(e);
+            if (data != null) {
+                return data;
             }
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof ArithmeticException) {
