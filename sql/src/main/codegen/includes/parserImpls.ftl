@@ -189,12 +189,15 @@ SqlNode SqlShowObjects() :
 /**
  * Parses {@code BEGIN}, {@code START TRANSACTION}, {@code COMMIT}, {@code END} or {@code ROLLBACK}, each with an
  * optional {@code WORK} or {@code TRANSACTION} and any transaction modes, which are read and ignored: Coilgun
- * applies every statement at once, so the transaction statements only keep drivers happy.
+ * applies every statement at once, so the transaction statements only keep drivers happy. Also the savepoint
+ * statements drivers send: {@code SAVEPOINT name}, {@code RELEASE [SAVEPOINT] name} and
+ * {@code ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT] name}.
  */
 SqlNode SqlTransaction() :
 {
     final Span s;
-    final SqlTransaction.Kind kind;
+    SqlTransaction.Kind kind;
+    SqlIdentifier savepoint = null;
 }
 {
     (
@@ -207,11 +210,25 @@ SqlNode SqlTransaction() :
         <END> { s = span(); kind = SqlTransaction.Kind.COMMIT; }
     |
         <ROLLBACK> { s = span(); kind = SqlTransaction.Kind.ROLLBACK; }
+    |
+        <SAVEPOINT> { s = span(); kind = SqlTransaction.Kind.SAVEPOINT; } savepoint = SimpleIdentifier()
+    |
+        <RELEASE> { s = span(); kind = SqlTransaction.Kind.RELEASE; } [ <SAVEPOINT> ]
+        savepoint = SimpleIdentifier()
     )
     [ <WORK> | <TRANSACTION> ]
+    [
+        <TO> [ <SAVEPOINT> ] savepoint = SimpleIdentifier()
+        {
+            if (kind != SqlTransaction.Kind.ROLLBACK) {
+                throw new CoilgunParseError(SqlState.SYNTAX_ERROR, "syntax error at or near \"TO\"", getPos());
+            }
+            kind = SqlTransaction.Kind.ROLLBACK_TO;
+        }
+    ]
     SkipToStatementEnd()
     {
-        return new SqlTransaction(s.end(this), kind);
+        return new SqlTransaction(s.end(this), kind, savepoint == null ? null : savepoint.getSimple());
     }
 }
 

@@ -283,6 +283,44 @@ class PostgresClientsIT {
         }
     }
 
+    /**
+     * Savepoints as pgjdbc, psycopg 3 ({@code SAVEPOINT "_pg3_1"}) and SQLAlchemy use them: accepted inside a
+     * transaction block with Postgres' checks; ROLLBACK TO undoes nothing (events apply when their INSERT
+     * completes) and says so in a warning.
+     */
+    @Test
+    void savepointsAreAcceptedAndUndoNothing() throws SQLException {
+        try (Connection c = node.connect()) {
+            try (Statement s = c.createStatement()) {
+                PSQLException outside = assertThrows(PSQLException.class, () -> s.execute("SAVEPOINT a"));
+                assertEquals("25P01", outside.getSQLState());
+            }
+            c.setAutoCommit(false);
+            java.sql.Savepoint sp = c.setSavepoint();
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                insert(ps, 9800, T0.plusMinutes(3), "savepoint", 1.0);
+            }
+            c.rollback(sp);
+            assertTrue(c.getWarnings() != null && c.getWarnings().getMessage().contains("undoes nothing"),
+                    String.valueOf(c.getWarnings()));
+            try (Statement s = c.createStatement()) {
+                s.execute("SAVEPOINT \"_pg3_1\"");
+                s.execute("RELEASE \"_pg3_1\"");
+                PSQLException gone = assertThrows(PSQLException.class, () -> s.execute("ROLLBACK TO _pg3_1"));
+                assertEquals("3B001", gone.getSQLState());
+            }
+            c.releaseSavepoint(sp);
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT cnt FROM per_card WHERE card = 'savepoint'")) {
+                assertTrue(rs.next());
+                assertEquals(1, rs.getLong(1), "the INSERT stays applied");
+            }
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

@@ -50,6 +50,8 @@ public final class CoilgunSession implements Session {
     private final String user;
     private final String database;
     private boolean inTransaction;
+    /** The savepoints of the transaction block, oldest first (names may repeat, as in Postgres). */
+    private final List<String> savepoints = new ArrayList<>();
     /** The statement running, for cancel (which comes from another thread). */
     private volatile CompletableFuture<QueryResult> running;
     /** Stops the work of the running statement when it is canceled or times out (a SELECT's query), or null. */
@@ -275,7 +277,10 @@ public final class CoilgunSession implements Session {
                 List.<Object[]>of(new Object[] {value}), "SHOW");
     }
 
-    /** The transaction block only tracks its state (and warns as Postgres does); statements apply at once. */
+    /**
+     * The transaction block only tracks its state and its savepoints (warning and failing as Postgres does);
+     * statements apply at once, so ROLLBACK and ROLLBACK TO undo nothing (ROLLBACK TO says so in a warning).
+     */
     private QueryResult transaction(TransactionStatement tx) {
         return switch (tx.kind()) {
             case BEGIN -> {
@@ -287,9 +292,43 @@ public final class CoilgunSession implements Session {
             case COMMIT, ROLLBACK -> {
                 List<String> warnings = inTransaction ? List.of() : List.of("there is no transaction in progress");
                 inTransaction = false;
+                savepoints.clear();
                 yield new QueryResult(List.of(), List.of(), tx.kind().name(), warnings);
             }
+            case SAVEPOINT -> {
+                requireTransaction("SAVEPOINT");
+                savepoints.add(tx.savepoint());
+                yield QueryResult.command("SAVEPOINT");
+            }
+            case RELEASE -> {
+                requireTransaction("RELEASE SAVEPOINT");
+                savepoints.subList(savepoint(tx.savepoint()), savepoints.size()).clear();
+                yield QueryResult.command("RELEASE");
+            }
+            case ROLLBACK_TO -> {
+                requireTransaction("ROLLBACK TO SAVEPOINT");
+                savepoints.subList(savepoint(tx.savepoint()) + 1, savepoints.size()).clear();
+                yield new QueryResult(List.of(), List.of(), "ROLLBACK", List.of("ROLLBACK TO SAVEPOINT undoes "
+                        + "nothing here: every statement was applied when it completed"));
+            }
         };
+    }
+
+    private void requireTransaction(String statement) {
+        if (!inTransaction) {
+            throw new PgException(SqlState.NO_ACTIVE_SQL_TRANSACTION.code(),
+                    statement + " can only be used in transaction blocks");
+        }
+    }
+
+    /** Where the newest savepoint called {@code name} is in the stack. */
+    private int savepoint(String name) {
+        int at = savepoints.lastIndexOf(name);
+        if (at < 0) {
+            throw new PgException(SqlState.INVALID_SAVEPOINT_SPECIFICATION.code(),
+                    "savepoint \"" + name + "\" does not exist");
+        }
+        return at;
     }
 
     @Override

@@ -255,7 +255,7 @@ public final class StatementCompiler {
             return InsertCompiler.copy(sql, copy, catalog);
         }
         if (node instanceof SqlTransaction tx) {
-            return new TransactionStatement(tx.kind());
+            return new TransactionStatement(tx.kind(), tx.savepoint());
         }
         if (node instanceof SqlExplainPlan ep) {
             return explain(sql, ep);

@@ -69,6 +69,15 @@ class StatementsTest {
         for (String[] c : cases) {
             assertEquals(c[1], ((SqlTransaction) parseOne(c[0])).kind().name(), c[0]);
         }
+        String[][] savepoints = {{"SAVEPOINT a", "SAVEPOINT", "a"}, {"savepoint \"_pg3_1\"", "SAVEPOINT", "_pg3_1"},
+            {"RELEASE SAVEPOINT sa_savepoint_1", "RELEASE", "sa_savepoint_1"}, {"release a", "RELEASE", "a"},
+            {"ROLLBACK TO SAVEPOINT a", "ROLLBACK_TO", "a"}, {"rollback work to a", "ROLLBACK_TO", "a"},
+            {"ROLLBACK TRANSACTION TO SAVEPOINT JDBC_SAVEPOINT_1", "ROLLBACK_TO", "jdbc_savepoint_1"}};
+        for (String[] c : savepoints) {
+            SqlTransaction tx = (SqlTransaction) parseOne(c[0]);
+            assertEquals(c[1], tx.kind().name(), c[0]);
+            assertEquals(c[2], tx.savepoint(), c[0]);
+        }
         List<ParsedStatement> two = CoilgunParser.parse("BEGIN; COMMIT");
         assertEquals(2, two.size());
         assertEquals("BEGIN", two.get(0).text());
