@@ -563,10 +563,12 @@ SqlNode SqlCopyTo() :
 {
     final Span s;
     final SqlNode query;
+    final SqlParserPos open;
+    final SqlParserPos close;
     final List<SqlNode> copyOptions = new ArrayList<SqlNode>();
 }
 {
-    <COPY> { s = span(); } <LPAREN> query = SqlStmt() <RPAREN>
+    <COPY> { s = span(); } <LPAREN> { open = getPos(); } query = SqlStmt() <RPAREN> { close = getPos(); }
     <TO> <STDOUT>
     [ <WITH> ]
     [
@@ -575,7 +577,7 @@ SqlNode SqlCopyTo() :
         ( CopyLegacyOption(copyOptions) )+
     ]
     {
-        return new SqlCopyTo(s.end(this), query, new SqlNodeList(copyOptions, s.end(this)));
+        return new SqlCopyTo(s.end(this), query, open, close, new SqlNodeList(copyOptions, s.end(this)));
     }
 }
 

@@ -321,6 +321,44 @@ class PostgresClientsIT {
         }
     }
 
+    /** COPY (SELECT … FROM a stream or a metric) TO STDOUT through CopyManager, in CSV with a header and in text. */
+    @Test
+    void copyQueryToStdout() throws Exception {
+        try (Connection c = node.connect()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                insert(ps, 9900, T0.plusMinutes(4), "copy-out", 1.5);
+                insert(ps, 9901, T0.plusMinutes(5), "copy-out", 2.0);
+            }
+            var copy = c.unwrap(PGConnection.class).getCopyAPI();
+            java.io.StringWriter csv = new java.io.StringWriter();
+            copy.copyOut("COPY (SELECT id, card, amount FROM pay WHERE card = 'copy-out' ORDER BY id) "
+                    + "TO STDOUT WITH (FORMAT csv, HEADER)", csv);
+            assertEquals("id,card,amount\n9900,copy-out,1.5\n9901,copy-out,2\n", csv.toString());
+            java.io.StringWriter text = new java.io.StringWriter();
+            copy.copyOut("COPY (\n  SELECT card, total, cnt FROM per_card WHERE card = 'copy-out'\n) TO STDOUT", text);
+            assertEquals("copy-out\t3.5\t2\n", text.toString());
+            PSQLException bad = assertThrows(PSQLException.class,
+                    () -> copy.copyOut("COPY (SELECT nope FROM pay) TO STDOUT", new java.io.StringWriter()));
+            assertEquals("42703", bad.getSQLState());
+        }
+    }
+
+    /** Text beyond Latin-1 in literals of the simple protocol, compared and returned intact (UTF-8 everywhere). */
+    @Test
+    void utf8LiteralsInTheSimpleProtocol() throws SQLException {
+        try (Connection c = node.connect("preferQueryMode=simple&"); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO pay (id, ts, card, amount) VALUES (9950, '2026-01-01 10:06', 'héllo ✓ 日本', 1)");
+            try (ResultSet rs = s.executeQuery("SELECT card, upper(card), char_length(card) FROM pay "
+                    + "WHERE card = 'héllo ✓ 日本'")) {
+                assertTrue(rs.next());
+                assertEquals("héllo ✓ 日本", rs.getString(1));
+                assertEquals("HÉLLO ✓ 日本", rs.getString(2));
+                assertEquals(10, rs.getInt(3));
+            }
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

@@ -8,10 +8,12 @@ import org.apache.calcite.sql.SqlNode;
  * (it must return rows), its rows sent as COPY data.
  *
  * @param query the statement inside the parentheses
+ * @param queryText its text (what a SELECT inside runs as)
  * @param options {@code format}, {@code header}, {@code delimiter}, {@code null}, {@code quote}, {@code escape},
  *     as written (absent = Postgres' default); HEADER MATCH is refused (it only means something for COPY FROM)
  */
-public record CopyToStatement(SqlNode query, Map<String, String> options) implements CompiledStatement {
+public record CopyToStatement(SqlNode query, String queryText, Map<String, String> options)
+        implements CompiledStatement {
     public CopyToStatement {
         options = Map.copyOf(options);
     }

@@ -171,7 +171,7 @@ public final class StatementCompiler {
     /** The statement inside {@code COPY ( statement ) TO STDOUT}, compiled with the outer statement's parameters. */
     public CompiledStatement compileCopySource(SqlStatement statement, CopyToStatement copyTo,
             List<Object> parameters) {
-        return compile(statement.query(), copyTo.query(), statement.text(), statement.parameterNumbers(),
+        return compile(statement.query(), copyTo.query(), copyTo.queryText(), statement.parameterNumbers(),
                 parameters);
     }
 

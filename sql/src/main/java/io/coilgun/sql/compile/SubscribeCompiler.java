@@ -80,6 +80,6 @@ final class SubscribeCompiler {
 
     static CopyToStatement copyTo(SqlText sql, SqlCopyTo copy) {
         Map<String, String> options = CopyOptions.read(sql, copy.options(), true);
-        return new CopyToStatement(copy.query(), options);
+        return new CopyToStatement(copy.query(), copy.queryText(sql.query()), options);
     }
 }

@@ -155,6 +155,13 @@ public final class CoilgunParser {
         return offsetOf(sql, pos.getLineNum(), pos.getColumnNum());
     }
 
+    /** The text of {@code sql} strictly between the tokens at {@code open} and {@code close}. */
+    public static String textBetween(String sql, SqlParserPos open, SqlParserPos close) {
+        int from = charIndex(sql, open.getEndLineNum(), open.getEndColumnNum()) + 1;
+        int to = charIndex(sql, close.getLineNum(), close.getColumnNum());
+        return from <= to ? sql.substring(from, to) : "";
+    }
+
     private static int offsetOf(String sql, int line, int column) {
         if (sql == null || line <= 0 || column <= 0) {
             return 0;

@@ -19,12 +19,22 @@ public final class SqlCopyTo extends SqlCall {
     public static final SqlOperator OPERATOR = new SqlSpecialOperator("COPY TO", SqlKind.OTHER);
 
     private final SqlNode query;
+    private final SqlParserPos open;
+    private final SqlParserPos close;
     private final SqlNodeList options;
 
-    public SqlCopyTo(SqlParserPos pos, SqlNode query, SqlNodeList options) {
+    /** @param open the position of the parenthesis before the statement, {@code close} of the one after it */
+    public SqlCopyTo(SqlParserPos pos, SqlNode query, SqlParserPos open, SqlParserPos close, SqlNodeList options) {
         super(pos);
         this.query = query;
+        this.open = open;
+        this.close = close;
         this.options = options;
+    }
+
+    /** The text of the statement inside the parentheses, from {@code sql} (the string this was parsed from). */
+    public String queryText(String sql) {
+        return CoilgunParser.textBetween(sql, open, close).trim();
     }
 
     /** The statement inside the parentheses, executed as the session executes any statement. */
