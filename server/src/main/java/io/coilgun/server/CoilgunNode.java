@@ -222,9 +222,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     /** Runs a query (SELECT …) on a query thread. */
     @Override
     public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
-            List<Object> parameters, String user, String database, io.coilgun.sql.query.QueryEngine.Cancel cancel) {
+            List<Object> parameters, String user, String database, java.util.function.Function<String, String> settings,
+            io.coilgun.sql.query.QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
-                database, cancel), queries);
+                database, settings, cancel), queries);
     }
 
     /** The columns a query returns, without running it (extended protocol Describe). */

@@ -359,6 +359,29 @@ class PostgresClientsIT {
         }
     }
 
+    /** current_setting and format, as Grafana, Metabase and DBeaver call them. */
+    @Test
+    void currentSettingAndFormat() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("SET application_name = 'bi-tool'");
+            try (ResultSet rs = s.executeQuery("SELECT current_setting('server_version_num'), "
+                    + "current_setting('application_name'), current_setting('no_such', true), "
+                    + "format('%s.%I = %L', 'public', 'My Table', 'it''s'), format('%2$s-%1$s', 1, 'x')")) {
+                assertTrue(rs.next());
+                assertEquals("150000", rs.getString(1));
+                assertEquals("bi-tool", rs.getString(2));
+                assertEquals(null, rs.getString(3));
+                assertEquals("public.\"My Table\" = 'it''s'", rs.getString(4));
+                assertEquals("x-1", rs.getString(5));
+            }
+            PSQLException unknown = assertThrows(PSQLException.class,
+                    () -> s.executeQuery("SELECT current_setting('no_such')"));
+            assertEquals("42704", unknown.getSQLState());
+            PSQLException few = assertThrows(PSQLException.class, () -> s.executeQuery("SELECT format('%s %s', 'a')"));
+            assertEquals("22023", few.getSQLState());
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

@@ -24,7 +24,7 @@ import org.postgresql.util.PSQLException;
 /**
  * Every statement answers in bounded time: statement_timeout (SET, or given at connection start as pgjdbc's and
  * libpq's options) ends a waiting INSERT, a COPY and a long SELECT with 57014 as Postgres words it, and the
- * connection goes on; a CancelRequest (Statement.cancel(), setQueryTimeout) ends a waiting INSERT too. Waiting is
+ * connection goes on (a SUBSCRIBE, which never ends by itself, too); a CancelRequest (Statement.cancel(), setQueryTimeout) ends a waiting INSERT too. Waiting is
  * made by the test fault 'coilgun:sleep:<ms>', which holds the event's processor unit that long.
  */
 @Tag("integration")
@@ -171,6 +171,22 @@ class StatementTimeoutIT {
                 assertTrue(rs.next());
             }
             slow.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A SUBSCRIBE never ends by itself: statement_timeout ends it (also inside COPY … TO STDOUT), as in Postgres. */
+    @Test
+    void aSubscribeEndsAtTheTimeout() throws Exception {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("SET statement_timeout = '1s'");
+            expectCanceled(s, "SUBSCRIBE card_5m", "canceling statement due to statement timeout", 10_000);
+            long start = System.nanoTime();
+            PSQLException e = assertThrows(PSQLException.class, () -> c.unwrap(org.postgresql.PGConnection.class)
+                    .getCopyAPI().copyOut("COPY (SUBSCRIBE payments) TO STDOUT", new java.io.StringWriter()));
+            assertEquals("57014", e.getSQLState(), e.getMessage());
+            assertTrue((System.nanoTime() - start) / 1_000_000 < 10_000);
+            s.execute("SET statement_timeout = 0");
+            assertTrue(count(s) > 0, "the session goes on");
         }
     }
 

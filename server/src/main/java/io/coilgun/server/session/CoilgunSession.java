@@ -215,7 +215,7 @@ public final class CoilgunSession implements Session {
 
     private CompletableFuture<QueryResult> query(QueryStatement q, List<Object> parameters,
             QueryEngine.Cancel cancel) {
-        return node.query(q, parameters, user, database, cancel).handle((rows, e) -> {
+        return node.query(q, parameters, user, database, settings::valueOrNull, cancel).handle((rows, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (cause instanceof CoilgunException ce && ce.position() > 0) {
@@ -241,8 +241,15 @@ public final class CoilgunSession implements Session {
     /** SUBSCRIBE: registers with the node's result feed now; rows are events applied from now on. */
     private QueryResult subscribe(SubscribeStatement sub) {
         Subscription[] self = new Subscription[1];
-        self[0] = new Subscription(node.feed(), sub, () -> subscriptions.remove(self[0]));
+        Runnable[] stopTimer = {() -> { }};
+        self[0] = new Subscription(node.feed(), sub, () -> {
+            subscriptions.remove(self[0]);
+            stopTimer[0].run();
+        });
         subscriptions.add(self[0]);
+        // a SUBSCRIBE never ends by itself: statement_timeout ends it, as it ends any statement in Postgres
+        stopTimer[0] = StatementTimeout.after(settings.statementTimeoutMs(),
+                () -> self[0].fail(StatementTimeout.expired()));
         return QueryResult.stream(Subscription.columns(sub), self[0], sub.verb());
     }
 

@@ -30,6 +30,7 @@ public interface SessionServices {
 
     /** Runs a query (SELECT …) on a query thread. */
     CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,
+            java.util.function.Function<String, String> settings,
             QueryEngine.Cancel cancel);
 
     /** The columns a query returns, without running it (extended protocol Describe). */

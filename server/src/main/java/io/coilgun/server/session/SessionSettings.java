@@ -138,6 +138,11 @@ final class SessionSettings {
         return value;
     }
 
+    /** The setting's value, or null for a name never set and not built in ({@code current_setting}). */
+    String valueOrNull(String name) {
+        return values.get(name.toLowerCase(Locale.ROOT));
+    }
+
     /** The name as Postgres spells it in SHOW's column header. */
     String displayName(String name) {
         String[] d = DEFAULTS.get(name.toLowerCase(Locale.ROOT));

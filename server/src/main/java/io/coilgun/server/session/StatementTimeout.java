@@ -108,6 +108,18 @@ final class StatementTimeout {
         statement.whenComplete((r, e) -> timer.cancel(false));
     }
 
+    /**
+     * Runs {@code onTimeout} after {@code ms} (nothing when 0), for a statement whose result is a stream that never
+     * ends by itself (SUBSCRIBE); returns what stops the timer (call it when the stream ends first).
+     */
+    static Runnable after(long ms, Runnable onTimeout) {
+        if (ms <= 0) {
+            return () -> { };
+        }
+        ScheduledFuture<?> timer = TIMERS.schedule(onTimeout, ms, TimeUnit.MILLISECONDS);
+        return () -> timer.cancel(false);
+    }
+
     static PgException expired() {
         return new PgException(SqlState.QUERY_CANCELED.code(), "canceling statement due to statement timeout");
     }

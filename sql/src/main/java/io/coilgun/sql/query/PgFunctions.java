@@ -199,6 +199,53 @@ public final class PgFunctions {
         return true;
     }
 
+    /** The session's value of a setting (what SHOW answers); 42704 for a name Postgres would not know either. */
+    public static String current_setting(String name) {
+        String value = rels().settings.apply(name);
+        if (value == null) {
+            throw new CoilgunException(SqlState.UNDEFINED_OBJECT,
+                    "unrecognized configuration parameter \"" + name + "\"", 0);
+        }
+        return value;
+    }
+
+    /** {@link #current_setting(String)}, with NULL instead of an error for an unknown name when {@code missingOk}. */
+    public static String current_setting(String name, Boolean missingOk) {
+        String value = rels().settings.apply(name);
+        if (value == null && !Boolean.TRUE.equals(missingOk)) {
+            return current_setting(name);
+        }
+        return value;
+    }
+
+    /**
+     * Postgres' {@code format}: {@code %s}, {@code %I} (an identifier, quoted if needed), {@code %L} (a literal); up
+     * to five arguments, each read as text (Calcite casts other types to it; overloads of type ANY are ambiguous).
+     */
+    public static String format(String format) {
+        return PgFormat.format(format);
+    }
+
+    public static String format(String format, String a) {
+        return PgFormat.format(format, a);
+    }
+
+    public static String format(String format, String a, String b) {
+        return PgFormat.format(format, a, b);
+    }
+
+    public static String format(String format, String a, String b, String c) {
+        return PgFormat.format(format, a, b, c);
+    }
+
+    public static String format(String format, String a, String b, String c, String d) {
+        return PgFormat.format(format, a, b, c, d);
+    }
+
+    public static String format(String format, String a, String b, String c, String d, String e) {
+        return PgFormat.format(format, a, b, c, d, e);
+    }
+
     public static Integer pg_backend_pid() {
         return (int) ProcessHandle.current().pid();
     }

@@ -66,7 +66,16 @@ public final class QueryEngine {
     /** {@link #run}, stopped early (with an error) once {@code cancel} is canceled. */
     public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
             String database, Cancel cancel) {
-        return prepare(statement, columnNames, parameters, user, database, true, cancel);
+        return run(statement, columnNames, parameters, user, database, name -> null, cancel);
+    }
+
+    /**
+     * {@link #run(String, List, List, String, String, Cancel)} in a session whose settings are {@code settings}
+     * (a name's value, null when unknown): what {@code current_setting} reads.
+     */
+    public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
+            String database, java.util.function.Function<String, String> settings, Cancel cancel) {
+        return prepare(statement, columnNames, parameters, user, database, settings, true, cancel);
     }
 
     /**
@@ -104,13 +113,13 @@ public final class QueryEngine {
 
     /** The columns {@link #run} would return (no rows), without reading any data. */
     public Rows describe(String statement, List<String> columnNames, String user, String database) {
-        return prepare(statement, columnNames, List.of(), user, database, false, new Cancel());
+        return prepare(statement, columnNames, List.of(), user, database, name -> null, false, new Cancel());
     }
 
     private Rows prepare(String statement, List<String> columnNames, List<Object> parameters, String user,
-            String database, boolean execute, Cancel cancel) {
+            String database, java.util.function.Function<String, String> settings, boolean execute, Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
-        Relations rels = relations(user, database);
+        Relations rels = relations(user, database, settings);
         PgFunctions.CURRENT.set(rels);
         try (Connection connection = connect(rels, user)) {
             try (PreparedStatement ps = connection.prepareStatement(markers.sql())) {
@@ -135,6 +144,9 @@ public final class QueryEngine {
                 return empty;
             }
             throw QueryErrors.toCoilgun(statement, e);
+        } catch (AssertionError e) {
+            // Calcite's own checks (enabled with -ea): a query it cannot handle, never a reason to drop the client
+            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e, 0, e);
         } catch (ExceptionInInitializerError e) {
             // a constant Calcite folded into its generated code failed to compute (a cast of a literal)
             CoilgunException data = QueryErrors.dataError(e.getCause());
@@ -160,8 +172,8 @@ public final class QueryEngine {
         }
     }
 
-    private Relations relations(String user, String database) {
-        Relations rels = new Relations(user, database);
+    private Relations relations(String user, String database, java.util.function.Function<String, String> settings) {
+        Relations rels = new Relations(user, database, settings);
         for (StreamDef s : data.catalog().streams()) {
             rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s), new StreamTable(s, data));
             for (MetricDef m : data.catalog().metricsOf(s.name())) {

@@ -53,9 +53,13 @@ final class Relations {
     private final Map<String, Rel> byQualifiedName = new LinkedHashMap<>();
     private final List<Rel> all = new ArrayList<>();
 
-    Relations(String user, String database) {
+    /** The session's settings: a name's value, null when unknown. */
+    final java.util.function.Function<String, String> settings;
+
+    Relations(String user, String database, java.util.function.Function<String, String> settings) {
         this.user = user;
         this.database = database;
+        this.settings = settings;
     }
 
     void add(int namespace, String name, String kind, List<Col> columns, Table table) {
