@@ -359,7 +359,7 @@ class PostgresClientsIT {
         }
     }
 
-    /** current_setting and format, as Grafana, Metabase and DBeaver call them. */
+    /** current_setting, format, CAST(… AS regclass) and keywords as aliases, as BI tools write them. */
     @Test
     void currentSettingAndFormat() throws SQLException {
         try (Connection c = node.connect(); Statement s = c.createStatement()) {
@@ -373,6 +373,19 @@ class PostgresClientsIT {
                 assertEquals(null, rs.getString(3));
                 assertEquals("public.\"My Table\" = 'it''s'", rs.getString(4));
                 assertEquals("x-1", rs.getString(5));
+            }
+            try (ResultSet rs = s.executeQuery("SELECT c.relname, CAST('7' AS int8) + 1 FROM pg_class c "
+                    + "WHERE c.oid = CAST('pay' AS regclass) AND c.oid = 'pay'::regclass")) {
+                assertTrue(rs.next());
+                assertEquals("pay", rs.getString(1));
+                assertEquals(8, rs.getLong(2));
+            }
+            try (ResultSet rs = s.executeQuery("SELECT 1 AS one, 2 AS table, 3 AS Year, card AS value FROM pay "
+                    + "WHERE card = 'pay-alias' OR true LIMIT 1")) {
+                assertTrue(rs.next());
+                var md = rs.getMetaData();
+                assertEquals("one,table,year,value", md.getColumnLabel(1) + "," + md.getColumnLabel(2) + ","
+                        + md.getColumnLabel(3) + "," + md.getColumnLabel(4));
             }
             PSQLException unknown = assertThrows(PSQLException.class,
                     () -> s.executeQuery("SELECT current_setting('no_such')"));

@@ -10,7 +10,12 @@ import java.util.Locale;
  *   <li>{@code COLLATE pg_catalog.default} and {@code COLLATE "C"} go: Coilgun compares text by code point;</li>
  *   <li>escape strings {@code E'a\nb'} become standard literals with the escapes resolved;</li>
  *   <li>{@code current_schema}, {@code current_schema()} and {@code current_catalog} become calls of functions
- *       Coilgun defines (see {@link #CURRENT_SCHEMA}).</li>
+ *       Coilgun defines (see {@link #CURRENT_SCHEMA});</li>
+ *   <li>{@code CAST(x AS regclass)} and casts to the other types only Postgres names ({@code text}, {@code int8},
+ *       {@code regtype}, …) become {@code (x)::regclass}, which {@link PgCast} reads;</li>
+ *   <li>an alias after {@code AS} that Calcite reserves and Postgres takes ({@code SELECT 1 AS one}, {@code AS
+ *       table}, {@code AS year}: after AS Postgres takes any word) becomes the quoted lower-case name, {@code AS}
+ *       dropped to make room ({@code SELECT 1 "one"}).</li>
  * </ul>
  * String literals, quoted identifiers and comments are left alone.
  */
@@ -47,6 +52,10 @@ public final class PgSyntax {
                 String word = sql.substring(i, end).toUpperCase(Locale.ROOT);
                 if (word.equals("OPERATOR")) {
                     i = operator(sql, i, end, out);
+                } else if (word.equals("AS")) {
+                    i = alias(sql, i, end, out);
+                } else if (word.equals("CAST")) {
+                    i = cast(sql, i, end, out);
                 } else if (word.equals("COLLATE")) {
                     i = collate(sql, i, end, out);
                 } else if (CONTEXT_FUNCTIONS.containsKey(word)) {
@@ -85,7 +94,8 @@ public final class PgSyntax {
 
     private static boolean mayNeed(String sql) {
         String upper = sql.toUpperCase(Locale.ROOT);
-        return upper.contains("OPERATOR") || upper.contains("COLLATE") || upper.contains("E'")
+        return upper.contains("OPERATOR") || upper.contains("COLLATE") || upper.contains("E'") || upper.contains("CAST")
+                || upper.contains("AS")
                 || upper.contains("CURRENT_") || upper.contains("SESSION_USER");
     }
 
@@ -102,6 +112,130 @@ public final class PgSyntax {
         blank(out, start, end);
         out.replace(start, start + function.length() + 2, function + "()");
         return end;
+    }
+
+    /** The words Calcite's parser reserves (an identifier only when quoted). */
+    private static final java.util.Set<String> RESERVED = reserved();
+    /**
+     * After AS, these start a statement (CREATE METRIC m AS SELECT …), not an alias; RETURNING stays reserved, as
+     * Postgres reserves it for table aliases (INSERT … RETURNING).
+     */
+    private static final java.util.Set<String> NOT_ALIASES = java.util.Set.of("SELECT", "WITH", "VALUES", "RETURNING");
+
+    private static java.util.Set<String> reserved() {
+        org.apache.calcite.sql.parser.SqlAbstractParserImpl.Metadata m =
+                io.coilgun.sql.parser.impl.CoilgunSqlParserImpl.FACTORY.getParser(new java.io.StringReader(""))
+                        .getMetadata();
+        java.util.Set<String> words = new java.util.HashSet<>();
+        for (String token : m.getTokens()) {
+            if (m.isKeyword(token) && !m.isNonReservedKeyword(token) && token.matches("[A-Z_][A-Z0-9_]*")) {
+                words.add(token);
+            }
+        }
+        return words;
+    }
+
+    /**
+     * {@code AS word} at {@code start} where Calcite reserves the word: {@code "word"} (lower case, as Postgres folds
+     * it), padded; left alone inside {@code CAST( … AS type)} and before a statement.
+     */
+    private static int alias(String sql, int start, int wordEnd, StringBuilder out) {
+        int at = skipSpace(sql, wordEnd);
+        if (at >= sql.length() || !isIdentifierStart(sql.charAt(at))) {
+            return wordEnd;
+        }
+        int end = at;
+        while (end < sql.length() && isIdentifierPart(sql.charAt(end))) {
+            end++;
+        }
+        String word = sql.substring(at, end).toUpperCase(Locale.ROOT);
+        if (!RESERVED.contains(word) || NOT_ALIASES.contains(word) || insideCast(sql, start)) {
+            return wordEnd;
+        }
+        String quoted = "\"" + word.toLowerCase(Locale.ROOT) + "\"";
+        blank(out, start, end);
+        out.replace(start, start + quoted.length(), quoted);
+        return end;
+    }
+
+    /** Whether {@code at} is inside the parentheses of a {@code CAST(}: its AS names a type, not an alias. */
+    private static boolean insideCast(String sql, int at) {
+        int depth = 0;
+        for (int i = at - 1; i >= 0; i--) {
+            char c = sql.charAt(i);
+            if (c == ')') {
+                depth++;
+            } else if (c == '(') {
+                if (depth == 0) {
+                    int w = i - 1;
+                    while (w >= 0 && Character.isWhitespace(sql.charAt(w))) {
+                        w--;
+                    }
+                    int from = w;
+                    while (from >= 0 && isIdentifierPart(sql.charAt(from))) {
+                        from--;
+                    }
+                    String word = sql.substring(from + 1, w + 1);
+                    return word.equalsIgnoreCase("CAST") || word.equalsIgnoreCase("TRY_CAST");
+                }
+                depth--;
+            }
+        }
+        return false;
+    }
+
+    /** Type names only Postgres has (Calcite's CAST does not know them; {@link PgCast}'s {@code ::} does). */
+    private static final java.util.Set<String> POSTGRES_TYPES = java.util.Set.of("regclass", "regtype",
+            "regnamespace", "regrole", "regproc", "regprocedure", "regoper", "regconfig", "text", "name", "bpchar",
+            "citext", "oid", "xid", "cid", "int2", "int4", "int8", "float4", "float8", "bool", "timestamptz", "bytea");
+
+    /**
+     * {@code CAST ( expr AS type )} at {@code start} with a type only Postgres names: {@code (expr)::type}, padded
+     * (the cast's parentheses and its expression stay where they are). Other casts are left to Calcite.
+     */
+    private static int cast(String sql, int start, int wordEnd, StringBuilder out) {
+        int open = skipSpace(sql, wordEnd);
+        if (open >= sql.length() || sql.charAt(open) != '(') {
+            return wordEnd;
+        }
+        int depth = 0;
+        int as = -1;
+        int close = -1;
+        for (int i = open + 1; i < sql.length() && close < 0; ) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"') {
+                i = skipQuoted(sql, i, c);
+            } else if (c == '(') {
+                depth++;
+                i++;
+            } else if (c == ')') {
+                if (depth == 0) {
+                    close = i;
+                }
+                depth--;
+                i++;
+            } else if (depth == 0 && (c == 'A' || c == 'a') && i + 2 < sql.length()
+                    && (sql.charAt(i + 1) == 'S' || sql.charAt(i + 1) == 's')
+                    && !isIdentifierPart(sql.charAt(i - 1)) && !isIdentifierPart(sql.charAt(i + 2))) {
+                as = i;
+                i += 2;
+            } else {
+                i++;
+            }
+        }
+        if (as < 0 || close < 0) {
+            return wordEnd;
+        }
+        String type = sql.substring(as + 2, close).trim();
+        String base = type.replaceAll("\\s*\\[\\s*\\]$", "");
+        String last = base.substring(base.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
+        if (!base.matches("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?") || !POSTGRES_TYPES.contains(last)) {
+            return wordEnd;
+        }
+        blank(out, start, open);
+        blank(out, as, close + 1);
+        out.replace(as, as + 3 + type.length(), ")::" + type);
+        return open + 1;
     }
 
     /** {@code OPERATOR ( [schema .] op )} at {@code start}: the operator alone, padded. */

@@ -29,6 +29,18 @@ class PgSyntaxTest {
     }
 
     @Test
+    void castsToPostgresOnlyTypesBecomeDoubleColonCasts() {
+        rewrites("SELECT CAST('payments' AS regclass)", "SELECT     ('payments' )::regclass");
+        rewrites("SELECT cast(c.oid as pg_catalog.regclass), CAST(f(x, 1) AS int8[])",
+                "SELECT     (c.oid )::pg_catalog.regclass ,     (f(x, 1) )::int8[]");
+        rewrites("SELECT CAST(CAST(a AS text) AS regclass)", "SELECT     (    (a )::text  )::regclass");
+        for (String sql : new String[] {"SELECT CAST(a AS integer)", "SELECT CAST(a AS varchar(10))",
+            "SELECT CAST('x AS text' AS date)", "SELECT CAST(a AS \"regclass\")"}) {
+            assertEquals(sql, PgSyntax.normalize(sql));
+        }
+    }
+
+    @Test
     void literalsIdentifiersAndCommentsAreLeftAlone() {
         for (String sql : new String[] {"SELECT 'OPERATOR(pg_catalog.~)'", "SELECT \"COLLATE x\" FROM t",
             "SELECT 1 -- current_schema()", "SELECT 1 /* E'x' */", "SELECT a FROM t", "SELECT name FROM t"}) {

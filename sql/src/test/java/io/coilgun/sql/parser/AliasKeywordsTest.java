@@ -1,0 +1,67 @@
+package io.coilgun.sql.parser;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.sql.parser.impl.CoilgunSqlParserImpl;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
+import org.junit.jupiter.api.Test;
+
+/**
+ * After AS Postgres takes any word as a column label ({@code SELECT 1 AS one}, {@code AS table}, {@code AS year}):
+ * so does Coilgun, for every keyword of its parser, reserved or not, with Postgres' lower-case label.
+ */
+class AliasKeywordsTest {
+    /**
+     * After AS these start a statement ({@code CREATE METRIC m AS SELECT …}), and RETURNING stays reserved: as
+     * aliases they must be quoted.
+     */
+    private static final java.util.Set<String> STATEMENT_STARTS = java.util.Set.of("SELECT", "VALUES", "WITH",
+            "RETURNING");
+
+    @Test
+    void everyKeywordIsAnAliasAfterAs() {
+        SqlAbstractParserImpl.Metadata m = CoilgunSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
+        List<String> failed = new ArrayList<>();
+        int tried = 0;
+        for (String token : m.getTokens()) {
+            if (!m.isKeyword(token) || !token.matches("[A-Z_][A-Z0-9_]*") || STATEMENT_STARTS.contains(token)) {
+                continue;
+            }
+            tried++;
+            String word = token.toLowerCase(Locale.ROOT);
+            try {
+                SqlSelect s = (SqlSelect) CoilgunParser.parseStatements(
+                        "SELECT 1 AS " + word + ", x AS " + token + " FROM t").get(0);
+                for (SqlNode item : s.getSelectList()) {
+                    SqlIdentifier alias = (SqlIdentifier) ((SqlBasicCall) item).operand(1);
+                    if (!alias.getSimple().equals(word)) {
+                        failed.add(token + " -> " + alias.getSimple());
+                    }
+                }
+            } catch (RuntimeException e) {
+                failed.add(token);
+            }
+        }
+        assertTrue(tried > 300, "keywords tried: " + tried);
+        assertEquals(List.of(), failed);
+    }
+
+    @Test
+    void typesStatementsAndCastsKeepTheirAs() {
+        for (String sql : new String[] {"SELECT CAST(a AS date), CAST(b AS varchar(3)) FROM t",
+            "SELECT CAST(CAST(a AS integer) AS double) AS value FROM t",
+            "WITH w AS (SELECT 1 AS year) SELECT * FROM w"}) {
+            CoilgunParser.parseStatements(sql);
+        }
+        assertEquals("SELECT 1 \"year\" , 2 \"one\"  FROM t", PgSyntax.normalize("SELECT 1 AS year, 2 AS One FROM t"));
+    }
+}
