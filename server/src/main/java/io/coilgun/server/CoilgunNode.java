@@ -51,6 +51,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private final NodeConfig config;
     private final FileLock lock;
     private final Catalog catalog = new Catalog();
+    private final io.coilgun.server.session.SessionRegistry sessions = new io.coilgun.server.session.SessionRegistry();
     private final StatementCompiler compiler;
     private final ExecutorService ddl = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "coilgun-ddl");
@@ -182,7 +183,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
-                    config.dataDir().toString(), cluster.unitCount(), VERSION}));
+                    config.dataDir().toString(), cluster.unitCount(), VERSION}, sessions::activity));
     }
 
     private void startPgwire() {
@@ -215,6 +216,11 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     @Override
+    public io.coilgun.server.session.SessionRegistry sessions() {
+        return sessions;
+    }
+
+    @Override
     public Inserter inserter() {
         return inserter;
     }
@@ -222,10 +228,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     /** Runs a query (SELECT …) on a query thread. */
     @Override
     public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
-            List<Object> parameters, String user, String database, java.util.function.Function<String, String> settings,
+            List<Object> parameters, String user, String database, io.coilgun.sql.query.QuerySession session,
             io.coilgun.sql.query.QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
-                database, settings, cancel), queries);
+                database, session, cancel), queries);
     }
 
     /** The columns a query returns, without running it (extended protocol Describe). */

@@ -395,6 +395,56 @@ class PostgresClientsIT {
         }
     }
 
+    /**
+     * pg_stat_activity lists the node's sessions with the pid clients were given; pg_cancel_backend(pid) from
+     * another session ends a running SUBSCRIBE with 57014, as a CancelRequest does.
+     */
+    @Test
+    void pgStatActivityAndCancelBackend() throws Exception {
+        try (Connection waiter = node.connect("ApplicationName=waiter&"); Connection c = node.connect();
+                Statement s = c.createStatement()) {
+            int waiterPid = waiter.unwrap(PGConnection.class).getBackendPID();
+            java.util.concurrent.CompletableFuture<String> subscribed = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try (Statement w = waiter.createStatement()) {
+                            w.execute("SUBSCRIBE per_card");
+                            return "ended";
+                        } catch (SQLException e) {
+                            return e.getSQLState();
+                        }
+                    });
+            try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                assertTrue(rs.next());
+                assertEquals(c.unwrap(PGConnection.class).getBackendPID(), rs.getInt(1));
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            String state = null;
+            while (!"active".equals(state) && System.nanoTime() < deadline) {
+                try (ResultSet rs = s.executeQuery("SELECT pid, usename, state, query FROM pg_stat_activity "
+                        + "WHERE application_name = 'waiter'")) {
+                    assertTrue(rs.next(), "the waiter is listed");
+                    assertEquals(waiterPid, rs.getInt("pid"));
+                    state = rs.getString("state");
+                    if ("active".equals(state)) {
+                        assertEquals("SUBSCRIBE per_card", rs.getString("query"));
+                    }
+                }
+                Thread.sleep(50);
+            }
+            assertEquals("active", state);
+            try (ResultSet rs = s.executeQuery("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+                    + "WHERE application_name = 'waiter'")) {
+                assertTrue(rs.next());
+                assertTrue(rs.getBoolean(1));
+            }
+            assertEquals("57014", subscribed.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            try (ResultSet rs = s.executeQuery("SELECT pg_cancel_backend(1)")) {
+                assertTrue(rs.next());
+                assertFalse(rs.getBoolean(1), "no such session");
+            }
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

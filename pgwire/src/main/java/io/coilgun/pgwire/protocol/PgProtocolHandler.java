@@ -613,6 +613,11 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             }
         });
         ctx.write(backendKey);
+        try {
+            session.started(backendKey.processId(), ctx.channel().remoteAddress());
+        } catch (RuntimeException e) {
+            LOG.warn("Session.started failed", e);
+        }
         extended = new ExtendedQuery(ctx, session);
         state = State.IDLE;
         ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));

@@ -67,6 +67,13 @@ public interface Session extends AutoCloseable {
     }
 
     /**
+     * The connection is started: its process id (the one BackendKeyData gave the client, which
+     * {@code pg_backend_pid()} and {@code pg_cancel_backend} name) and the client's address.
+     */
+    default void started(int processId, java.net.SocketAddress client) {
+    }
+
+    /**
      * A CancelRequest for this connection: stop the running statement, if any, completing its stage with
      * SQLSTATE 57014. May be called from any thread, also when nothing runs.
      */

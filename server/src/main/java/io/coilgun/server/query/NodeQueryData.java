@@ -26,15 +26,24 @@ public final class NodeQueryData implements QueryData {
     private final ClusterNode cluster;
     private final MetricStateReader metrics;
     private final Object[] node;
+    private final java.util.function.Supplier<List<io.coilgun.sql.query.SessionActivity>> sessions;
 
     /**
      * @param node the row of coilgun.nodes for this node
+     * @param sessions the node's client sessions (pg_stat_activity)
      */
-    public NodeQueryData(Catalog catalog, ClusterNode cluster, Object[] node) {
+    public NodeQueryData(Catalog catalog, ClusterNode cluster, Object[] node,
+            java.util.function.Supplier<List<io.coilgun.sql.query.SessionActivity>> sessions) {
         this.catalog = catalog;
         this.cluster = cluster;
         this.metrics = cluster.metricState();
         this.node = node;
+        this.sessions = sessions;
+    }
+
+    @Override
+    public List<io.coilgun.sql.query.SessionActivity> sessions() {
+        return sessions.get();
     }
 
     @Override

@@ -49,13 +49,39 @@ public final class CoilgunSession implements Session {
     private final SessionSettings settings;
     private final String user;
     private final String database;
-    private boolean inTransaction;
+    private volatile boolean inTransaction;
     /** The savepoints of the transaction block, oldest first (names may repeat, as in Postgres). */
     private final List<String> savepoints = new ArrayList<>();
     /** The statement running, for cancel (which comes from another thread). */
     private volatile CompletableFuture<QueryResult> running;
     /** Stops the work of the running statement when it is canceled or times out (a SELECT's query), or null. */
     private volatile Runnable stopRunning;
+    /** The process id the client was given (BackendKeyData), 0 until started, and where the client connects from. */
+    private volatile int pid;
+    private volatile java.net.SocketAddress client;
+    private final long backendStart = System.currentTimeMillis();
+    /** The statement running or last run, when it started, and when the state (active, idle) last changed. */
+    private volatile String query = "";
+    private volatile Long queryStart;
+    private volatile long stateChange = backendStart;
+    private volatile Long xactStart;
+    /** This session as the query engine's session functions see it (current_setting, pg_backend_pid, …). */
+    private final io.coilgun.sql.query.QuerySession querySession = new io.coilgun.sql.query.QuerySession() {
+        @Override
+        public String setting(String name) {
+            return settings.valueOrNull(name);
+        }
+
+        @Override
+        public int backendPid() {
+            return pid;
+        }
+
+        @Override
+        public boolean cancelBackend(int other) {
+            return node.sessions().cancel(other);
+        }
+    };
     /** The open SUBSCRIBEs of this session (running or in a suspended portal), for cancel and close. */
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
@@ -142,6 +168,9 @@ public final class CoilgunSession implements Session {
                     List.of(), "SELECT 0"));
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
+        query = st.statement().text();
+        queryStart = System.currentTimeMillis();
+        stateChange = queryStart;
         CompiledStatement compiled;
         try {
             compiled = node.compiler().compile(st.statement(), parameters);
@@ -169,6 +198,7 @@ public final class CoilgunSession implements Session {
         mapped.whenComplete((r, e) -> {
             running = null;
             stopRunning = null;
+            stateChange = System.currentTimeMillis();
         });
         // Every statement answers within statement_timeout; a SUBSCRIBE's or COPY's result is a stream that
         // follows (COPY FROM keeps the deadline for its data, see StreamCopyIn; a SUBSCRIBE never ends by design).
@@ -215,7 +245,7 @@ public final class CoilgunSession implements Session {
 
     private CompletableFuture<QueryResult> query(QueryStatement q, List<Object> parameters,
             QueryEngine.Cancel cancel) {
-        return node.query(q, parameters, user, database, settings::valueOrNull, cancel).handle((rows, e) -> {
+        return node.query(q, parameters, user, database, querySession, cancel).handle((rows, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 if (cause instanceof CoilgunException ce && ce.position() > 0) {
@@ -293,6 +323,9 @@ public final class CoilgunSession implements Session {
             case BEGIN -> {
                 List<String> warnings = inTransaction ? List.of("there is already a transaction in progress")
                         : List.of();
+                if (!inTransaction) {
+                    xactStart = System.currentTimeMillis();
+                }
                 inTransaction = true;
                 yield new QueryResult(List.of(), List.of(), "BEGIN", warnings);
             }
@@ -359,7 +392,30 @@ public final class CoilgunSession implements Session {
 
     /** Releases the session's subscriptions (pgwire closes them too; closing twice is harmless). */
     @Override
+    public void started(int processId, java.net.SocketAddress address) {
+        pid = processId;
+        client = address;
+        node.sessions().add(processId, this);
+    }
+
+    /** A snapshot for pg_stat_activity (read from a query thread while the session goes on). */
+    io.coilgun.sql.query.SessionActivity activity() {
+        java.net.SocketAddress address = client;
+        String addr = null;
+        Integer port = null;
+        if (address instanceof java.net.InetSocketAddress inet) {
+            addr = inet.getAddress() == null ? inet.getHostString() : inet.getAddress().getHostAddress();
+            port = inet.getPort();
+        }
+        String state = running != null || !subscriptions.isEmpty() ? "active"
+                : inTransaction ? "idle in transaction" : "idle";
+        return new io.coilgun.sql.query.SessionActivity(pid, user, database, settings.valueOrNull("application_name"),
+                addr, port, backendStart, inTransaction ? xactStart : null, queryStart, stateChange, state, query);
+    }
+
+    @Override
     public void close() {
+        node.sessions().remove(pid, this);
         for (Subscription subscription : subscriptions) {
             subscription.close();
         }

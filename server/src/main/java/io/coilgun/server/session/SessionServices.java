@@ -22,6 +22,9 @@ public interface SessionServices {
 
     StatementCompiler compiler();
 
+    /** The node's client sessions (pg_stat_activity, pg_cancel_backend). */
+    SessionRegistry sessions();
+
     /** Runs INSERT and COPY FROM. */
     Inserter inserter();
 
@@ -30,7 +33,7 @@ public interface SessionServices {
 
     /** Runs a query (SELECT …) on a query thread. */
     CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,
-            java.util.function.Function<String, String> settings,
+            io.coilgun.sql.query.QuerySession session,
             QueryEngine.Cancel cancel);
 
     /** The columns a query returns, without running it (extended protocol Describe). */

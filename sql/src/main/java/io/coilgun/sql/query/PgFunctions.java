@@ -201,7 +201,7 @@ public final class PgFunctions {
 
     /** The session's value of a setting (what SHOW answers); 42704 for a name Postgres would not know either. */
     public static String current_setting(String name) {
-        String value = rels().settings.apply(name);
+        String value = rels().session.setting(name);
         if (value == null) {
             throw new CoilgunException(SqlState.UNDEFINED_OBJECT,
                     "unrecognized configuration parameter \"" + name + "\"", 0);
@@ -211,7 +211,7 @@ public final class PgFunctions {
 
     /** {@link #current_setting(String)}, with NULL instead of an error for an unknown name when {@code missingOk}. */
     public static String current_setting(String name, Boolean missingOk) {
-        String value = rels().settings.apply(name);
+        String value = rels().session.setting(name);
         if (value == null && !Boolean.TRUE.equals(missingOk)) {
             return current_setting(name);
         }
@@ -246,8 +246,14 @@ public final class PgFunctions {
         return PgFormat.format(format, a, b, c, d, e);
     }
 
+    /** The session's process id, as the client's BackendKeyData gave it. */
     public static Integer pg_backend_pid() {
-        return (int) ProcessHandle.current().pid();
+        return rels().session.backendPid();
+    }
+
+    /** Cancels the statement running in the session with process id {@code pid} (see {@code pg_stat_activity}). */
+    public static Boolean pg_cancel_backend(Integer pid) {
+        return pid != null && rels().session.cancelBackend(pid);
     }
 
     public static String quote_ident(String name) {

@@ -37,6 +37,11 @@ public interface QueryData {
     /** Rows of {@code coilgun.statistics}: see {@link SystemTables#STATISTICS}. */
     List<Object[]> statistics();
 
+    /** The node's client sessions, for {@code pg_stat_activity}. */
+    default List<SessionActivity> sessions() {
+        return List.of();
+    }
+
     /**
      * One group of a metric as of its task's stream time.
      *

@@ -66,16 +66,16 @@ public final class QueryEngine {
     /** {@link #run}, stopped early (with an error) once {@code cancel} is canceled. */
     public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
             String database, Cancel cancel) {
-        return run(statement, columnNames, parameters, user, database, name -> null, cancel);
+        return run(statement, columnNames, parameters, user, database, QuerySession.NONE, cancel);
     }
 
     /**
-     * {@link #run(String, List, List, String, String, Cancel)} in a session whose settings are {@code settings}
-     * (a name's value, null when unknown): what {@code current_setting} reads.
+     * {@link #run(String, List, List, String, String, Cancel)} for {@code session}: what {@code current_setting},
+     * {@code pg_backend_pid} and {@code pg_cancel_backend} see.
      */
     public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
-            String database, java.util.function.Function<String, String> settings, Cancel cancel) {
-        return prepare(statement, columnNames, parameters, user, database, settings, true, cancel);
+            String database, QuerySession session, Cancel cancel) {
+        return prepare(statement, columnNames, parameters, user, database, session, true, cancel);
     }
 
     /**
@@ -113,13 +113,13 @@ public final class QueryEngine {
 
     /** The columns {@link #run} would return (no rows), without reading any data. */
     public Rows describe(String statement, List<String> columnNames, String user, String database) {
-        return prepare(statement, columnNames, List.of(), user, database, name -> null, false, new Cancel());
+        return prepare(statement, columnNames, List.of(), user, database, QuerySession.NONE, false, new Cancel());
     }
 
     private Rows prepare(String statement, List<String> columnNames, List<Object> parameters, String user,
-            String database, java.util.function.Function<String, String> settings, boolean execute, Cancel cancel) {
+            String database, QuerySession session, boolean execute, Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
-        Relations rels = relations(user, database, settings);
+        Relations rels = relations(user, database, session);
         PgFunctions.CURRENT.set(rels);
         try (Connection connection = connect(rels, user)) {
             try (PreparedStatement ps = connection.prepareStatement(markers.sql())) {
@@ -172,8 +172,8 @@ public final class QueryEngine {
         }
     }
 
-    private Relations relations(String user, String database, java.util.function.Function<String, String> settings) {
-        Relations rels = new Relations(user, database, settings);
+    private Relations relations(String user, String database, QuerySession session) {
+        Relations rels = new Relations(user, database, session);
         for (StreamDef s : data.catalog().streams()) {
             rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s), new StreamTable(s, data));
             for (MetricDef m : data.catalog().metricsOf(s.name())) {
@@ -184,6 +184,8 @@ public final class QueryEngine {
         for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
             rels.add(Relations.COILGUN, t.getKey(), "system table", t.getValue().columns, t.getValue());
         }
+        rels.add(Relations.PG_CATALOG, "pg_stat_activity", "catalog", PgStatActivity.COLUMNS,
+                new RowsTable(PgStatActivity.COLUMNS, () -> PgStatActivity.rows(data.sessions())));
         for (Map.Entry<String, RowsTable> t : PgCatalog.tables(rels).entrySet()) {
             rels.add(Relations.PG_CATALOG, t.getKey(), "catalog", t.getValue().columns, t.getValue());
         }

@@ -53,13 +53,13 @@ final class Relations {
     private final Map<String, Rel> byQualifiedName = new LinkedHashMap<>();
     private final List<Rel> all = new ArrayList<>();
 
-    /** The session's settings: a name's value, null when unknown. */
-    final java.util.function.Function<String, String> settings;
+    /** The session the query runs for (its settings, its process id). */
+    final QuerySession session;
 
-    Relations(String user, String database, java.util.function.Function<String, String> settings) {
+    Relations(String user, String database, QuerySession session) {
         this.user = user;
         this.database = database;
-        this.settings = settings;
+        this.session = session;
     }
 
     void add(int namespace, String name, String kind, List<Col> columns, Table table) {
