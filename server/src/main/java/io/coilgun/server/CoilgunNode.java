@@ -242,6 +242,12 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     @Override
+    public int[] queryParameterTypes(io.coilgun.sql.compile.QueryStatement q, int count, String user,
+            String database) {
+        return queryEngine.parameterTypes(q.text(), count, user, database);
+    }
+
+    @Override
     public Catalog catalog() {
         return catalog;
     }

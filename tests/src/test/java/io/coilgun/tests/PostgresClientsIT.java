@@ -210,6 +210,13 @@ class PostgresClientsIT {
                 insert(ps, 9600, T0.plusMinutes(1), "untyped", 2.5);
                 insert(ps, 9601, T0.plusMinutes(2), "untyped", 4.0);
             }
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT count(*) FROM pay WHERE id = ? AND ts > ? AND card = ? AND amount > ?")) {
+                var md = ps.getParameterMetaData(); // Parse + Describe: ParameterDescription
+                assertEquals("int8,timestamp,text,float8", md.getParameterTypeName(1) + ","
+                        + md.getParameterTypeName(2) + "," + md.getParameterTypeName(3) + ","
+                        + md.getParameterTypeName(4));
+            }
             try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pay WHERE card = ? AND ts > ?")) {
                 ps.setString(1, "untyped");
                 ps.setObject(2, T0.plusSeconds(90)); // a LocalDateTime compared with a timestamp column

@@ -89,7 +89,7 @@ final class WireValues {
             return type == PgType.UNKNOWN ? text : PgTextDecoder.decode(type, text);
         } catch (PgInputException e) {
             throw new PgException(e.sqlState(), e.getMessage() + (format == BINARY
-                    ? " (in binary bind parameter $" + n + ")" : ""));
+                    ? " (in binary bind parameter $" + n + ")" : " (parameter $" + n + ")"));
         } catch (IllegalArgumentException e) {
             throw new PgException(format == BINARY ? SqlStates.INVALID_BINARY_REPRESENTATION : SqlStates.INVALID_TEXT_REPRESENTATION,
                     (format == BINARY ? "incorrect binary data format in bind parameter " : "invalid bind parameter ")

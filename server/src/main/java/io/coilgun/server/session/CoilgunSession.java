@@ -131,6 +131,7 @@ public final class CoilgunSession implements Session {
         } catch (RuntimeException e) {
             throw ErrorMapper.toPg(e);
         }
+        int[] queried = queryParameterTypes(st, count);
         List<PgType> types = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int oid = i < parameterTypeOids.length ? parameterTypeOids[i] : 0;
@@ -139,11 +140,30 @@ public final class CoilgunSession implements Session {
                 types.add(declared);
             } else if (oid == 0 && inferred[i] != null) {
                 types.add(Inserter.pgType(inferred[i]));
+            } else if (oid == 0 && queried[i] != 0 && PgType.of(queried[i]) != null) {
+                types.add(PgType.of(queried[i]));
             } else {
                 types.add(PgType.UNKNOWN); // read as text, converted where the value is used
             }
         }
         return st.withParameterTypes(types);
+    }
+
+    /**
+     * The types a query (SELECT …) gives its parameters, so that ParameterDescription tells the driver; all 0 for
+     * other statements, or when the query does not validate (its Describe or Execute says why).
+     */
+    private int[] queryParameterTypes(ParsedSqlStatement st, int count) {
+        if (count == 0 || !st.statement().isQuery()) {
+            return new int[count];
+        }
+        try {
+            CompiledStatement compiled = node.compiler().compile(st.statement());
+            return compiled instanceof QueryStatement q ? node.queryParameterTypes(q, count, user, database)
+                    : new int[count];
+        } catch (RuntimeException e) {
+            return new int[count];
+        }
     }
 
     @Override

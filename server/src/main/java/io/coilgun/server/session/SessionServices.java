@@ -22,6 +22,9 @@ public interface SessionServices {
 
     StatementCompiler compiler();
 
+    /** The Postgres type oid of each of a query's parameters $1..$count, 0 where the query gives none. */
+    int[] queryParameterTypes(QueryStatement q, int count, String user, String database);
+
     /** The node's client sessions (pg_stat_activity, pg_cancel_backend). */
     SessionRegistry sessions();
 

@@ -53,6 +53,11 @@ public final class SqlStatement {
         return parsed.parameterCount();
     }
 
+    /** Whether it is a query (SELECT and the other query forms), which runs in Calcite. */
+    public boolean isQuery() {
+        return node().isA(org.apache.calcite.sql.SqlKind.QUERY);
+    }
+
     SqlNode node() {
         return parsed.node();
     }

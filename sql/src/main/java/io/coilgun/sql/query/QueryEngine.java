@@ -111,6 +111,40 @@ public final class QueryEngine {
         }
     }
 
+    /**
+     * The Postgres type oid Calcite gives each parameter $1..$n of a query ({@code WHERE id = $1}: int8), 0 where it
+     * gives none; what a Parse's ParameterDescription reports, so that drivers bind typed values.
+     *
+     * @throws CoilgunException when the query does not validate
+     */
+    public int[] parameterTypes(String statement, int count, String user, String database) {
+        ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
+        int[] numbers = markers.numbers();
+        int[] oids = new int[count];
+        if (numbers.length == 0) {
+            return oids;
+        }
+        Relations rels = relations(user, database, QuerySession.NONE);
+        PgFunctions.CURRENT.set(rels);
+        try (Connection connection = connect(rels, user);
+                PreparedStatement ps = connection.prepareStatement(markers.sql())) {
+            java.sql.ParameterMetaData types = ps.getParameterMetaData();
+            for (int i = 0; i < numbers.length; i++) {
+                int n = numbers[i];
+                int type = types.getParameterType(i + 1);
+                if (n >= 1 && n <= count && oids[n - 1] == 0 && type != Types.OTHER && type != Types.JAVA_OBJECT
+                        && type != Types.NULL) {
+                    oids[n - 1] = pgType(type);
+                }
+            }
+            return oids;
+        } catch (SQLException e) {
+            throw QueryErrors.toCoilgun(statement, e);
+        } finally {
+            PgFunctions.CURRENT.remove();
+        }
+    }
+
     /** The columns {@link #run} would return (no rows), without reading any data. */
     public Rows describe(String statement, List<String> columnNames, String user, String database) {
         return prepare(statement, columnNames, List.of(), user, database, QuerySession.NONE, false, new Cancel());
