@@ -452,6 +452,31 @@ class PostgresClientsIT {
         }
     }
 
+    /** now(), CURRENT_TIMESTAMP and LOCALTIMESTAMP as INSERT values: the server clock (UTC), as written. */
+    @Test
+    void nowAsAnInsertValue() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM clocked (id BIGINT, ts TIMESTAMP, k VARCHAR) WITH (event_time = 'ts', "
+                    + "event_id = 'id', partition_by = 'k', partitions = 1)");
+            long before = System.currentTimeMillis();
+            s.executeUpdate("INSERT INTO clocked VALUES (1, now(), 'a'), (2, CURRENT_TIMESTAMP, 'a'), "
+                    + "(3, LOCALTIMESTAMP, 'a'), (4, now()::timestamp, 'a')");
+            long after = System.currentTimeMillis();
+            try (ResultSet rs = s.executeQuery("SELECT ts FROM clocked ORDER BY id")) {
+                int n = 0;
+                while (rs.next()) {
+                    n++;
+                    long t = rs.getObject(1, LocalDateTime.class).toInstant(java.time.ZoneOffset.UTC).toEpochMilli();
+                    assertTrue(t >= before - 1 && t <= after + 1, "row " + n + " at " + t);
+                }
+                assertEquals(4, n);
+            }
+            PSQLException expression = assertThrows(PSQLException.class, () -> s.executeUpdate(
+                    "INSERT INTO clocked VALUES (5, now() - INTERVAL '1' SECOND, 'a')"));
+            assertEquals("0A000", expression.getSQLState());
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

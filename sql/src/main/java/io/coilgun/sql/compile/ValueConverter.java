@@ -44,6 +44,10 @@ public final class ValueConverter {
     /** Timestamps as Postgres reads them without a zone: date, optional time (T or space), optional fraction. */
     private static final DateTimeFormatter TIMESTAMP_TEXT = TimestampText.FORMAT;
 
+    /** The functions that give the statement's time (Postgres: the transaction's; here the server clock). */
+    private static final java.util.Set<String> NOW = java.util.Set.of("NOW", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP",
+            "TRANSACTION_TIMESTAMP", "STATEMENT_TIMESTAMP", "CLOCK_TIMESTAMP");
+
     private final Clock clock;
     private final long maxFutureMicros;
 
@@ -305,7 +309,7 @@ public final class ValueConverter {
      * {@code CAST(value AS type)} or {@code value::type} of a literal (what psycopg2 writes for a bound datetime,
      * {@code '2026-11-24T19:30:05.123456'::timestamp}): the literal read as that type with Postgres' input rules.
      */
-    private static Literal cast(SqlText sql, SqlNode value, SqlTypeName type) {
+    private Literal cast(SqlText sql, SqlNode value, SqlTypeName type) {
         Literal inner = literal(sql, value);
         if (inner.kind == LiteralKind.NULL || type == null) {
             return inner;
@@ -356,7 +360,7 @@ public final class ValueConverter {
     }
 
     /** The literal {@code expr} is, with a sign applied to numbers; anything else is not supported yet. */
-    private static Literal literal(SqlText sql, SqlNode expr) {
+    private Literal literal(SqlText sql, SqlNode expr) {
         if (expr instanceof SqlDynamicParam param) {
             return parameter(sql, param, sql.value(param));
         }
@@ -365,6 +369,15 @@ public final class ValueConverter {
                 && call.operand(0) instanceof SqlNumericLiteral n) {
             BigDecimal v = n.getValueAs(BigDecimal.class);
             return new Literal(LiteralKind.NUMBER, null, call.getKind() == SqlKind.MINUS_PREFIX ? v.negate() : v, 0);
+        }
+        // now() is a call; CURRENT_TIMESTAMP and LOCALTIMESTAMP without parentheses parse as identifiers
+        if ((expr instanceof SqlBasicCall now && now.operandCount() == 0
+                && NOW.contains(now.getOperator().getName().toUpperCase(Locale.ROOT)))
+                || (expr instanceof org.apache.calcite.sql.SqlIdentifier id && id.isSimple()
+                        && NOW.contains(id.getSimple().toUpperCase(Locale.ROOT)))) {
+            java.time.Instant t = clock.instant();
+            return new Literal(LiteralKind.TIMESTAMP, null, null,
+                    Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000));
         }
         if (expr instanceof SqlBasicCall call && call.getKind() == SqlKind.CAST
                 && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec) {
