@@ -394,6 +394,11 @@ class PostgresClientsIT {
                 assertEquals("one,table,year,value", md.getColumnLabel(1) + "," + md.getColumnLabel(2) + ","
                         + md.getColumnLabel(3) + "," + md.getColumnLabel(4));
             }
+            try (ResultSet rs = s.executeQuery("SELECT relname, n_live_tup FROM pg_stat_user_tables "
+                    + "WHERE relid = 'pay'::regclass")) {
+                assertTrue(rs.next());
+                assertEquals("pay", rs.getString(1));
+            }
             PSQLException unknown = assertThrows(PSQLException.class,
                     () -> s.executeQuery("SELECT current_setting('no_such')"));
             assertEquals("42704", unknown.getSQLState());

@@ -5,6 +5,7 @@ import static io.coilgun.sql.query.Col.chr;
 import static io.coilgun.sql.query.Col.float4;
 import static io.coilgun.sql.query.Col.int2;
 import static io.coilgun.sql.query.Col.int4;
+import static io.coilgun.sql.query.Col.int8;
 import static io.coilgun.sql.query.Col.name;
 import static io.coilgun.sql.query.Col.oid;
 import static io.coilgun.sql.query.Col.text;
@@ -77,6 +78,16 @@ final class PgCatalog {
                 name("tablespace"), bool("hasindexes"), bool("hasrules"), bool("hastriggers"), bool("rowsecurity")),
                 () -> map(rels.all(), r -> new Object[] {r.schema(), r.name(), rels.user, null, false, false, false,
                     false})));
+        // Statistics of use: Coilgun counts none per relation (coilgun.statistics has the events per task).
+        t.put("pg_stat_user_tables", new RowsTable(List.of(oid("relid"), name("schemaname"), name("relname"),
+                int8("seq_scan"), int8("seq_tup_read"), int8("idx_scan"), int8("idx_tup_fetch"), int8("n_tup_ins"),
+                int8("n_tup_upd"), int8("n_tup_del"), int8("n_tup_hot_upd"), int8("n_live_tup"), int8("n_dead_tup"),
+                int8("n_mod_since_analyze"), int8("n_ins_since_vacuum"), Col.timestamp("last_vacuum"),
+                Col.timestamp("last_autovacuum"), Col.timestamp("last_analyze"), Col.timestamp("last_autoanalyze"),
+                int8("vacuum_count"), int8("autovacuum_count"), int8("analyze_count"), int8("autoanalyze_count")),
+                () -> map(rels.all().stream().filter(r -> r.namespace() == Relations.PUBLIC).toList(),
+                        r -> new Object[] {r.oid(), r.schema(), r.name(), 0L, 0L, null, null, 0L, 0L, 0L, 0L, 0L,
+                            0L, 0L, 0L, null, null, null, null, 0L, 0L, 0L, 0L})));
         t.put("pg_settings", new RowsTable(List.of(text("name"), text("setting"), text("unit"), text("category"),
                 text("short_desc"), text("context"), text("vartype"), text("source")), List::of));
         // Relations Coilgun never has rows in.
