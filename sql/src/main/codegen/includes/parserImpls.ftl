@@ -595,3 +595,63 @@ SqlNode SqlSubscribe() :
         return new SqlSubscribe(s.end(this), name, where);
     }
 }
+
+/**
+ * Parses the named-cursor statements drivers send for server-side cursors: {@code DECLARE name [BINARY]
+ * [INSENSITIVE | ASENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query}, {@code FETCH [NEXT | FORWARD
+ * [count | ALL] | count | ALL] [FROM | IN] name} and {@code CLOSE name | ALL}.
+ */
+SqlNode SqlCursor() :
+{
+    final Span s;
+    SqlIdentifier name = null;
+    SqlNode query;
+    SqlParserPos queryStart;
+    boolean hold = false;
+    long count = 1;
+}
+{
+    (
+        <DECLARE> { s = span(); } name = SimpleIdentifier()
+        ( <BINARY> | <INSENSITIVE> | <ASENSITIVE> | <NO> <SCROLL> | <SCROLL> )*
+        <CURSOR>
+        [ <WITH> <HOLD> { hold = true; } | <WITHOUT> <HOLD> ]
+        <FOR> { queryStart = getToken(1) == null ? getPos() : new SqlParserPos(getToken(1).beginLine,
+            getToken(1).beginColumn); }
+        query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY)
+        {
+            return new SqlCursor(s.end(this), SqlCursor.Kind.DECLARE, name.getSimple(), query, queryStart, hold, 0);
+        }
+    |
+        <FETCH> { s = span(); }
+        [
+            <NEXT>
+        |
+            LOOKAHEAD({ getToken(1).kind == IDENTIFIER && getToken(1).image.equalsIgnoreCase("FORWARD") })
+            <IDENTIFIER> [ count = CursorCount() ]
+        |
+            count = CursorCount()
+        ]
+        [ <FROM> | <IN> ] name = SimpleIdentifier()
+        {
+            return new SqlCursor(s.end(this), SqlCursor.Kind.FETCH, name.getSimple(), null, null, false, count);
+        }
+    |
+        <CLOSE> { s = span(); } ( <ALL> | name = SimpleIdentifier() )
+        {
+            return new SqlCursor(s.end(this), SqlCursor.Kind.CLOSE, name == null ? null : name.getSimple(), null,
+                null, false, 0);
+        }
+    )
+}
+
+/** A FETCH's row count: a number, or ALL (-1). */
+long CursorCount() :
+{
+    final SqlLiteral n;
+}
+{
+    <ALL> { return -1; }
+|
+    n = UnsignedNumericLiteral() { return n.getValueAs(Long.class); }
+}

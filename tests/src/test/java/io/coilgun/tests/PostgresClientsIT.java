@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.LocalDateTime;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -479,6 +480,58 @@ class PostgresClientsIT {
             PSQLException expression = assertThrows(PSQLException.class, () -> s.executeUpdate(
                     "INSERT INTO clocked VALUES (5, now() - INTERVAL '1' SECOND, 'a')"));
             assertEquals("0A000", expression.getSQLState());
+        }
+    }
+
+    /**
+     * Named cursors as psycopg2 and psycopg 3 use them (DECLARE … CURSOR, FETCH FORWARD n FROM, CLOSE, pg_cursors),
+     * through pgjdbc's extended protocol: FETCH is described with the cursor's columns.
+     */
+    @Test
+    void namedCursors() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            PSQLException outside = assertThrows(PSQLException.class,
+                    () -> s.execute("DECLARE c1 CURSOR FOR SELECT 1"));
+            assertEquals("25P01", outside.getSQLState());
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                for (int i = 0; i < 4; i++) {
+                    insert(ps, 9960 + i, T0.plusMinutes(7).plusSeconds(i), "cursor", 1.0);
+                }
+            }
+            c.setAutoCommit(false);
+            s.execute("DECLARE \"cur\" CURSOR WITHOUT HOLD FOR SELECT id, card FROM pay WHERE card = 'cursor' "
+                    + "ORDER BY id");
+            List<Long> ids = new java.util.ArrayList<>();
+            for (String fetch : new String[] {"FETCH FORWARD 2 FROM \"cur\"", "FETCH NEXT FROM cur",
+                "FETCH ALL IN cur", "FETCH 5 FROM cur"}) {
+                try (ResultSet rs = s.executeQuery(fetch)) {
+                    assertEquals("card", rs.getMetaData().getColumnLabel(2));
+                    while (rs.next()) {
+                        ids.add(rs.getLong(1));
+                    }
+                }
+            }
+            assertEquals(List.of(9960L, 9961L, 9962L, 9963L), ids);
+            try (ResultSet rs = s.executeQuery("SELECT name, is_holdable FROM pg_cursors")) {
+                assertTrue(rs.next());
+                assertEquals("cur", rs.getString(1));
+                assertFalse(rs.getBoolean(2));
+            }
+            PSQLException twice = assertThrows(PSQLException.class,
+                    () -> s.execute("DECLARE cur CURSOR FOR SELECT 1"));
+            assertEquals("42P03", twice.getSQLState());
+            s.execute("CLOSE cur");
+            PSQLException gone = assertThrows(PSQLException.class, () -> s.executeQuery("FETCH 1 FROM cur"));
+            assertEquals("34000", gone.getSQLState());
+            s.execute("DECLARE kept CURSOR WITH HOLD FOR SELECT 1 AS one");
+            c.commit();
+            try (ResultSet rs = s.executeQuery("FETCH 1 FROM kept")) {
+                assertTrue(rs.next(), "a cursor WITH HOLD outlives its block");
+                assertEquals(1, rs.getInt("one"));
+            }
+            s.execute("CLOSE ALL");
+            c.setAutoCommit(true);
         }
     }
 

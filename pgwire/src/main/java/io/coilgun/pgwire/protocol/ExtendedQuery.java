@@ -113,6 +113,14 @@ final class ExtendedQuery {
             ctx.write(columns.isEmpty() ? Empty.NO_DATA : new RowDescription(columns));
             return;
         }
+        if (!portals.containsKey(describe.name())) {
+            // a cursor the session declared with DECLARE is a portal too, as in Postgres (psycopg 3 describes it)
+            List<Column> cursor = describe.name().isEmpty() ? null : session.cursorColumns(describe.name());
+            if (cursor != null) {
+                ctx.write(cursor.isEmpty() ? Empty.NO_DATA : new RowDescription(cursor));
+                return;
+            }
+        }
         Portal portal = portal(describe.name());
         List<Column> columns = portal.statement == null ? List.of()
                 : portal.executed() ? portal.result.columns() : session.describe(portal.statement);

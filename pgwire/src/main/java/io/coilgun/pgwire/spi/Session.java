@@ -66,6 +66,11 @@ public interface Session extends AutoCloseable {
         return 'I';
     }
 
+    /** The columns of the cursor {@code name} the session declared (DECLARE … CURSOR), or null when there is none. */
+    default List<Column> cursorColumns(String name) {
+        return null;
+    }
+
     /**
      * The connection is started: its process id (the one BackendKeyData gave the client, which
      * {@code pg_backend_pid()} and {@code pg_cancel_backend} name) and the client's address.

@@ -15,6 +15,7 @@ import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.CopyToStatement;
+import io.coilgun.sql.compile.CursorStatement;
 import io.coilgun.sql.compile.SubscribeStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
@@ -32,6 +33,7 @@ import io.coilgun.sql.query.EmptyCatalogQuery;
 import java.util.ArrayList;
 import io.coilgun.sql.query.QueryEngine;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
@@ -81,7 +83,16 @@ public final class CoilgunSession implements Session {
         public boolean cancelBackend(int other) {
             return node.sessions().cancel(other);
         }
+
+        @Override
+        public List<Object[]> cursors() {
+            List<Object[]> rows = new ArrayList<>();
+            cursors.forEach((name, c) -> rows.add(new Object[] {name, c.statement, c.hold, false, false, c.created}));
+            return rows;
+        }
     };
+    /** The session's cursors by name (DECLARE … CURSOR): their query's rows, read when declared. */
+    private final Map<String, Cursor> cursors = new ConcurrentHashMap<>();
     /** The open SUBSCRIBEs of this session (running or in a suspended portal), for cancel and close. */
     private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
@@ -173,7 +184,8 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
-            List<Column> columns = ResultShapes.of(node, settings, st.statement(), user, database);
+            List<Column> columns = ResultShapes.of(node, settings, st.statement(), user, database,
+                    name -> cursors.containsKey(name) ? cursors.get(name).columns() : null);
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {
@@ -202,6 +214,7 @@ public final class CoilgunSession implements Session {
         CompletableFuture<QueryResult> result;
         try {
             result = compiled instanceof QueryStatement q ? query(q, parameters, cancel)
+                    : compiled instanceof CursorStatement cs ? cursor(cs, parameters, cancel)
                     : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters, cancel)
                     : run(compiled, st.described().get(), timeoutMs);
         } catch (RuntimeException e) {
@@ -315,6 +328,7 @@ public final class CoilgunSession implements Session {
                 || inner instanceof CreateMetricStatement || inner instanceof DropMetricStatement
                 || inner instanceof SetStatement || inner instanceof TransactionStatement
                 || inner instanceof CopyStatement || inner instanceof CopyToStatement
+                || inner instanceof CursorStatement
                 || inner instanceof InsertStatement ins && !ins.returning()) {
             throw new PgException(SqlState.FEATURE_NOT_SUPPORTED.code(), "COPY (...) TO STDOUT needs a statement "
                     + "that returns rows (SUBSCRIBE, SELECT, SHOW, EXPLAIN or INSERT ... RETURNING)");
@@ -353,6 +367,7 @@ public final class CoilgunSession implements Session {
                 List<String> warnings = inTransaction ? List.of() : List.of("there is no transaction in progress");
                 inTransaction = false;
                 savepoints.clear();
+                cursors.values().removeIf(c -> !c.hold()); // a cursor WITHOUT HOLD ends with its block
                 yield new QueryResult(List.of(), List.of(), tx.kind().name(), warnings);
             }
             case SAVEPOINT -> {
@@ -372,6 +387,81 @@ public final class CoilgunSession implements Session {
                         + "nothing here: every statement was applied when it completed"));
             }
         };
+    }
+
+    /** A cursor's rows (read when it was declared) and how many FETCH has given. */
+    private static final class Cursor {
+        private final List<Column> columns;
+        private final List<Object[]> rows;
+        private final boolean hold;
+        private final String statement;
+        private final long created = System.currentTimeMillis();
+        private int next;
+
+        Cursor(List<Column> columns, List<Object[]> rows, boolean hold, String statement) {
+            this.columns = columns;
+            this.rows = rows;
+            this.hold = hold;
+            this.statement = statement;
+        }
+
+        List<Column> columns() {
+            return columns;
+        }
+
+        boolean hold() {
+            return hold;
+        }
+
+        /** The next {@code count} rows (-1: all that remain). */
+        synchronized List<Object[]> fetch(long count) {
+            int end = count < 0 ? rows.size() : (int) Math.min(rows.size(), next + count);
+            List<Object[]> out = new ArrayList<>(rows.subList(next, end));
+            next = end;
+            return out;
+        }
+    }
+
+    /**
+     * DECLARE runs the cursor's query now and keeps its rows (a SELECT over metrics and streams is a bounded
+     * snapshot); FETCH hands them out; CLOSE forgets them. As in Postgres, a cursor without HOLD lives in a
+     * transaction block only.
+     */
+    private CompletableFuture<QueryResult> cursor(CursorStatement cs, List<Object> parameters,
+            QueryEngine.Cancel cancel) {
+        switch (cs.kind()) {
+            case DECLARE -> {
+                if (!cs.hold()) {
+                    requireTransaction("DECLARE CURSOR");
+                }
+                if (cursors.containsKey(cs.name())) {
+                    throw new PgException(SqlState.DUPLICATE_CURSOR.code(),
+                            "cursor \"" + cs.name() + "\" already exists");
+                }
+                return query(cs.query(), parameters, cancel).thenApply(r -> {
+                    cursors.put(cs.name(), new Cursor(r.columns(), r.rows(), cs.hold(), query));
+                    return QueryResult.command("DECLARE CURSOR");
+                });
+            }
+            case FETCH -> {
+                Cursor c = cursors.get(cs.name());
+                if (c == null) {
+                    throw new PgException(SqlState.INVALID_CURSOR_NAME.code(),
+                            "cursor \"" + cs.name() + "\" does not exist");
+                }
+                List<Object[]> rows = c.fetch(cs.count());
+                return CompletableFuture.completedFuture(new QueryResult(c.columns(), rows, "FETCH " + rows.size()));
+            }
+            default -> {
+                if (cs.name() == null) {
+                    cursors.clear();
+                } else if (cursors.remove(cs.name()) == null) {
+                    throw new PgException(SqlState.INVALID_CURSOR_NAME.code(),
+                            "cursor \"" + cs.name() + "\" does not exist");
+                }
+                return CompletableFuture.completedFuture(QueryResult.command("CLOSE CURSOR"));
+            }
+        }
     }
 
     private void requireTransaction(String statement) {
@@ -411,6 +501,12 @@ public final class CoilgunSession implements Session {
     }
 
     /** Releases the session's subscriptions (pgwire closes them too; closing twice is harmless). */
+    @Override
+    public List<Column> cursorColumns(String name) {
+        Cursor c = cursors.get(name);
+        return c == null ? null : c.columns();
+    }
+
     @Override
     public void started(int processId, java.net.SocketAddress address) {
         pid = processId;

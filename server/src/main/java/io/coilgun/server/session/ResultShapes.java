@@ -23,10 +23,18 @@ final class ResultShapes {
         return names.stream().map(n -> new Column(n, PgType.TEXT)).toList();
     }
 
+    /** @param cursors the columns of the session's cursor of a name (FETCH), or null when there is none */
     static List<Column> of(SessionServices node, SessionSettings settings, SqlStatement statement, String user,
-            String database) {
+            String database, java.util.function.Function<String, List<Column>> cursors) {
         ResultShape shape = node.compiler().shape(statement);
-        if (shape instanceof ResultShape.Query q) {
+        if (shape instanceof ResultShape.Fetch f) {
+            List<Column> columns = cursors.apply(f.cursor());
+            if (columns == null) {
+                throw new io.coilgun.pgwire.spi.PgException(io.coilgun.planner.error.SqlState.INVALID_CURSOR_NAME
+                        .code(), "cursor \"" + f.cursor() + "\" does not exist");
+            }
+            return columns;
+        } else if (shape instanceof ResultShape.Query q) {
             return CoilgunSession.queryColumns(node.describeQuery(q.statement(), user, database));
         } else if (shape instanceof ResultShape.Subscribe s) {
             return Subscription.columns(s.statement());

@@ -7,5 +7,5 @@ package io.coilgun.sql.compile;
 public sealed interface CompiledStatement
         permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement,
         DropStreamStatement, ExplainStatement, InsertStatement, RowsStatement, SetStatement, ShowStatement,
-        TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement {
+        TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement, CursorStatement {
 }

@@ -33,6 +33,10 @@ public sealed interface ResultShape {
     record Subscribe(SubscribeStatement statement) implements ResultShape {
     }
 
+    /** FETCH from a cursor: the columns of the cursor's query, which the session holds. */
+    record Fetch(String cursor) implements ResultShape {
+    }
+
     /** INSERT ... RETURNING: the stream's columns followed by its metrics' results. */
     record InsertReturning(StreamDef stream, List<MetricDef> metrics) implements ResultShape {
         public InsertReturning {

@@ -15,6 +15,7 @@ import io.coilgun.sql.parser.SqlDropMetric;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
 import io.coilgun.sql.parser.SqlShowObjects;
+import io.coilgun.sql.parser.SqlCursor;
 import io.coilgun.sql.parser.SqlTransaction;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,6 +189,9 @@ public final class StatementCompiler {
         if (node instanceof io.coilgun.sql.parser.SqlSubscribe) {
             return new ResultShape.Subscribe((SubscribeStatement) compile(statement, List.of()));
         }
+        if (node instanceof SqlCursor cursor && cursor.kind() == SqlCursor.Kind.FETCH) {
+            return new ResultShape.Fetch(cursor.name());
+        }
         if (node instanceof SqlExplainPlan) {
             return new ResultShape.TextColumns(ExplainStatement.COLUMNS);
         }
@@ -289,6 +293,16 @@ public final class StatementCompiler {
         }
         if (node instanceof io.coilgun.sql.parser.SqlCopyTo copyTo) {
             return SubscribeCompiler.copyTo(sql, copyTo);
+        }
+        if (node instanceof SqlCursor cursor) {
+            QueryStatement q = null;
+            if (cursor.query() != null) {
+                String inner = cursor.queryText(query);
+                int at = query.indexOf(inner);
+                q = new QueryStatement(inner, at < 0 ? 1 : query.codePointCount(0, at) + 1,
+                        QueryColumnNames.of(cursor.query()));
+            }
+            return new CursorStatement(cursor.kind(), cursor.name(), q, cursor.hold(), cursor.count());
         }
         if (node instanceof SqlSetOption set) {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));

@@ -155,6 +155,11 @@ public final class CoilgunParser {
         return offsetOf(sql, pos.getLineNum(), pos.getColumnNum());
     }
 
+    /** The text of {@code sql} from the token at {@code start} on. */
+    public static String textFrom(String sql, SqlParserPos start) {
+        return sql.substring(charIndex(sql, start.getLineNum(), start.getColumnNum()));
+    }
+
     /** The text of {@code sql} strictly between the tokens at {@code open} and {@code close}. */
     public static String textBetween(String sql, SqlParserPos open, SqlParserPos close) {
         int from = charIndex(sql, open.getEndLineNum(), open.getEndColumnNum()) + 1;

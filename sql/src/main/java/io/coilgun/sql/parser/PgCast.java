@@ -49,7 +49,8 @@ public final class PgCast extends SqlBinaryOperator {
             return cast(value, SqlTypeName.VARCHAR, pos); // Coilgun's catalog shows arrays as text
         }
         if (type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec basic) {
-            return SqlStdOperatorTable.CAST.createCall(pos, dateTimeText(value, SqlTypeName.get(basic.getTypeName().getSimple())), type);
+            SqlTypeName target = SqlTypeName.get(basic.getTypeName().getSimple());
+            return SqlStdOperatorTable.CAST.createCall(pos, dateTimeText(value, target), type);
         }
         List<String> names = type.getTypeName().names;
         String name = names.get(names.size() - 1).toLowerCase(Locale.ROOT);

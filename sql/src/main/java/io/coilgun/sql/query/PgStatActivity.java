@@ -22,8 +22,8 @@ final class PgStatActivity {
     static List<Object[]> rows(List<SessionActivity> sessions) {
         List<Object[]> rows = new ArrayList<>(sessions.size());
         for (SessionActivity s : sessions) {
-            rows.add(new Object[] {Relations.DATABASE, s.database(), s.pid(), null, Relations.OWNER, s.user(), s.applicationName(), s.clientAddr(),
-                null, s.clientPort(), s.backendStart(), s.xactStart(), s.queryStart(), s.stateChange(), null, null,
+            rows.add(new Object[] {Relations.DATABASE, s.database(), s.pid(), null, Relations.OWNER, s.user(),
+                s.applicationName(), s.clientAddr(), null, s.clientPort(), s.backendStart(), s.xactStart(), s.queryStart(), s.stateChange(), null, null,
                 s.state(), null, null, null, s.query(), "client backend"});
         }
         return rows;

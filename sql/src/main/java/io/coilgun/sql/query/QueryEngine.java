@@ -40,6 +40,9 @@ public final class QueryEngine {
     private static final Driver DRIVER = new Driver();
     private static final Calendar UTC = Calendar.getInstance(TimeZone.getTimeZone("UTC"));
     private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
+    /** {@code pg_cursors}' columns (rows from {@link QuerySession#cursors}). */
+    private static final List<Col> CURSOR_COLUMNS = List.of(Col.text("name"), Col.text("statement"),
+            Col.bool("is_holdable"), Col.bool("is_binary"), Col.bool("is_scrollable"), Col.timestamp("creation_time"));
 
     private final QueryData data;
 
@@ -218,6 +221,8 @@ public final class QueryEngine {
         for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
             rels.add(Relations.COILGUN, t.getKey(), "system table", t.getValue().columns, t.getValue());
         }
+        rels.add(Relations.PG_CATALOG, "pg_cursors", "catalog", CURSOR_COLUMNS,
+                new RowsTable(CURSOR_COLUMNS, session::cursors));
         rels.add(Relations.PG_CATALOG, "pg_stat_activity", "catalog", PgStatActivity.COLUMNS,
                 new RowsTable(PgStatActivity.COLUMNS, () -> PgStatActivity.rows(data.sessions())));
         for (Map.Entry<String, RowsTable> t : PgCatalog.tables(rels).entrySet()) {

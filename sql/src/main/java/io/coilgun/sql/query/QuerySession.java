@@ -31,4 +31,12 @@ public interface QuerySession {
 
     /** Cancels the statement running in the session with process id {@code pid}; false when there is none. */
     boolean cancelBackend(int pid);
+
+    /**
+     * The session's cursors as {@code pg_cursors} rows: name, statement, is_holdable, is_binary, is_scrollable,
+     * creation_time (epoch milliseconds).
+     */
+    default java.util.List<Object[]> cursors() {
+        return java.util.List.of();
+    }
 }
