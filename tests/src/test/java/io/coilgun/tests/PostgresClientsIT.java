@@ -400,6 +400,16 @@ class PostgresClientsIT {
                 assertTrue(rs.next());
                 assertEquals("pay", rs.getString(1));
             }
+            try (ResultSet rs = s.executeQuery("SELECT pg_get_partkeydef('pay'::regclass), "
+                    + "pg_get_viewdef('pay'::regclass), pg_size_pretty(pg_total_relation_size('pay'::regclass)), "
+                    + "pg_size_pretty(CAST(1048576 AS bigint)), pg_size_pretty(CAST(123456789 AS bigint))")) {
+                assertTrue(rs.next());
+                assertEquals(null, rs.getString(1));
+                assertEquals(null, rs.getString(2));
+                assertEquals("0 bytes", rs.getString(3));
+                assertEquals("1024 kB", rs.getString(4));
+                assertEquals("118 MB", rs.getString(5)); // as Postgres prints them
+            }
             PSQLException unknown = assertThrows(PSQLException.class,
                     () -> s.executeQuery("SELECT current_setting('no_such')"));
             assertEquals("42704", unknown.getSQLState());

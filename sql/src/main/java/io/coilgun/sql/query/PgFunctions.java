@@ -246,6 +246,63 @@ public final class PgFunctions {
         return PgFormat.format(format, a, b, c, d, e);
     }
 
+    /** A table's partition key: NULL, as Postgres answers for a table that is not partitioned (none here is). */
+    public static String pg_get_partkeydef(Integer oid) {
+        return null;
+    }
+
+    /** A view's query: NULL (Coilgun has no views; metrics are shown by SHOW METRICS and coilgun.metrics). */
+    public static String pg_get_viewdef(Integer oid) {
+        return null;
+    }
+
+    public static String pg_get_viewdef(Integer oid, Boolean pretty) {
+        return null;
+    }
+
+    /** A constraint's definition: NULL (Coilgun has no constraints). */
+    public static String pg_get_constraintdef(Integer oid) {
+        return null;
+    }
+
+    /**
+     * A relation's size on disk, as BI tools show it: 0 (a stream's events are in its tasks' reservoirs, a metric's
+     * state in their RocksDB stores, neither a file of the relation's).
+     */
+    public static Long pg_total_relation_size(Integer oid) {
+        return oid == null ? null : 0L;
+    }
+
+    public static Long pg_relation_size(Integer oid) {
+        return oid == null ? null : 0L;
+    }
+
+    public static Long pg_table_size(Integer oid) {
+        return oid == null ? null : 0L;
+    }
+
+    public static Long pg_indexes_size(Integer oid) {
+        return oid == null ? null : 0L;
+    }
+
+    /** Postgres' {@code pg_size_pretty}: bytes below 10 kB, else the largest unit (kB … PB) under 20,480, rounded. */
+    public static String pg_size_pretty(Long bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        if (Math.abs(bytes) < 10 * 1024) {
+            return bytes + " bytes";
+        }
+        long halves = bytes >> 9; // in half units, to round half up as Postgres does
+        for (String unit : new String[] {"kB", "MB", "GB", "TB"}) {
+            if (Math.abs(halves) < 20 * 1024 - 1) {
+                return (halves >= 0 ? (halves + 1) / 2 : (halves - 1) / 2) + " " + unit;
+            }
+            halves >>= 10;
+        }
+        return (halves >= 0 ? (halves + 1) / 2 : (halves - 1) / 2) + " PB";
+    }
+
     /** The session's process id, as the client's BackendKeyData gave it. */
     public static Integer pg_backend_pid() {
         return rels().session.backendPid();
