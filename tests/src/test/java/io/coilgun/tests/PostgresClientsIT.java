@@ -53,6 +53,9 @@ class PostgresClientsIT {
     }
 
     private static final LocalDateTime T0 = LocalDateTime.of(2026, 1, 1, 10, 0);
+    /** The prepared INSERT the tests use with {@link #insert}. */
+    private static final String INSERT_RETURNING =
+            "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *";
 
     /** INSERT ... RETURNING * through a prepared statement: the card's total and count after the event. */
     private static double[] insert(PreparedStatement ps, long id, LocalDateTime ts, String card, double amount)
@@ -78,8 +81,7 @@ class PostgresClientsIT {
             String card = "prep-" + m;
             long base = 1_000 + m * 100L;
             try (Connection c = node.connect(mode);
-                    PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+                    PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 for (int i = 0; i < 6; i++) { // past pgjdbc's prepareThreshold (5): named statements, binary
                     double[] r = insert(ps, base + i, T0.plusMinutes(i), card, 1.5);
                     assertEquals(1.5 * (i + 1), r[0], 1e-9, mode);
@@ -104,8 +106,7 @@ class PostgresClientsIT {
             }
             int[] counts = ps.executeBatch();
             assertEquals(50, java.util.Arrays.stream(counts).map(n -> n == Statement.SUCCESS_NO_INFO ? 1 : n).sum());
-            try (PreparedStatement one = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement one = c.prepareStatement(INSERT_RETURNING)) {
                 double[] r = insert(one, 5_050, T0.plusSeconds(50), "batch", 0.5);
                 assertEquals(100.5, r[0], 1e-9);
                 assertEquals(51, r[1]);
@@ -121,8 +122,7 @@ class PostgresClientsIT {
                             + "(7001, '2026-01-01 10:01', 'atomic', 'lots')"));
             assertEquals("22P02", e.getSQLState());
             assertTrue(e.getServerErrorMessage().getPosition() > 0, e.getMessage());
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 assertEquals(1, insert(ps, 7002, T0.plusMinutes(2), "atomic", 1.0)[1]);
             }
         }
@@ -175,8 +175,7 @@ class PostgresClientsIT {
                     new StringReader("9003\t2026-01-01 10:00:03\tcopy\t1\n9004\tyesterday\tcopy\t1\n")));
             assertEquals("22007", bad.getSQLState());
             assertTrue(bad.getServerErrorMessage().getWhere().contains("line 2"), bad.getMessage());
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 double[] r = insert(ps, 9005, T0.plusSeconds(5), "copy", 1.0);
                 assertEquals(8.0, r[0], 1e-9); // 1.25 + 2.75 + 3 + 1: nothing of the failed COPY
                 assertEquals(4, r[1]);
@@ -206,8 +205,7 @@ class PostgresClientsIT {
     @Test
     void untypedAndDateTimeParametersTakeTheirTypeFromTheQuery() throws SQLException {
         try (Connection c = node.connect()) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 insert(ps, 9600, T0.plusMinutes(1), "untyped", 2.5);
                 insert(ps, 9601, T0.plusMinutes(2), "untyped", 4.0);
             }
@@ -305,8 +303,7 @@ class PostgresClientsIT {
             }
             c.setAutoCommit(false);
             java.sql.Savepoint sp = c.setSavepoint();
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 insert(ps, 9800, T0.plusMinutes(3), "savepoint", 1.0);
             }
             c.rollback(sp);
@@ -333,8 +330,7 @@ class PostgresClientsIT {
     @Test
     void copyQueryToStdout() throws Exception {
         try (Connection c = node.connect()) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 insert(ps, 9900, T0.plusMinutes(4), "copy-out", 1.5);
                 insert(ps, 9901, T0.plusMinutes(5), "copy-out", 2.0);
             }
@@ -503,8 +499,7 @@ class PostgresClientsIT {
             PSQLException outside = assertThrows(PSQLException.class,
                     () -> s.execute("DECLARE c1 CURSOR FOR SELECT 1"));
             assertEquals("25P01", outside.getSQLState());
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO pay (id, ts, card, amount) VALUES (?, ?, ?, ?) RETURNING *")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_RETURNING)) {
                 for (int i = 0; i < 4; i++) {
                     insert(ps, 9960 + i, T0.plusMinutes(7).plusSeconds(i), "cursor", 1.0);
                 }

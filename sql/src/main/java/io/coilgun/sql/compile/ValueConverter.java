@@ -172,17 +172,23 @@ public final class ValueConverter {
             return Boolean.parseBoolean(lit.text);
         }
         if (lit.kind == LiteralKind.TEXT) {
-            switch (lit.text.trim().toLowerCase(Locale.ROOT)) {
-                case "t", "true", "y", "yes", "on", "1":
-                    return Boolean.TRUE;
-                case "f", "false", "n", "no", "off", "0":
-                    return Boolean.FALSE;
-                default:
-                    throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION,
-                            "invalid input syntax for type boolean: \"" + lit.text + "\"", expr);
+            Boolean b = booleanText(lit.text);
+            if (b == null) {
+                throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION,
+                        "invalid input syntax for type boolean: \"" + lit.text + "\"", expr);
             }
+            return b;
         }
         throw mismatch(sql, expr, column, lit);
+    }
+
+    /** A boolean's text as Postgres reads it ({@code t}, {@code yes}, {@code on}, {@code 1}, …), or null. */
+    public static Boolean booleanText(String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "t", "true", "y", "yes", "on", "1" -> Boolean.TRUE;
+            case "f", "false", "n", "no", "off", "0" -> Boolean.FALSE;
+            default -> null;
+        };
     }
 
     private static Object toTimestamp(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {

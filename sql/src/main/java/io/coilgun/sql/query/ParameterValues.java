@@ -140,14 +140,11 @@ final class ParameterValues {
             return b;
         }
         if (value instanceof String s) {
-            switch (s.trim().toLowerCase(Locale.ROOT)) {
-                case "t", "true", "y", "yes", "on", "1":
-                    return true;
-                case "f", "false", "n", "no", "off", "0":
-                    return false;
-                default:
-                    throw invalid("boolean", s, number);
+            Boolean b = io.coilgun.sql.compile.ValueConverter.booleanText(s);
+            if (b == null) {
+                throw invalid("boolean", s, number);
             }
+            return b;
         }
         throw mismatch("boolean", value, number);
     }
