@@ -65,6 +65,12 @@ final class ExtendedQuery {
         if (!parse.name().isEmpty() && statements.containsKey(parse.name())) {
             throw new PgException(SqlStates.DUPLICATE_PREPARED_STATEMENT, "prepared statement \"" + parse.name() + "\" already exists");
         }
+        String deallocate = Deallocate.target(parse.sql());
+        if (deallocate != null) {
+            statements.put(parse.name(), new Prepared(new DeallocateStatement(parse.sql(), deallocate)));
+            ctx.write(Empty.PARSE_COMPLETE);
+            return;
+        }
         List<Statement> parsed = session.parse(parse.sql());
         if (parsed.size() > 1) {
             throw new PgException(SqlStates.SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement");
@@ -152,6 +158,11 @@ final class ExtendedQuery {
         }
         if (portal.executed()) {
             sendRows(portal, execute.maxRows());
+            return false;
+        }
+        if (portal.statement instanceof DeallocateStatement d) {
+            deallocate(d.target());
+            ctx.write(new CommandComplete(Deallocate.tag(d.target())));
             return false;
         }
         CompletionStage<QueryResult> stage = session.execute(portal.statement, portal.parameters);
@@ -262,6 +273,20 @@ final class ExtendedQuery {
             release(portals.remove(close.name()));
         }
         ctx.write(Empty.CLOSE_COMPLETE);
+    }
+
+    /** A parsed DEALLOCATE, run by the protocol layer itself (see {@link Deallocate}). */
+    private record DeallocateStatement(String sql, String target) implements Statement {
+    }
+
+    /** Drops the named statement {@code target} ({@link Deallocate#ALL}: every named one). */
+    void deallocate(String target) {
+        if (target.equals(Deallocate.ALL)) {
+            statements.keySet().removeIf(name -> !name.isEmpty());
+        } else if (statements.remove(target) == null) {
+            throw new PgException(SqlStates.UNDEFINED_PREPARED_STATEMENT,
+                    "prepared statement \"" + target + "\" does not exist");
+        }
     }
 
     /** Sync: the unnamed portal ends; outside a transaction block every portal does. */

@@ -628,7 +628,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     private void startQuery(String sql) {
         state = State.BUSY;
         ctx.channel().config().setAutoRead(false);
-        running = new SimpleQueryExecution(ctx, session, sql, this);
+        running = new SimpleQueryExecution(ctx, session, sql, this, extended::deallocate);
         running.start();
     }
 

@@ -56,10 +56,14 @@ final class SimpleQueryExecution {
     private final String sql;
     private final Listener listener;
     private List<Statement> statements;
+    /** Drops prepared statements (a DEALLOCATE; see {@link Deallocate}). */
+    private final java.util.function.Consumer<String> deallocate;
     /** The statement to run after a COPY. */
     private int next;
 
-    SimpleQueryExecution(ChannelHandlerContext ctx, Session session, String sql, Listener listener) {
+    SimpleQueryExecution(ChannelHandlerContext ctx, Session session, String sql, Listener listener,
+            java.util.function.Consumer<String> deallocate) {
+        this.deallocate = deallocate;
         this.ctx = ctx;
         this.session = session;
         this.sql = sql;
@@ -67,6 +71,18 @@ final class SimpleQueryExecution {
     }
 
     void start() {
+        String target = Deallocate.target(sql);
+        if (target != null) {
+            try {
+                deallocate.accept(target);
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            ctx.write(new CommandComplete(Deallocate.tag(target)));
+            listener.finished(false);
+            return;
+        }
         try {
             statements = session.parse(sql);
         } catch (Exception e) { // also checked exceptions a session throws sneakily

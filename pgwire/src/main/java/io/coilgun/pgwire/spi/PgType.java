@@ -16,6 +16,8 @@ public enum PgType {
     TIMESTAMPTZ(1184, 8),
     INTERVAL(1186, 16),
     NUMERIC(1700, -1),
+    /** {@code text[]}: a {@link java.util.List} of strings (nulls allowed), one dimension. */
+    TEXT_ARRAY(1009, -1),
     /** An untyped literal or a parameter whose type the server left open: sent and read as text. */
     UNKNOWN(705, -2);
 

@@ -109,6 +109,11 @@ public final class PgBinaryCodec {
             case TEXT:
             case VARCHAR:
                 return value.toString().getBytes(StandardCharsets.UTF_8);
+            case TEXT_ARRAY:
+                if (value instanceof java.util.List<?> list) {
+                    return textArray(list);
+                }
+                break;
             case BYTEA:
                 if (value instanceof byte[]) {
                     return ((byte[]) value).clone();
@@ -202,6 +207,36 @@ public final class PgBinaryCodec {
             default:
                 throw new IllegalArgumentException("no binary format for type " + type.name().toLowerCase());
         }
+    }
+
+    /**
+     * A one-dimensional {@code text[]} in array_send's layout: dimensions, has-nulls flag, element type, then per
+     * dimension its length and lower bound (1), then each element as length and bytes (-1 for NULL).
+     */
+    private static byte[] textArray(java.util.List<?> values) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream data = new java.io.DataOutputStream(out);
+        try {
+            data.writeInt(values.isEmpty() ? 0 : 1);
+            data.writeInt(values.contains(null) ? 1 : 0);
+            data.writeInt(PgType.TEXT.oid());
+            if (!values.isEmpty()) {
+                data.writeInt(values.size());
+                data.writeInt(1);
+            }
+            for (Object v : values) {
+                if (v == null) {
+                    data.writeInt(-1);
+                } else {
+                    byte[] e = v.toString().getBytes(StandardCharsets.UTF_8);
+                    data.writeInt(e.length);
+                    data.write(e);
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // not from a byte array
+        }
+        return out.toByteArray();
     }
 
     /** The text of UTF-8 bytes; malformed UTF-8 and NUL are refused as Postgres refuses them. */

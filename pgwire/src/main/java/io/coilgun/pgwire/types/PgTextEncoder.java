@@ -71,6 +71,11 @@ public final class PgTextEncoder {
                     return bytea((byte[]) value);
                 }
                 break;
+            case TEXT_ARRAY:
+                if (value instanceof java.util.List<?> list) {
+                    return textArray(list);
+                }
+                break;
             case DATE:
                 if (value instanceof LocalDate) {
                     return PgDateTimeText.date((LocalDate) value);
@@ -103,6 +108,39 @@ public final class PgTextEncoder {
         }
         throw new IllegalArgumentException(
                 "cannot encode a " + value.getClass().getName() + " as " + type.name().toLowerCase());
+    }
+
+    /**
+     * A one-dimensional array as Postgres prints it: {@code {a,"b c",NULL}}; an element is quoted when it is empty,
+     * is the word NULL, or holds a brace, comma, quote, backslash or white space.
+     */
+    static String textArray(java.util.List<?> values) {
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < values.size(); i++) {
+            Object v = values.get(i);
+            b.append(i == 0 ? "" : ",");
+            if (v == null) {
+                b.append("NULL");
+                continue;
+            }
+            String e = v.toString();
+            boolean quote = e.isEmpty() || e.equalsIgnoreCase("NULL");
+            for (int k = 0; k < e.length() && !quote; k++) {
+                char c = e.charAt(k);
+                quote = c == '{' || c == '}' || c == ',' || c == '"' || c == '\\' || Character.isWhitespace(c);
+            }
+            if (!quote) {
+                b.append(e);
+                continue;
+            }
+            b.append('"');
+            for (int k = 0; k < e.length(); k++) {
+                char c = e.charAt(k);
+                b.append(c == '"' || c == '\\' ? "\\" + c : String.valueOf(c));
+            }
+            b.append('"');
+        }
+        return b.append('}').toString();
     }
 
     /** {@link #encode} as UTF-8 bytes, or {@code null} for SQL NULL. */

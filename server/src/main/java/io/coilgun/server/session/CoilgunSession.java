@@ -26,6 +26,7 @@ import io.coilgun.sql.compile.RowsStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.ShowStatement;
 import io.coilgun.sql.compile.TransactionStatement;
+import io.coilgun.sql.parser.SqlTransaction;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.SqlStatement;
 import io.coilgun.sql.parser.PgSyntax;
@@ -52,6 +53,8 @@ public final class CoilgunSession implements Session {
     private final String user;
     private final String database;
     private volatile boolean inTransaction;
+    /** An error happened in the transaction block: see {@link #failedInBlock()}. */
+    private volatile boolean blockFailed;
     /** The savepoints of the transaction block, oldest first (names may repeat, as in Postgres). */
     private final List<String> savepoints = new ArrayList<>();
     /** The statement running, for cancel (which comes from another thread). */
@@ -116,7 +119,7 @@ public final class CoilgunSession implements Session {
         try {
             List<Statement> statements = new ArrayList<>();
             for (SqlStatement p : SqlStatement.parse(sql)) {
-                statements.add(new ParsedSqlStatement(p, List.of()));
+                statements.add(new ParsedSqlStatement(p, text));
             }
             return statements;
         } catch (CoilgunException e) {
@@ -124,6 +127,7 @@ public final class CoilgunSession implements Session {
                 // a client's catalog query Coilgun cannot parse, over relations it never has rows in: no rows
                 return List.of(new EmptyCatalogStatement(sql, EmptyCatalogQuery.columnNames(sql)));
             }
+            failedInBlock();
             throw ErrorMapper.toPg(e);
         }
     }
@@ -195,12 +199,58 @@ public final class CoilgunSession implements Session {
 
     @Override
     public CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters) {
+        CompletionStage<QueryResult> result;
+        try {
+            result = executeStatement(statement, parameters);
+        } catch (RuntimeException e) {
+            failedInBlock();
+            throw e;
+        }
+        return result.whenComplete((r, e) -> {
+            if (e != null) {
+                failedInBlock();
+            }
+        });
+    }
+
+    /**
+     * An error inside a transaction block fails the block, as in Postgres: until ROLLBACK (or COMMIT, which then
+     * rolls back, or ROLLBACK TO a savepoint) every statement is refused with 25P02, and ReadyForQuery says 'E'.
+     * Clients count on it (psycopg, SQLAlchemy and pgjdbc all roll back on seeing it).
+     */
+    private void failedInBlock() {
+        if (inTransaction) {
+            blockFailed = true;
+        }
+    }
+
+    private static boolean endsFailedBlock(CompiledStatement compiled) {
+        return compiled instanceof TransactionStatement tx
+                && (tx.kind() == SqlTransaction.Kind.COMMIT || tx.kind() == SqlTransaction.Kind.ROLLBACK
+                        || tx.kind() == SqlTransaction.Kind.ROLLBACK_TO);
+    }
+
+    private CompletionStage<QueryResult> executeStatement(Statement statement, List<Object> parameters) {
+        if (blockFailed) {
+            CompiledStatement compiled = null;
+            if (statement instanceof ParsedSqlStatement st) {
+                try {
+                    compiled = node.compiler().compile(st.statement(), parameters);
+                } catch (RuntimeException e) {
+                    // refused below like any other statement of a failed block
+                }
+            }
+            if (!endsFailedBlock(compiled)) {
+                return CompletableFuture.failedFuture(new PgException(SqlState.IN_FAILED_SQL_TRANSACTION.code(),
+                        "current transaction is aborted, commands ignored until end of transaction block"));
+            }
+        }
         if (statement instanceof EmptyCatalogStatement empty) {
             return CompletableFuture.completedFuture(new QueryResult(ResultShapes.textColumns(empty.columns()),
                     List.of(), "SELECT 0"));
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
-        query = st.statement().text();
+        query = st.source();
         queryStart = System.currentTimeMillis();
         stateChange = queryStart;
         CompiledStatement compiled;
@@ -365,10 +415,12 @@ public final class CoilgunSession implements Session {
             }
             case COMMIT, ROLLBACK -> {
                 List<String> warnings = inTransaction ? List.of() : List.of("there is no transaction in progress");
+                String tag = blockFailed ? "ROLLBACK" : tx.kind().name(); // COMMIT of a failed block rolls back
                 inTransaction = false;
+                blockFailed = false;
                 savepoints.clear();
                 cursors.values().removeIf(c -> !c.hold()); // a cursor WITHOUT HOLD ends with its block
-                yield new QueryResult(List.of(), List.of(), tx.kind().name(), warnings);
+                yield new QueryResult(List.of(), List.of(), tag, warnings);
             }
             case SAVEPOINT -> {
                 requireTransaction("SAVEPOINT");
@@ -383,6 +435,7 @@ public final class CoilgunSession implements Session {
             case ROLLBACK_TO -> {
                 requireTransaction("ROLLBACK TO SAVEPOINT");
                 savepoints.subList(savepoint(tx.savepoint()) + 1, savepoints.size()).clear();
+                blockFailed = false;
                 yield new QueryResult(List.of(), List.of(), "ROLLBACK", List.of("ROLLBACK TO SAVEPOINT undoes "
                         + "nothing here: every statement was applied when it completed"));
             }
@@ -483,7 +536,7 @@ public final class CoilgunSession implements Session {
 
     @Override
     public char transactionStatus() {
-        return inTransaction ? 'T' : 'I';
+        return inTransaction ? (blockFailed ? 'E' : 'T') : 'I';
     }
 
     @Override

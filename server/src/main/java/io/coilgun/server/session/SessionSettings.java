@@ -21,6 +21,7 @@ final class SessionSettings {
         define("application_name", "", "Sets the application name to be reported in statistics and logs.");
         define("client_encoding", "UTF8", "Sets the client's character set encoding.");
         define("DateStyle", "ISO, MDY", "Sets the display format for date and time values.");
+        define("default_table_access_method", "heap", "Sets the default table access method for new tables.");
         define("default_transaction_isolation", "read committed", "Sets the transaction isolation level of each new transaction.");
         define("default_transaction_read_only", "off", "Sets the default read-only status of new transactions.");
         define("extra_float_digits", "1", "Sets the number of digits displayed for floating-point values.");

@@ -21,8 +21,8 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * Postgres' {@code expr::type}, resolved while parsing. Types Calcite knows become a CAST; Postgres' names for them
  * ({@code int8}, {@code text}, {@code name}, {@code float8}, …) are mapped first. The object-identifier types
- * become catalog functions, since a {@code regclass} is an oid that prints as a name: a string literal cast to one
- * ({@code 'pg_class'::regclass}) is the object's oid, any other value cast to one ({@code c.oid::regclass}) is its
+ * become catalog functions, since a {@code regclass} is an oid that prints as a name: a string literal or a parameter
+ * cast to one ({@code 'pg_class'::regclass}) is the object's oid, any other value cast to one ({@code c.oid::regclass}) is its
  * name. A cast to an array type ({@code ::int2[]}) gives text: the catalog shows arrays as text.
  */
 public final class PgCast extends SqlBinaryOperator {
@@ -50,6 +50,10 @@ public final class PgCast extends SqlBinaryOperator {
         }
         if (type.getTypeNameSpec() instanceof SqlBasicTypeNameSpec basic) {
             SqlTypeName target = SqlTypeName.get(basic.getTypeName().getSimple());
+            SqlCall name = objectName(value, target, pos);
+            if (name != null) {
+                return name;
+            }
             return SqlStdOperatorTable.CAST.createCall(pos, dateTimeText(value, target), type);
         }
         List<String> names = type.getTypeName().names;
@@ -61,6 +65,10 @@ public final class PgCast extends SqlBinaryOperator {
         boolean literal = value instanceof SqlCharStringLiteral;
         switch (name) {
             case "regclass", "regtype", "regnamespace", "regrole" -> {
+                // a parameter is a name too: SQLAlchemy binds CAST(%(p)s AS REGCLASS) with 'pg_catalog.pg_class'
+                if (value instanceof org.apache.calcite.sql.SqlDynamicParam) {
+                    return function("pg_" + name + "_oid", pos, cast(value, SqlTypeName.VARCHAR, pos));
+                }
                 return function("pg_" + name + (literal ? "_oid" : "_name"), pos, value);
             }
             case "regproc", "regprocedure" -> {
@@ -77,9 +85,31 @@ public final class PgCast extends SqlBinaryOperator {
                     throw new CoilgunParseError(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist",
                             type.getParserPosition());
                 }
+                SqlCall objectName = objectName(value, standard, pos);
+                if (objectName != null) {
+                    return objectName;
+                }
                 return cast(dateTimeText(value, standard), standard, pos);
             }
         }
+    }
+
+    /**
+     * A {@code regclass} (or other object-identifier value) cast to text is the object's name, as Postgres prints it
+     * ({@code 'payments'::regclass::text} is {@code payments}): the name function over the oid; null for any other
+     * cast.
+     */
+    private static SqlCall objectName(SqlNode value, SqlTypeName target, SqlParserPos pos) {
+        if (target != SqlTypeName.VARCHAR && target != SqlTypeName.CHAR) {
+            return null;
+        }
+        if (value instanceof SqlCall call && call.getOperator() instanceof SqlUnresolvedFunction f) {
+            String fn = f.getName().toLowerCase(Locale.ROOT);
+            if (fn.startsWith("pg_reg") && fn.endsWith("_oid")) {
+                return function(fn.substring(0, fn.length() - "_oid".length()) + "_name", pos, value);
+            }
+        }
+        return null;
     }
 
     /** Postgres' name of a type Calcite knows (and the names of the types Coilgun maps onto those). */

@@ -132,7 +132,11 @@ final class PgCatalog {
                 text("definition"))));
         t.put("pg_matviews", RowsTable.empty(List.of(name("schemaname"), name("matviewname"), name("matviewowner"),
                 text("definition"))));
-        t.put("pg_sequence", RowsTable.empty(List.of(oid("seqrelid"), oid("seqtypid"))));
+        t.put("pg_sequence", RowsTable.empty(List.of(oid("seqrelid"), oid("seqtypid"), int8("seqstart"),
+                int8("seqincrement"), int8("seqmax"), int8("seqmin"), int8("seqcache"), bool("seqcycle"))));
+        t.put("pg_opclass", RowsTable.empty(List.of(oid("oid"), oid("opcmethod"), name("opcname"),
+                oid("opcnamespace"), oid("opcowner"), oid("opcfamily"), oid("opcintype"), bool("opcdefault"),
+                oid("opckeytype"))));
         t.put("pg_extension", RowsTable.empty(List.of(oid("oid"), name("extname"), oid("extowner"),
                 oid("extnamespace"), text("extversion"))));
         t.put("pg_enum", RowsTable.empty(List.of(oid("oid"), oid("enumtypid"), float4("enumsortorder"),

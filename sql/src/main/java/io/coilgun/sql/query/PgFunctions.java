@@ -5,6 +5,7 @@ import io.coilgun.planner.error.SqlState;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Locale;
+import org.apache.calcite.linq4j.function.Parameter;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.ScalarFunctionImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -104,6 +105,10 @@ public final class PgFunctions {
         return true;
     }
 
+    public static Boolean pg_collation_is_visible(Integer oid) {
+        return true;
+    }
+
     public static Boolean pg_function_is_visible(Integer oid) {
         return true;
     }
@@ -147,11 +152,9 @@ public final class PgFunctions {
         return t == null ? "???" : t.formatted();
     }
 
-    public static String pg_get_expr(String expression, Integer relation) {
-        return null;
-    }
-
-    public static String pg_get_expr(String expression, Integer relation, Boolean pretty) {
+    public static String pg_get_expr(@Parameter(name = "expression") String expression,
+            @Parameter(name = "relation") Integer relation,
+            @Parameter(name = "pretty", optional = true) Boolean pretty) {
         return null;
     }
 
@@ -163,11 +166,8 @@ public final class PgFunctions {
         return null;
     }
 
-    public static String obj_description(Integer oid, String catalog) {
-        return null;
-    }
-
-    public static String obj_description(Integer oid) {
+    public static String obj_description(@Parameter(name = "oid") Integer oid,
+            @Parameter(name = "catalog", optional = true) String catalog) {
         return null;
     }
 
@@ -200,20 +200,12 @@ public final class PgFunctions {
     }
 
     /** The session's value of a setting (what SHOW answers); 42704 for a name Postgres would not know either. */
-    public static String current_setting(String name) {
-        String value = rels().session.setting(name);
-        if (value == null) {
-            throw new CoilgunException(SqlState.UNDEFINED_OBJECT,
-                    "unrecognized configuration parameter \"" + name + "\"", 0);
-        }
-        return value;
-    }
-
-    /** {@link #current_setting(String)}, with NULL instead of an error for an unknown name when {@code missingOk}. */
-    public static String current_setting(String name, Boolean missingOk) {
+    public static String current_setting(@Parameter(name = "name") String name,
+            @Parameter(name = "missing_ok", optional = true) Boolean missingOk) {
         String value = rels().session.setting(name);
         if (value == null && !Boolean.TRUE.equals(missingOk)) {
-            return current_setting(name);
+            throw new CoilgunException(SqlState.UNDEFINED_OBJECT,
+                    "unrecognized configuration parameter \"" + name + "\"", 0);
         }
         return value;
     }
@@ -251,24 +243,96 @@ public final class PgFunctions {
         return null;
     }
 
-    /** A view's query: NULL (Coilgun has no views; metrics are shown by SHOW METRICS and coilgun.metrics). */
-    public static String pg_get_viewdef(Integer oid) {
-        return null;
-    }
-
-    public static String pg_get_viewdef(Integer oid, Boolean pretty) {
-        return null;
-    }
-
-    /** A constraint's definition: NULL (Coilgun has no constraints). */
-    public static String pg_get_constraintdef(Integer oid) {
+    public static String pg_get_viewdef(@Parameter(name = "oid") Integer oid,
+            @Parameter(name = "pretty", optional = true) Boolean pretty) {
         return null;
     }
 
     /**
-     * A relation's size on disk, as BI tools show it: 0 (a stream's events are in its tasks' reservoirs, a metric's
-     * state in their RocksDB stores, neither a file of the relation's).
+     * A constraint's definition: NULL (Coilgun has no constraints). {@code pretty} is of any type: SQLAlchemy passes
+     * it as $n inside a CASE, where Calcite types the call before it could infer the parameter's type.
      */
+    public static String pg_get_constraintdef(@Parameter(name = "oid") Integer oid,
+            @Parameter(name = "pretty", optional = true) Object pretty) {
+        return null;
+    }
+
+    /**
+     * {@code json_build_object(key, value, …)}, up to eight pairs: a JSON object as text (keys as text, numbers and
+     * booleans bare, everything else a string). One function with optional pairs, so $n arguments are typed.
+     */
+    public static String json_build_object(@Parameter(name = "k1") String k1, @Parameter(name = "v1") Object v1,
+            @Parameter(name = "k2", optional = true) String k2, @Parameter(name = "v2", optional = true) Object v2,
+            @Parameter(name = "k3", optional = true) String k3, @Parameter(name = "v3", optional = true) Object v3,
+            @Parameter(name = "k4", optional = true) String k4, @Parameter(name = "v4", optional = true) Object v4,
+            @Parameter(name = "k5", optional = true) String k5, @Parameter(name = "v5", optional = true) Object v5,
+            @Parameter(name = "k6", optional = true) String k6, @Parameter(name = "v6", optional = true) Object v6,
+            @Parameter(name = "k7", optional = true) String k7, @Parameter(name = "v7", optional = true) Object v7,
+            @Parameter(name = "k8", optional = true) String k8, @Parameter(name = "v8", optional = true) Object v8) {
+        Object[] pairs = {k1, v1, k2, v2, k3, v3, k4, v4, k5, v5, k6, v6, k7, v7, k8, v8};
+        StringBuilder b = new StringBuilder("{");
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i] == null) {
+                continue; // an omitted pair (a NULL key is an error in Postgres)
+            }
+            b.append(b.length() > 1 ? ", " : "").append(jsonString(pairs[i].toString())).append(" : ");
+            Object v = pairs[i + 1];
+            b.append(v == null ? "null" : v instanceof Number || v instanceof Boolean ? v.toString()
+                    : jsonString(v.toString()));
+        }
+        return b.append('}').toString();
+    }
+
+    private static String jsonString(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    /** The sequence behind a serial column: none (Coilgun has no sequences). */
+    public static String pg_get_serial_sequence(String table, String column) {
+        return null;
+    }
+
+    /** The oid of the type named {@code name}, or NULL when there is none (Postgres: {@code to_regtype}). */
+    public static Integer to_regtype(String name) {
+        if (name == null) {
+            return null;
+        }
+        try {
+            return pg_regtype_oid(name);
+        } catch (CoilgunException e) {
+            return null;
+        }
+    }
+
+    /** The oid of the relation named {@code name}, or NULL when there is none. */
+    public static Integer to_regclass(String name) {
+        if (name == null) {
+            return null;
+        }
+        try {
+            return pg_regclass_oid(name);
+        } catch (CoilgunException e) {
+            return null;
+        }
+    }
+
     public static Long pg_total_relation_size(Integer oid) {
         return oid == null ? null : 0L;
     }
@@ -308,6 +372,28 @@ public final class PgFunctions {
         return rels().session.backendPid();
     }
 
+    /**
+     * Sleeps for {@code seconds}, until the statement is canceled or its statement_timeout ends it (57014): what
+     * clients and tests use to try a cancel. Never constant-folded (Calcite would run it while planning).
+     */
+    @org.apache.calcite.linq4j.function.NonDeterministic
+    public static String pg_sleep(java.math.BigDecimal seconds) {
+        Relations rels = rels();
+        long deadline = System.nanoTime() + (long) (Math.max(0, seconds == null ? 0 : seconds.doubleValue()) * 1e9);
+        try {
+            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                if (rels.cancel.canceled()) {
+                    throw new CoilgunException(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0);
+                }
+                Thread.sleep(Math.max(1, Math.min(20, left / 1_000_000)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoilgunException(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0);
+        }
+        return null; // void
+    }
+
     /** Cancels the statement running in the session with process id {@code pid} (see {@code pg_stat_activity}). */
     public static Boolean pg_cancel_backend(Integer pid) {
         return pid != null && rels().session.cancelBackend(pid);
@@ -335,7 +421,9 @@ public final class PgFunctions {
             return null;
         }
         Relations.Rel r = rels().byOid(oid);
-        return r == null ? String.valueOf(oid) : r.namespace() == Relations.PUBLIC ? r.name()
+        // qualified only outside the search path (public, then pg_catalog), as Postgres prints it
+        return r == null ? String.valueOf(oid)
+                : r.namespace() == Relations.PUBLIC || r.namespace() == Relations.PG_CATALOG ? r.name()
                 : r.schema() + "." + r.name();
     }
 

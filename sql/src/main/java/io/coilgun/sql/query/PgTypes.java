@@ -22,6 +22,7 @@ public final class PgTypes {
     static final int TIMESTAMPTZ = 1184;
     static final int INTERVAL = 1186;
     static final int NUMERIC = 1700;
+    static final int TEXT_ARRAY = 1009;
 
     /** oid, name, length (-1 variable), category, format_type name. */
     public record TypeInfo(int oid, String name, int length, String category, String formatted) {
@@ -45,6 +46,7 @@ public final class PgTypes {
         new TypeInfo(TIMESTAMPTZ, "timestamptz", 8, "D", "timestamp with time zone"),
         new TypeInfo(INTERVAL, "interval", 16, "T", "interval"),
         new TypeInfo(NUMERIC, "numeric", -1, "N", "numeric"),
+        new TypeInfo(TEXT_ARRAY, "_text", -1, "A", "text[]"),
     };
 
     private PgTypes() {

@@ -157,6 +157,7 @@ public final class QueryEngine {
             String database, QuerySession session, boolean execute, Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
         Relations rels = relations(user, database, session);
+        rels.cancel = cancel;
         PgFunctions.CURRENT.set(rels);
         try (Connection connection = connect(rels, user)) {
             try (PreparedStatement ps = connection.prepareStatement(markers.sql())) {
@@ -246,17 +247,19 @@ public final class QueryEngine {
         p.setProperty("conformance", "MYSQL_5");
         p.setProperty("fun", "standard,postgresql");
         p.setProperty("timeZone", "UTC");
+        p.setProperty("typeSystem", PgTypeSystem.class.getName() + "#INSTANCE");
         p.setProperty("user", user);
         Connection connection = DRIVER.connect("jdbc:calcite:", p);
         SchemaPlus root = connection.unwrap(CalciteConnection.class).getRootSchema();
         SchemaPlus pgCatalog = root.add("pg_catalog", schema(rels, Relations.PG_CATALOG, -1));
         // Postgres searches pg_catalog implicitly: its relations are found unqualified too (after the user's).
-        SchemaPlus publicSchema = root.add("public", schema(rels, Relations.PUBLIC, Relations.PG_CATALOG));
+        root.add("public", schema(rels, Relations.PUBLIC, Relations.PG_CATALOG));
         root.add("information_schema", schema(rels, Relations.INFORMATION_SCHEMA, -1));
         root.add("coilgun", schema(rels, Relations.COILGUN, -1));
+        // Found unqualified (root) and as pg_catalog.f; not in public too, or a name would have two overloads and
+        // Calcite would not resolve it before typing its arguments ($1 in to_regtype($1) would stay untyped).
         PgFunctions.register(root);
         PgFunctions.register(pgCatalog);
-        PgFunctions.register(publicSchema);
         connection.setSchema("public");
         return connection;
     }
@@ -322,6 +325,7 @@ public final class QueryEngine {
             case Types.TIMESTAMP -> PgTypes.TIMESTAMP;
             case Types.TIMESTAMP_WITH_TIMEZONE -> PgTypes.TIMESTAMPTZ;
             case Types.BINARY, Types.VARBINARY -> PgTypes.BYTEA;
+            case Types.ARRAY -> PgTypes.TEXT_ARRAY;
             default -> PgTypes.TEXT;
         };
     }
@@ -335,7 +339,8 @@ public final class QueryEngine {
             }
             case Types.DATE -> {
                 java.sql.Date d = rs.getDate(i, (Calendar) UTC.clone());
-                return d == null ? null : LocalDateTime.ofInstant(d.toInstant(), ZoneOffset.UTC).toLocalDate();
+                // a java.sql.Date has no toInstant(); read at UTC, its time is the day's midnight
+                return d == null ? null : java.time.LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
             }
             case Types.TINYINT, Types.SMALLINT -> {
                 short s = rs.getShort(i);
@@ -343,7 +348,14 @@ public final class QueryEngine {
             }
             case Types.ARRAY -> {
                 java.sql.Array a = rs.getArray(i);
-                return a == null ? null : arrayText((Object[]) a.getArray());
+                if (a == null) {
+                    return null;
+                }
+                List<String> elements = new ArrayList<>();
+                for (Object e : (Object[]) a.getArray()) {
+                    elements.add(e == null ? null : String.valueOf(e));
+                }
+                return elements; // text[]: pgwire prints it as {a,b}
             }
             default -> v = rs.getObject(i);
         }
@@ -352,15 +364,6 @@ public final class QueryEngine {
             return v;
         }
         return String.valueOf(v);
-    }
-
-    /** An array in Postgres' text form, {@code {a,b}}. */
-    private static String arrayText(Object[] values) {
-        StringBuilder b = new StringBuilder("{");
-        for (int i = 0; i < values.length; i++) {
-            b.append(i == 0 ? "" : ",").append(values[i] == null ? "NULL" : values[i]);
-        }
-        return b.append('}').toString();
     }
 
     static final class QueryErrors {

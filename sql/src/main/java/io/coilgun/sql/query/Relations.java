@@ -56,6 +56,9 @@ final class Relations {
     /** The session the query runs for (its settings, its process id). */
     final QuerySession session;
 
+    /** Stops the query early (a cancel, a statement timeout): what a long function such as pg_sleep watches. */
+    QueryEngine.Cancel cancel = new QueryEngine.Cancel();
+
     Relations(String user, String database, QuerySession session) {
         this.user = user;
         this.database = database;

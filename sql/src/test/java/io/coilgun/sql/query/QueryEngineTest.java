@@ -1,0 +1,126 @@
+package io.coilgun.sql.query;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** Queries without streams or metrics (an empty catalog): values, casts and the catalog functions clients call. */
+class QueryEngineTest {
+    private static final QueryData EMPTY = new QueryData() {
+        private final Catalog catalog = new Catalog();
+
+        @Override
+        public Catalog catalog() {
+            return catalog;
+        }
+
+        @Override
+        public void metricRows(StreamDef stream, MetricDef metric, Object[] key, Consumer<MetricRow> visitor) {
+        }
+
+        @Override
+        public List<Object[]> recentEvents(StreamDef stream, int limit) {
+            return List.of();
+        }
+
+        @Override
+        public List<Object[]> tasks() {
+            return List.of();
+        }
+
+        @Override
+        public List<Object[]> failedEvents() {
+            return List.of();
+        }
+
+        @Override
+        public List<Object[]> nodes() {
+            return List.of();
+        }
+
+        @Override
+        public List<Object[]> statistics() {
+            return List.of();
+        }
+    };
+
+    static QueryEngine.Rows run(String sql, Object... parameters) {
+        return new QueryEngine(EMPTY).run(sql, List.of(), Arrays.asList(parameters), "coilgun", "coilgun");
+    }
+
+    static Object one(String sql) {
+        return run(sql).rows().get(0)[0];
+    }
+
+    @Test
+    void dateAndTimestampLiteralsKeepTheirValue() {
+        assertEquals(LocalDate.of(2026, 1, 1), one("SELECT DATE '2026-01-01'"));
+        assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000),
+                one("SELECT '2026-01-01 10:00:00.5'::timestamp"));
+    }
+
+    @Test
+    void standardCastToTimestampKeepsTheFraction() {
+        assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 250_000_000),
+                one("SELECT CAST('2026-01-01 10:00:00.25' AS TIMESTAMP)"));
+    }
+
+    @Test
+    void catalogFunctionsAsClientsCallThem() {
+        assertEquals(List.of("public"), one("SELECT current_schemas(false)"));
+        assertEquals(1009, run("SELECT current_schemas(true)").typeOids().get(0));
+        assertEquals("pg_class", one("SELECT 'pg_class'::regclass::text"));
+        assertEquals("pg_class", one("SELECT CAST('pg_class' AS regclass)::varchar"));
+        assertEquals(23, one("SELECT to_regtype('int4')"));
+        assertEquals(null, one("SELECT to_regtype('hstore')"));
+        assertEquals(null, one("SELECT pg_get_serial_sequence('pg_class', 'oid')"));
+        // one function with an optional argument, so $n is typed (an overload would leave it untyped)
+        assertEquals(null, run("SELECT pg_get_constraintdef(1, $1)", true).rows().get(0)[0]);
+        assertEquals(null, one("SELECT pg_get_constraintdef(1)"));
+        assertEquals(null, run("SELECT pg_catalog.pg_get_constraintdef(1, $1)", true).rows().get(0)[0]);
+        assertEquals(null, run("SELECT CASE WHEN 1 = 2 THEN pg_catalog.pg_get_constraintdef(1, $1) END", true)
+                .rows().get(0)[0]);
+        assertEquals("{\"a\" : 1, \"b\" : null}", run("SELECT json_build_object($1, 1, 'b', NULL)", "a").rows().get(0)[0]);
+        assertEquals(null, one("SELECT obj_description(1, 'pg_class')"));
+        assertEquals(null, one("SELECT obj_description(1)"));
+        assertEquals(null, one("SELECT current_setting('no.such', true)"));
+        assertEquals(null, run("SELECT to_regtype($1)", "hstore").rows().get(0)[0]);
+        assertEquals(true, run("SELECT CAST($1 AS REGCLASS) = 'pg_catalog.pg_class'::regclass", "pg_class")
+                .rows().get(0)[0]);
+    }
+
+    @Test
+    void pgSleepSleepsUntilCanceled() {
+        long start = System.nanoTime();
+        assertEquals(null, one("SELECT pg_sleep(0.2)"));
+        assertEquals(null, one("SELECT pg_sleep(0)"));
+        assertEquals(null, run("SELECT pg_sleep($1)", 0.01).rows().get(0)[0]);
+        assertTrue(System.nanoTime() - start >= 200_000_000L);
+        QueryEngine.Cancel cancel = new QueryEngine.Cancel();
+        new Thread(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            cancel.cancel();
+        }).start();
+        start = System.nanoTime();
+        CoilgunException e = assertThrows(CoilgunException.class, () -> new QueryEngine(EMPTY).run(
+                "SELECT pg_sleep(10)", List.of(), List.of(), "coilgun", "coilgun", cancel));
+        assertEquals(SqlState.QUERY_CANCELED, e.state());
+        assertTrue(System.nanoTime() - start < 5_000_000_000L);
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what ClientConformanceIT needs, once (a later run finds it in place and returns at once):
+#   - the Python clients of requirements.txt in a virtualenv, from PyPI,
+#   - node-postgres and its COPY and cursor packages, from the npm registry,
+#   - PostgreSQL 15's server (Debian's postgresql-15), whose answers are the expected ones.
+# Everything but the Debian package goes under tests/target/clients (gone with `mvn clean`).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+env_dir=$here/../target/clients
+mkdir -p "$env_dir"
+
+if [[ ! -f $env_dir/python.done || $here/requirements.txt -nt $env_dir/python.done ]]; then
+  python3 -m venv "$env_dir/venv"
+  "$env_dir/venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+  touch "$env_dir/python.done"
+fi
+
+if [[ ! -f $env_dir/node.done || $here/package.json -nt $env_dir/node.done ]]; then
+  cp "$here/package.json" "$here/package-lock.json" "$env_dir/"
+  (cd "$env_dir" && npm ci --silent --no-audit --no-fund)
+  touch "$env_dir/node.done"
+fi
+
+if [[ ! -x /usr/lib/postgresql/15/bin/postgres ]]; then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo -n"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y -q --no-install-recommends postgresql-15 >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends postgresql-15 >/dev/null; }
+fi
+echo "clients ready in $env_dir"

@@ -1,0 +1,181 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real Postgres clients (psycopg 3, psycopg2, SQLAlchemy on each, pandas, node-postgres), each at its defaults,
+ * through ordinary operations (tests/clients/conformance.py and .js) against a Coilgun node and against a real
+ * PostgreSQL 15 holding the same data, in one run; tests/clients/compare.py compares the answers. Every difference
+ * must be listed with its reason in tests/clients/differences.tsv, and the table it renders must be the one in
+ * docs/clients.md, so the page says what the clients really do.
+ */
+@Tag("integration")
+@Timeout(900)
+class ClientConformanceIT {
+    static final Path CLIENTS = Path.of("clients").toAbsolutePath();
+    static final Path ENV = Path.of("target", "clients").toAbsolutePath();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void clientsAnswerAsPostgresDoes() throws Exception {
+        run(List.of("bash", CLIENTS.resolve("setup.sh").toString()), 900);
+        try (Postgres15 postgres = new Postgres15(); TestNode node = new TestNode(dir.resolve("data"))) {
+            fixture(postgres.port(), "CREATE TABLE payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+                    + "merchant_id VARCHAR, amount DOUBLE PRECISION)", "CREATE TABLE card_5m (card_id VARCHAR, "
+                    + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)");
+            // a lateness of a day: the operations insert events in any order of event time
+            fixture(node.port(), "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+                    + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', "
+                    + "partition_by = 'card_id', partitions = 4, lateness = '1 day')", "CREATE METRIC card_5m AS "
+                    + "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
+                    + "OVER SLIDING INTERVAL '5' MINUTE");
+            Path expected = answers("postgres", postgres.port());
+            Path got = answers("coilgun", node.port());
+            Path table = Path.of("target", "clients-table.md").toAbsolutePath();
+            String report = run(List.of(ENV.resolve("venv/bin/python").toString(),
+                    CLIENTS.resolve("compare.py").toString(), expected.toString(), got.toString(),
+                    CLIENTS.resolve("differences.tsv").toString(), table.toString()), 60, true);
+            System.out.println(report);
+            assertTrue(!report.contains("PROBLEM"), report);
+            String doc = Files.readString(Path.of("..", "docs", "clients.md"));
+            String start = "<!-- conformance:start -->\n";
+            String end = "<!-- conformance:end -->";
+            int from = doc.indexOf(start);
+            int to = doc.indexOf(end);
+            assertTrue(from >= 0 && to > from, "docs/clients.md has the conformance markers");
+            assertEquals(Files.readString(table), doc.substring(from + start.length(), to),
+                    "docs/clients.md's table is what the clients do now: copy " + table + " between its markers");
+        }
+    }
+
+    /** 400 payments over 20 minutes of event time, the same in both. */
+    static void fixture(int port, String... ddl) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/coilgun",
+                "coilgun", "")) {
+            try (Statement s = c.createStatement()) {
+                for (String d : ddl) {
+                    s.execute(d);
+                }
+            }
+            LocalDateTime base = LocalDateTime.of(2026, 1, 2, 7, 30);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO payments VALUES (?, ?, ?, ?, ?)")) {
+                for (int i = 1; i <= 400; i++) {
+                    ps.setLong(1, i);
+                    ps.setTimestamp(2, Timestamp.valueOf(base.plusSeconds(3L * i)));
+                    ps.setString(3, "c" + (i % 20));
+                    ps.setString(4, "m" + (i % 7));
+                    ps.setDouble(5, (i % 50) + 0.25);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        }
+    }
+
+    /** Every client's answers from the server on {@code port}, as JSON lines. */
+    Path answers(String target, int port) throws Exception {
+        String python = run(List.of(ENV.resolve("venv/bin/python").toString(),
+                CLIENTS.resolve("conformance.py").toString(), "--port", String.valueOf(port)), 300);
+        String node = run(List.of("node", CLIENTS.resolve("conformance.js").toString(), "--port=" + port), 300);
+        Path out = dir.resolve(target + ".jsonl");
+        Files.writeString(out, python + node);
+        Files.writeString(Path.of("target", "clients-" + target + ".jsonl"), python + node);
+        return out;
+    }
+
+    static String run(List<String> command, int timeoutSeconds) throws Exception {
+        return run(command, timeoutSeconds, false);
+    }
+
+    /** Runs {@code command}; its standard output (error output goes to the test's log). */
+    static String run(List<String> command, int timeoutSeconds, boolean anyExit) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        pb.environment().put("TZ", "UTC");
+        pb.environment().put("NODE_PATH", ENV.resolve("node_modules").toString());
+        pb.environment().put("PYTHONIOENCODING", "utf-8");
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("timed out: " + command);
+        }
+        String text = new String(out, StandardCharsets.UTF_8);
+        if (!anyExit && p.exitValue() != 0) {
+            fail("exit " + p.exitValue() + ": " + command + "\n" + text);
+        }
+        return text;
+    }
+
+    /**
+     * A PostgreSQL 15 server of Debian's package (tests/clients/setup.sh installs it) on a free port of 127.0.0.1,
+     * in a fresh data directory, trust authentication, user and database {@code coilgun}; run as the
+     * {@code postgres} user when the test runs as root (Postgres refuses root).
+     */
+    static final class Postgres15 implements AutoCloseable {
+        static final Path BIN = Path.of("/usr/lib/postgresql/15/bin");
+        private final Path home;
+        private final int port;
+        private final List<String> asUser;
+
+        Postgres15() throws Exception {
+            assertTrue(Files.isExecutable(BIN.resolve("postgres")), "PostgreSQL 15 installed by setup.sh");
+            home = Files.createTempDirectory("coilgun-pg15-");
+            boolean root = "root".equals(System.getProperty("user.name"));
+            asUser = root ? List.of("runuser", "-u", "postgres", "--") : List.of();
+            if (root) {
+                run(List.of("chown", "postgres", home.toString()), 30);
+            }
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            postgres(List.of(BIN.resolve("initdb").toString(), "-D", home.resolve("data").toString(), "-A", "trust",
+                    "-U", "coilgun", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"));
+            postgres(List.of(BIN.resolve("pg_ctl").toString(), "-D", home.resolve("data").toString(), "-w", "-l",
+                    home.resolve("log").toString(), "-o", "-p " + port + " -k " + home + " -c listen_addresses=127.0.0.1 "
+                            + "-c fsync=off", "start"));
+            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres",
+                    "coilgun", ""); Statement s = c.createStatement()) {
+                s.execute("CREATE DATABASE coilgun");
+            }
+        }
+
+        int port() {
+            return port;
+        }
+
+        private void postgres(List<String> command) throws Exception {
+            List<String> full = new ArrayList<>(asUser);
+            full.addAll(command);
+            run(full, 120);
+        }
+
+        @Override
+        public void close() throws Exception {
+            postgres(List.of(BIN.resolve("pg_ctl").toString(), "-D", home.resolve("data").toString(), "-m",
+                    "immediate", "stop"));
+            run(List.of("rm", "-rf", home.toString()), 60);
+        }
+    }
+}
