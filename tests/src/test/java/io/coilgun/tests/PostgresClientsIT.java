@@ -315,8 +315,9 @@ class PostgresClientsIT {
                 PSQLException gone = assertThrows(PSQLException.class, () -> s.execute("ROLLBACK TO _pg3_1"));
                 assertEquals("3B001", gone.getSQLState());
             }
-            c.releaseSavepoint(sp);
-            c.commit();
+            PSQLException aborted = assertThrows(PSQLException.class, () -> c.releaseSavepoint(sp));
+            assertEquals("25P02", aborted.getSQLState(), "an error fails the block until it ends, as in Postgres");
+            c.commit(); // a failed block's COMMIT rolls back
             c.setAutoCommit(true);
             try (Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT cnt FROM per_card WHERE card = 'savepoint'")) {
@@ -483,9 +484,16 @@ class PostgresClientsIT {
                 }
                 assertEquals(4, n);
             }
-            PSQLException expression = assertThrows(PSQLException.class, () -> s.executeUpdate(
-                    "INSERT INTO clocked VALUES (5, now() - INTERVAL '1' SECOND, 'a')"));
-            assertEquals("0A000", expression.getSQLState());
+            s.executeUpdate("INSERT INTO clocked VALUES (5, now() - INTERVAL '1' SECOND, 'a' || 'b')");
+            try (ResultSet rs = s.executeQuery("SELECT ts, k FROM clocked WHERE id = 5")) {
+                assertTrue(rs.next());
+                long t = rs.getObject(1, LocalDateTime.class).toInstant(java.time.ZoneOffset.UTC).toEpochMilli();
+                assertTrue(t >= before - 1001 && t <= System.currentTimeMillis() - 999, "a second before now: " + t);
+                assertEquals("ab", rs.getString(2));
+            }
+            PSQLException column = assertThrows(PSQLException.class, () -> s.executeUpdate(
+                    "INSERT INTO clocked VALUES (6, ts, 'a')"));
+            assertEquals("0A000", column.getSQLState(), "a column is no constant");
         }
     }
 
@@ -523,12 +531,17 @@ class PostgresClientsIT {
                 assertEquals("cur", rs.getString(1));
                 assertFalse(rs.getBoolean(2));
             }
+            // each error fails the block (25P02 after it, as in Postgres): a savepoint before it lets the block go on
+            s.execute("SAVEPOINT before_error");
             PSQLException twice = assertThrows(PSQLException.class,
                     () -> s.execute("DECLARE cur CURSOR FOR SELECT 1"));
             assertEquals("42P03", twice.getSQLState());
+            assertEquals("25P02", assertThrows(PSQLException.class, () -> s.execute("CLOSE cur")).getSQLState());
+            s.execute("ROLLBACK TO SAVEPOINT before_error");
             s.execute("CLOSE cur");
             PSQLException gone = assertThrows(PSQLException.class, () -> s.executeQuery("FETCH 1 FROM cur"));
             assertEquals("34000", gone.getSQLState());
+            s.execute("ROLLBACK TO SAVEPOINT before_error");
             s.execute("DECLARE kept CURSOR WITH HOLD FOR SELECT 1 AS one");
             c.commit();
             try (ResultSet rs = s.executeQuery("FETCH 1 FROM kept")) {
@@ -537,6 +550,36 @@ class PostgresClientsIT {
             }
             s.execute("CLOSE ALL");
             c.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * A timestamp reads back to the microsecond when the result shows the column as it is; two values of one column
+     * in the same millisecond with different microseconds show that millisecond (Calcite holds milliseconds).
+     */
+    @Test
+    void timestampsReadBackToTheMicrosecond() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM micro (id BIGINT, ts TIMESTAMP, k VARCHAR) WITH (event_time = 'ts', "
+                    + "event_id = 'id', partition_by = 'k', partitions = 2)");
+            s.executeUpdate("INSERT INTO micro VALUES (1, '2026-01-01 10:00:00.123456', 'a'), "
+                    + "(2, '2026-01-01 10:00:00.123789', 'b'), (3, '2026-01-01 10:00:00.500001', 'a')");
+            List<String> shown = new java.util.ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT id, ts, ts + INTERVAL '1' SECOND AS later FROM micro "
+                    + "ORDER BY id")) {
+                while (rs.next()) {
+                    shown.add(rs.getLong(1) + " " + rs.getObject(2, LocalDateTime.class) + " "
+                            + rs.getObject(3, LocalDateTime.class));
+                }
+            }
+            assertEquals(List.of("1 2026-01-01T10:00:00.123 2026-01-01T10:00:01.123",
+                    "2 2026-01-01T10:00:00.123 2026-01-01T10:00:01.123",
+                    "3 2026-01-01T10:00:00.500001 2026-01-01T10:00:01.500"), shown);
+            try (ResultSet rs = s.executeQuery("SELECT max(ts) FROM micro WHERE k = 'a'")) {
+                assertTrue(rs.next());
+                assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000), rs.getObject(1, LocalDateTime.class),
+                        "a computed value stays at the millisecond");
+            }
         }
     }
 

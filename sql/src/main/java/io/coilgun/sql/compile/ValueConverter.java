@@ -296,8 +296,10 @@ public final class ValueConverter {
                 + value.getClass().getSimpleName() + " is not supported here", param);
     }
 
-    private enum LiteralKind {
-        NULL("unknown"), NUMBER("numeric"), TEXT("unknown"), BOOLEAN("boolean"), TIMESTAMP("timestamp");
+    /** The kinds of value an INSERT's expressions compute (see {@link ConstantExpression}). */
+    enum LiteralKind {
+        NULL("unknown"), NUMBER("numeric"), TEXT("unknown"), BOOLEAN("boolean"), TIMESTAMP("timestamp"),
+        INTERVAL("interval");
 
         final String pgName;
 
@@ -306,7 +308,11 @@ public final class ValueConverter {
         }
     }
 
-    private record Literal(LiteralKind kind, String text, BigDecimal number, long micros) {
+    /**
+     * A value of an INSERT expression: text (also booleans' and unknown literals'), a number, a timestamp in
+     * micros, or an interval (months in {@code number}, the rest in {@code micros}).
+     */
+    record Literal(LiteralKind kind, String text, BigDecimal number, long micros) {
     }
 
     /**
@@ -363,7 +369,7 @@ public final class ValueConverter {
         }
     }
 
-    /** The literal {@code expr} is, with a sign applied to numbers; anything else is not supported yet. */
+    /** The value of {@code expr}: a literal, a parameter, a cast, {@code now()} or a constant expression. */
     private Literal literal(SqlText sql, SqlNode expr) {
         if (expr instanceof SqlDynamicParam param) {
             return parameter(sql, param, sql.value(param));
@@ -387,9 +393,21 @@ public final class ValueConverter {
                 && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec) {
             return cast(sql, call.operand(0), SqlTypeName.get(spec.getTypeName().getSimple().toUpperCase(Locale.ROOT)));
         }
+        if (expr instanceof SqlBasicCall call) {
+            return ConstantExpression.evaluate(sql, call, node -> literal(sql, node));
+        }
         if (!(expr instanceof SqlLiteral lit)) {
             throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                    "INSERT values must be literals (expressions are not supported yet)", expr);
+                    "INSERT values are constant expressions: a column or a subquery is not one", expr);
+        }
+        if (lit instanceof org.apache.calcite.sql.SqlIntervalLiteral interval) {
+            long[] parts;
+            try {
+                parts = io.coilgun.sql.parser.Intervals.monthsAndMicros(interval);
+            } catch (CoilgunException e) {
+                throw sql.error(e.state(), e.getMessage(), expr);
+            }
+            return ConstantExpression.interval(parts[0], parts[1]);
         }
         if (lit.getTypeName() == SqlTypeName.NULL) {
             return new Literal(LiteralKind.NULL, null, null, 0);

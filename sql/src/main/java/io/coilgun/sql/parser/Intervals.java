@@ -76,6 +76,35 @@ public final class Intervals {
         return micros;
     }
 
+    /**
+     * An interval literal as a value, signed, with calendar months apart ({@code INTERVAL '1' MONTH} added to a
+     * timestamp moves it by a month, as in Postgres): {@code {months, micros}}.
+     *
+     * @throws CoilgunException 22023 when the literal's text does not fit its qualifier
+     */
+    public static long[] monthsAndMicros(SqlIntervalLiteral literal) {
+        SqlIntervalLiteral.IntervalValue value = literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+        SqlIntervalQualifier qualifier = value.getIntervalQualifier();
+        String text = value.getIntervalLiteral();
+        if (qualifier.timeFrameName != null) {
+            throw invalid("interval unit " + qualifier.timeFrameName + " is not supported");
+        }
+        int[] fields;
+        try {
+            fields = qualifier.evaluateIntervalLiteral(text, literal.getParserPosition(), RelDataTypeSystem.DEFAULT);
+        } catch (CalciteContextException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, cause.getMessage(), 0, e);
+        }
+        long sign = (long) value.getSign() * fields[0];
+        if (fields.length == 3) {
+            return new long[] {sign * (fields[1] * 12L + fields[2]), 0};
+        }
+        long seconds = fields[1] * 86_400L + fields[2] * 3_600L + fields[3] * 60L + fields[4];
+        return new long[] {0, sign * (seconds * MICROS_PER_SECOND + fractionMicros(qualifier, text, fields[5],
+                literal))};
+    }
+
     /** {@link #toMicros(SqlIntervalLiteral)} with the error position taken from {@code sql}. */
     public static long toMicros(String sql, SqlIntervalLiteral literal) {
         try {

@@ -172,8 +172,9 @@ public final class QueryEngine {
                             n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null, n);
                 }
                 cancel.attach(ps);
+                rels.micros.showing(ps.getMetaData());
                 try (ResultSet rs = ps.executeQuery()) {
-                    return read(rs, columnNames, cancel);
+                    return read(rs, columnNames, cancel, rels.micros);
                 }
             }
         } catch (SQLException e) {
@@ -213,10 +214,11 @@ public final class QueryEngine {
     private Relations relations(String user, String database, QuerySession session) {
         Relations rels = new Relations(user, database, session);
         for (StreamDef s : data.catalog().streams()) {
-            rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s), new StreamTable(s, data));
+            rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s),
+                    new StreamTable(s, data, rels.micros));
             for (MetricDef m : data.catalog().metricsOf(s.name())) {
                 rels.add(Relations.PUBLIC, m.name(), "metric", Relations.metricColumns(s, m),
-                        new MetricTable(s, m, data));
+                        new MetricTable(s, m, data, rels.micros));
             }
         }
         for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
@@ -298,14 +300,16 @@ public final class QueryEngine {
         return new Rows(names, types, rows);
     }
 
-    private static Rows read(ResultSet rs, List<String> columnNames, Cancel cancel) throws SQLException {
+    private static Rows read(ResultSet rs, List<String> columnNames, Cancel cancel, TimestampMicros micros)
+            throws SQLException {
         ResultSetMetaData md = rs.getMetaData();
         int n = md.getColumnCount();
         List<Object[]> rows = new ArrayList<>();
         while (!cancel.canceled() && rs.next()) {
             Object[] row = new Object[n];
             for (int i = 1; i <= n; i++) {
-                row[i - 1] = value(rs, i, md.getColumnType(i));
+                Object v = value(rs, i, md.getColumnType(i));
+                row[i - 1] = v instanceof LocalDateTime t ? micros.exact(md, i, t) : v;
             }
             rows.add(row);
         }

@@ -1,5 +1,6 @@
 package io.coilgun.sql.query;
 
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +22,13 @@ final class StreamTable extends AbstractTable implements ScannableTable {
     private final StreamDef stream;
     private final List<Col> columns;
     private final QueryData data;
+    private final TimestampMicros micros;
 
-    StreamTable(StreamDef stream, QueryData data) {
+    StreamTable(StreamDef stream, QueryData data, TimestampMicros micros) {
         this.stream = stream;
         this.columns = Relations.streamColumns(stream);
         this.data = data;
+        this.micros = micros;
     }
 
     @Override
@@ -39,7 +42,10 @@ final class StreamTable extends AbstractTable implements ScannableTable {
         for (Object[] event : data.recentEvents(stream, RECENT)) {
             Object[] row = new Object[columns.size()];
             for (int i = 0; i < row.length; i++) {
-                row[i] = PgTypes.toCalcite(stream.column(i).type(), i < event.length ? event[i] : null);
+                Object v = i < event.length ? event[i] : null;
+                row[i] = v != null && stream.column(i).type() == ColumnType.TIMESTAMP
+                        ? (Object) micros.scanned("public", stream.name(), columns.get(i).name(), (Long) v)
+                        : PgTypes.toCalcite(stream.column(i).type(), v);
             }
             rows.add(row);
         }

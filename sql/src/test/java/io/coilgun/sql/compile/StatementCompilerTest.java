@@ -247,6 +247,21 @@ class StatementCompilerTest {
     }
 
     @Test
+    void insertComputesConstantExpressionsExactly() {
+        InsertStatement ins = (InsertStatement) compile("INSERT INTO payments VALUES (10 / 4 + 7 % 4, "
+                + "TIMESTAMP '2026-01-02 09:00:00.123456' - INTERVAL '1' HOUR + INTERVAL '0.000001' SECOND, "
+                + "upper('c' || 1), 'm' || 7, -5 * 2.5, round(2.5) + abs(-1)), "
+                + "(2, TIMESTAMP '2026-01-31 00:00:00' + INTERVAL '1' MONTH, concat('a', NULL, 'b'), "
+                + "coalesce(NULL, trim('  x  ')), 10.0 / 4, length('héllo'))");
+        assertArrayEquals(new Object[] {5L, 1767340800123457L, "C1", "m7", -12.5, 4}, ins.rows().get(0));
+        // 2026-01-31 plus a month is 2026-02-28, as in Postgres
+        assertArrayEquals(new Object[] {2L, 1772236800000000L, "ab", "x", 2.5, 5}, ins.rows().get(1));
+        ins = (InsertStatement) compile("INSERT INTO payments VALUES (1, now() - INTERVAL '5' MINUTE, 'c', 'm', "
+                + "1, NULL)");
+        assertEquals(1780271700000000L, ins.rows().get(0)[1], "the clock is 2026-06-01 00:00 here");
+    }
+
+    @Test
     void insertErrors() {
         String ts = "TIMESTAMP '2026-01-01 10:00:00'";
         assertEquals(13, error("INSERT INTO paymentz VALUES (1)", "42P01").position());
@@ -267,7 +282,11 @@ class StatementCompilerTest {
         error("INSERT INTO payments (id, ts, card_id) VALUES (1, " + ts + ", 'c')", "23502");
         error("INSERT INTO payments VALUES (1, TIMESTAMP '2026-06-01 00:01:01', 'c', 'm', 1.0, 1)", "22008");
         compile("INSERT INTO payments VALUES (1, TIMESTAMP '2026-06-01 00:01:00', 'c', 'm', 1.0, 1)");
-        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', 1.0 + 1, 1)", "0A000");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', sqrt(2), 1)", "0A000");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', amount, 1)", "0A000");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', 1 / 0, 1)", "22012");
+        error("INSERT INTO payments VALUES (1, " + ts + " + 1, 'c', 'm', 1, 1)", "42883");
+        error("INSERT INTO payments VALUES (1, " + ts + ", 'c', 'm', INTERVAL '1' HOUR, 1)", "42804");
         error("INSERT INTO payments SELECT * FROM payments", "0A000");
     }
 
