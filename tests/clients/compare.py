@@ -12,8 +12,9 @@ internal error (XX000) or missing answer from Coilgun.
 import json
 import sys
 
-CLIENTS = [("psycopg", "psycopg 3"), ("psycopg2", "psycopg2"), ("sqlalchemy-psycopg2", "SQLAlchemy (psycopg2)"),
+DRIVERS = [("psycopg", "psycopg 3"), ("psycopg2", "psycopg2"), ("sqlalchemy-psycopg2", "SQLAlchemy (psycopg2)"),
            ("sqlalchemy-psycopg", "SQLAlchemy (psycopg)"), ("pandas", "pandas"), ("node-postgres", "node-postgres")]
+BI_TOOLS = [("grafana", "Grafana"), ("metabase", "Metabase"), ("dbeaver", "DBeaver")]
 
 
 def read(path):
@@ -82,22 +83,26 @@ def main(pg_path, cg_path, diff_path, table_path):
         r = cells[key][1]
         if r and r not in reasons:
             reasons.append(r)
-    ops = []
-    for _, op in pg:
-        if op not in ops:
-            ops.append(op)
-    lines = ["| operation | " + " | ".join(title for _, title in CLIENTS) + " |",
-             "| --- |" + " --- |" * len(CLIENTS)]
-    for op in ops:
-        row = []
-        for client, _ in CLIENTS:
-            cell = cells.get((client, op))
-            if cell is None:
-                row.append("—" if (client, op) not in pg else "**fails**")
-            else:
-                status, reason = cell
-                row.append(status if reason is None else f"{status} ({reasons.index(reason) + 1})")
-        lines.append(f"| `{op}` | " + " | ".join(row) + " |")
+    lines = []
+    for clients in (DRIVERS, BI_TOOLS):
+        ops = []
+        for client, op in pg:
+            if op not in ops and client in [c for c, _ in clients]:
+                ops.append(op)
+        if lines:
+            lines.append("")
+        lines += ["| operation | " + " | ".join(title for _, title in clients) + " |",
+                  "| --- |" + " --- |" * len(clients)]
+        for op in ops:
+            row = []
+            for client, _ in clients:
+                cell = cells.get((client, op))
+                if cell is None:
+                    row.append("—" if (client, op) not in pg else "**fails**")
+                else:
+                    status, reason = cell
+                    row.append(status if reason is None else f"{status} ({reasons.index(reason) + 1})")
+            lines.append(f"| `{op}` | " + " | ".join(row) + " |")
     lines.append("")
     lines += [f"{i}. {r}" for i, r in enumerate(reasons, 1)]
     with open(table_path, "w", encoding="utf-8") as f:

@@ -9,6 +9,7 @@ each value with its Python type) so that a difference in what a client hands its
 Every operation writes only ids of its client's own range (see `ID_BASE`), so the operations are independent.
 """
 import argparse
+import re
 import contextlib
 import datetime as dt
 import decimal
@@ -17,7 +18,10 @@ import sys
 import threading
 import time
 
+import bi_tools
+
 PY_CLIENTS = ["psycopg", "psycopg2", "sqlalchemy-psycopg2", "sqlalchemy-psycopg", "pandas"]
+BI_TOOLS = ["grafana", "metabase", "dbeaver"]
 ID_BASE = {name: 100_000 * (i + 1) for i, name in enumerate(PY_CLIENTS)}
 
 SELECT_BY_ID = "SELECT id, ts, card_id, merchant_id, amount FROM payments WHERE id = %s"
@@ -451,6 +455,61 @@ class Alchemy(Ops):
                            self.engine)["n"].tolist()
 
 
+def jdbc_placeholders(sql):
+    """pgjdbc's ? placeholders as %s, except inside quotes ("pk?" is a name)."""
+    out, quote = [], None
+    for c in sql:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "?":
+            c = "%s"
+        out.append(c)
+    return "".join(out)
+
+
+class BiTool(Ops):
+    """A BI tool's catalog queries (bi_tools.py), sent as the tool sends them, through psycopg 3."""
+
+    def __init__(self, args, client):
+        self.args = args
+        self.client = client
+        import psycopg
+        self.mod = psycopg
+
+    def connect(self):
+        a = self.args
+        return self.mod.connect(host=a.host, port=a.port, user=a.user, dbname=a.dbname, autocommit=True,
+                                connect_timeout=10)
+
+    def run(self, query):
+        from psycopg.types.numeric import Int8
+        with self.connect() as conn:
+            cur = conn.cursor()
+            params = None
+            sql = query.sql
+            if query.params is not None:
+                lookups = {"SCHEMA_OID": "SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'public'",
+                           "TABLE_OID": "SELECT 'payments'::regclass::oid"}
+                params = []
+                for p in query.params:
+                    if p in lookups:
+                        cur.execute(lookups[p])
+                        p = Int8(cur.fetchone()[0])  # pgjdbc's setLong
+                    params.append(p)
+                # the tools' placeholders (? for pgjdbc, $n for pgx) in psycopg's spelling; a literal % doubled
+                sql = sql.replace("%", "%%")
+                sql = re.sub(r"\$\d+", "%s", sql) if "$1" in sql else jdbc_placeholders(sql)
+            cur.execute(sql, params)
+            names = [d.name for d in cur.description]
+            keys = query.keys or names
+            rows = [[r[names.index(k)] for k in keys] for r in cur.fetchall()
+                    if "attnum" not in names or r[names.index("attnum")] > 0]  # DBeaver hides system columns
+            # only what the tool reads, in a fixed order (a listing's order is the tool's to make)
+            return [keys, sorted(rows, key=lambda r: json.dumps(norm(r), sort_keys=True))]
+
+
 PANDAS_OPS = {"op_connect", "op_read_sql", "op_read_sql_table", "op_to_sql_append"}
 ALCHEMY_OPS = {"op_connect", "op_select_param", "op_insert_param", "op_executemany", "op_savepoint",
                "op_inspect_tables", "op_inspect_columns", "op_inspect_keys", "op_reflect_table"}
@@ -493,6 +552,19 @@ def main():
                 line.update(ok=False, sqlstate=sqlstate_of(e),
                             error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300])
             print(json.dumps(line, ensure_ascii=False), flush=True)
+    for client in BI_TOOLS:
+        if args.only and client != args.only:
+            continue
+        tool = BiTool(args, client)
+        for query in bi_tools.QUERIES:
+            if query.tool == client:
+                line = {"client": client, "op": query.op}
+                try:
+                    line.update(ok=True, value=norm(tool.run(query)))
+                except Exception as e:
+                    line.update(ok=False, sqlstate=sqlstate_of(e),
+                                error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300])
+                print(json.dumps(line, ensure_ascii=False), flush=True)
 
 
 if __name__ == "__main__":

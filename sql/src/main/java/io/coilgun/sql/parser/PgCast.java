@@ -89,6 +89,10 @@ public final class PgCast extends SqlBinaryOperator {
                 if (objectName != null) {
                     return objectName;
                 }
+                SqlCall oid = objectOid(value, standard, pos);
+                if (oid != null) {
+                    return oid;
+                }
                 return cast(dateTimeText(value, standard), standard, pos);
             }
         }
@@ -108,6 +112,21 @@ public final class PgCast extends SqlBinaryOperator {
             if (fn.startsWith("pg_reg") && fn.endsWith("_oid")) {
                 return function(fn.substring(0, fn.length() - "_oid".length()) + "_name", pos, value);
             }
+        }
+        return null;
+    }
+
+    /**
+     * A non-literal cast to {@code regclass} and then to {@code oid} (or another integer type) is the object's oid,
+     * whether the value was a name or an oid: {@code pg_regclass_to_oid}; null for any other cast.
+     */
+    private static SqlCall objectOid(SqlNode value, SqlTypeName target, SqlParserPos pos) {
+        if (target != SqlTypeName.INTEGER && target != SqlTypeName.BIGINT) {
+            return null;
+        }
+        if (value instanceof SqlCall call && call.getOperator() instanceof SqlUnresolvedFunction f
+                && f.getName().equalsIgnoreCase("pg_regclass_name")) {
+            return function("pg_regclass_to_oid", pos, call.operand(0));
         }
         return null;
     }

@@ -27,7 +27,7 @@ public final class PgSyntax {
         if (!mayNeed(sql)) {
             return sql;
         }
-        StringBuilder out = new StringBuilder(sql);
+        StringBuilder out = new StringBuilder(searchPathSchemas(sql));
         int n = sql.length();
         int i = 0;
         while (i < n) {
@@ -92,9 +92,38 @@ public final class PgSyntax {
         return null;
     }
 
+    /**
+     * Grafana's query editor lists tables and columns of the schemas on the search path with a subquery Calcite
+     * cannot run (an array-valued function and a series over its bounds in FROM, {@code s[i]}). Coilgun's search
+     * path is fixed ({@code "$user", public}), so the subquery is replaced by the rows it gives, padded.
+     */
+    private static final java.util.regex.Pattern SEARCH_PATH_SCHEMAS = java.util.regex.Pattern.compile(
+            "SELECT\\s+CASE\\s+WHEN\\s+trim\\(s\\[i\\]\\)\\s*=\\s*'\"\\$user\"'\\s+THEN\\s+user\\s+ELSE\\s+"
+                    + "trim\\(s\\[i\\]\\)\\s+END\\s+FROM\\s+generate_series\\(\\s*"
+                    + "array_lower\\(\\s*string_to_array\\(\\s*current_setting\\(\\s*'search_path'\\s*\\)\\s*,\\s*','\\s*\\)"
+                    + "\\s*,\\s*1\\s*\\)\\s*,\\s*array_upper\\(\\s*string_to_array\\(\\s*current_setting\\(\\s*"
+                    + "'search_path'\\s*\\)\\s*,\\s*','\\s*\\)\\s*,\\s*1\\s*\\)\\s*\\)\\s+as\\s+i\\s*,\\s*"
+                    + "string_to_array\\(\\s*current_setting\\(\\s*'search_path'\\s*\\)\\s*,\\s*','\\s*\\)\\s+s",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+    private static final String SEARCH_PATH_ROWS = "SELECT " + CURRENT_USER + "() UNION ALL SELECT 'public'";
+
+    private static String searchPathSchemas(String sql) {
+        if (!sql.toLowerCase(Locale.ROOT).contains("search_path")) {
+            return sql;
+        }
+        java.util.regex.Matcher m = SEARCH_PATH_SCHEMAS.matcher(sql);
+        StringBuilder out = new StringBuilder(sql);
+        while (m.find()) {
+            String rows = SEARCH_PATH_ROWS + " ".repeat(m.end() - m.start() - SEARCH_PATH_ROWS.length());
+            out.replace(m.start(), m.end(), rows);
+        }
+        return out.toString();
+    }
+
     private static boolean mayNeed(String sql) {
         String upper = sql.toUpperCase(Locale.ROOT);
         return upper.contains("OPERATOR") || upper.contains("COLLATE") || upper.contains("E'") || upper.contains("CAST")
+                || upper.contains("SEARCH_PATH")
                 || upper.contains("AS")
                 || upper.contains("CURRENT_") || upper.contains("SESSION_USER");
     }
@@ -149,13 +178,27 @@ public final class PgSyntax {
             end++;
         }
         String word = sql.substring(at, end).toUpperCase(Locale.ROOT);
-        if (!RESERVED.contains(word) || NOT_ALIASES.contains(word) || insideCast(sql, start)) {
+        boolean statement = NOT_ALIASES.contains(word) && (word.equals("RETURNING") || !endsItem(sql, end));
+        if (!RESERVED.contains(word) || statement || insideCast(sql, start)) {
             return wordEnd;
         }
         String quoted = "\"" + word.toLowerCase(Locale.ROOT) + "\"";
         blank(out, start, end);
         out.replace(start, start + quoted.length(), quoted);
         return end;
+    }
+
+    /**
+     * Whether a select item ends at {@code at} ({@code , ) FROM} or the end follow): {@code 'select') AS select,} is
+     * Metabase's alias, {@code AS SELECT x} a statement.
+     */
+    private static boolean endsItem(String sql, int at) {
+        int next = skipSpace(sql, at);
+        if (next >= sql.length() || sql.charAt(next) == ',' || sql.charAt(next) == ')') {
+            return true;
+        }
+        return sql.regionMatches(true, next, "FROM", 0, 4)
+                && (next + 4 >= sql.length() || !isIdentifierPart(sql.charAt(next + 4)));
     }
 
     /** Whether {@code at} is inside the parentheses of a {@code CAST(}: its AS names a type, not an alias. */

@@ -134,6 +134,8 @@ final class PgCatalog {
                 text("definition"))));
         t.put("pg_sequence", RowsTable.empty(List.of(oid("seqrelid"), oid("seqtypid"), int8("seqstart"),
                 int8("seqincrement"), int8("seqmax"), int8("seqmin"), int8("seqcache"), bool("seqcycle"))));
+        t.put("pg_depend", RowsTable.empty(List.of(oid("classid"), oid("objid"), int4("objsubid"),
+                oid("refclassid"), oid("refobjid"), int4("refobjsubid"), chr("deptype"))));
         t.put("pg_opclass", RowsTable.empty(List.of(oid("oid"), oid("opcmethod"), name("opcname"),
                 oid("opcnamespace"), oid("opcowner"), oid("opcfamily"), oid("opcintype"), bool("opcdefault"),
                 oid("opckeytype"))));

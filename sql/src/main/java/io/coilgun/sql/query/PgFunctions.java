@@ -132,6 +132,109 @@ public final class PgFunctions {
     }
 
     /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
+    /** The lower bound of a one-dimensional array: 1 (NULL for an empty array or another dimension). */
+    public static Integer array_lower(java.util.List<String> array, Integer dimension) {
+        return array != null && !array.isEmpty() && Integer.valueOf(1).equals(dimension) ? 1 : null;
+    }
+
+    /** The length of a one-dimensional array (NULL for an empty array or another dimension). */
+    public static Integer array_length(java.util.List<String> array, Integer dimension) {
+        return array_upper(array, dimension);
+    }
+
+    /** {@code string_to_array(text, delimiter)}: the pieces between delimiters (a NULL delimiter: each character). */
+    public static java.util.List<String> string_to_array(String text, String delimiter) {
+        if (text == null) {
+            return null;
+        }
+        java.util.List<String> pieces = new java.util.ArrayList<>();
+        if (text.isEmpty()) {
+            return pieces;
+        }
+        if (delimiter == null) {
+            text.codePoints().forEach(c -> pieces.add(new String(Character.toChars(c))));
+            return pieces;
+        }
+        if (delimiter.isEmpty()) {
+            pieces.add(text);
+            return pieces;
+        }
+        int from = 0;
+        for (int at; (at = text.indexOf(delimiter, from)) >= 0; from = at + delimiter.length()) {
+            pieces.add(text.substring(from, at));
+        }
+        pieces.add(text.substring(from));
+        return pieces;
+    }
+
+    /**
+     * {@code parse_ident('schema.table')}: the parts of a qualified name, unquoted (quoted parts keep their case,
+     * the others are folded to lower case); 22P02 for a malformed name.
+     */
+    public static java.util.List<String> parse_ident(String name) {
+        if (name == null) {
+            return null;
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        int i = 0;
+        int n = name.length();
+        while (true) {
+            while (i < n && Character.isWhitespace(name.charAt(i))) {
+                i++;
+            }
+            StringBuilder part = new StringBuilder();
+            if (i < n && name.charAt(i) == '"') {
+                for (i++; i < n; i++) {
+                    char c = name.charAt(i);
+                    if (c == '"' && i + 1 < n && name.charAt(i + 1) == '"') {
+                        part.append('"');
+                        i++;
+                    } else if (c == '"') {
+                        break;
+                    } else {
+                        part.append(c);
+                    }
+                }
+                if (i >= n) {
+                    throw new CoilgunException(SqlState.INVALID_TEXT_REPRESENTATION, "string is not a valid "
+                            + "identifier: \"" + name + "\"", 0);
+                }
+                i++;
+            } else {
+                while (i < n && name.charAt(i) != '.' && !Character.isWhitespace(name.charAt(i))) {
+                    part.append(Character.toLowerCase(name.charAt(i++)));
+                }
+            }
+            if (part.length() == 0) {
+                throw new CoilgunException(SqlState.INVALID_TEXT_REPRESENTATION, "string is not a valid identifier: "
+                        + "\"" + name + "\"", 0);
+            }
+            parts.add(part.toString());
+            while (i < n && Character.isWhitespace(name.charAt(i))) {
+                i++;
+            }
+            if (i >= n) {
+                return parts;
+            }
+            if (name.charAt(i) != '.') {
+                throw new CoilgunException(SqlState.INVALID_TEXT_REPRESENTATION, "string is not a valid identifier: "
+                        + "\"" + name + "\"", 0);
+            }
+            i++;
+        }
+    }
+
+    /**
+     * A value cast to {@code regclass} and then to an oid or a number: its oid, whether it was an oid already or a
+     * name (Metabase: {@code CAST(CAST(format('%I.%I', …) AS REGCLASS) AS OID)}).
+     */
+    public static Integer pg_regclass_to_oid(Object value) {
+        if (value == null) {
+            return null;
+        }
+        return value instanceof Number n ? Integer.valueOf(n.intValue()) : pg_regclass_oid(value.toString());
+    }
+
     public static org.apache.calcite.schema.ScannableTable generate_series(Integer start, Integer stop) {
         return new RowsTable(java.util.List.of(Col.int4("generate_series")), () -> {
             java.util.List<Object[]> rows = new java.util.ArrayList<>();
@@ -192,6 +295,18 @@ public final class PgFunctions {
     }
 
     public static Boolean has_schema_privilege(String schema, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_schema_privilege(String user, String schema, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_any_column_privilege(String table, String privilege) {
+        return true;
+    }
+
+    public static Boolean has_any_column_privilege(String user, String table, String privilege) {
         return true;
     }
 

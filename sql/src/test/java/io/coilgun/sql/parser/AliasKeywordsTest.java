@@ -63,5 +63,9 @@ class AliasKeywordsTest {
             CoilgunParser.parseStatements(sql);
         }
         assertEquals("SELECT 1 \"year\" , 2 \"one\"  FROM t", PgSyntax.normalize("SELECT 1 AS year, 2 AS One FROM t"));
+        // Metabase's privileges query names columns select, insert, update, delete
+        assertEquals("SELECT 1 \"select\" , 2 \"insert\" \nFROM t",
+                PgSyntax.normalize("SELECT 1 AS select, 2 AS insert\nFROM t"));
+        CoilgunParser.parseStatements("WITH p AS (SELECT 1 AS select, 2 AS update FROM t) SELECT p.* FROM p");
     }
 }

@@ -3,6 +3,7 @@ package io.coilgun.sql.parser;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.error.CoilgunException;
 import org.apache.calcite.sql.SqlBasicCall;
@@ -74,5 +75,18 @@ class PgSyntaxTest {
     void aStatementEndingInAParameterKeepsItsDigits() {
         assertEquals("SELECT a FROM t WHERE b = $12",
                 CoilgunParser.parse("SELECT a FROM t WHERE b = $12; SELECT 1").get(0).text());
+    }
+
+    @Test
+    void grafanasSearchPathSubqueryIsTheFixedSearchPath() {
+        String grafana = "SELECT quote_ident(table_name) FROM information_schema.tables WHERE \ntable_schema IN (\n"
+                + "  SELECT\n    CASE WHEN trim(s[i]) = '\"$user\"' THEN user ELSE trim(s[i]) END\n  FROM\n"
+                + "    generate_series(\n      array_lower(string_to_array(current_setting('search_path'),','),1),\n"
+                + "      array_upper(string_to_array(current_setting('search_path'),','),1)\n    ) as i,\n"
+                + "    string_to_array(current_setting('search_path'),',') s\n) ORDER BY table_name";
+        String normalized = PgSyntax.normalize(grafana);
+        assertEquals(grafana.length(), normalized.length(), "offsets are kept");
+        assertTrue(normalized.contains("table_schema IN (\n  SELECT pgcuruser() UNION ALL SELECT 'public'"), normalized);
+        assertTrue(normalized.endsWith(") ORDER BY table_name"));
     }
 }

@@ -123,4 +123,16 @@ class QueryEngineTest {
         assertEquals(SqlState.QUERY_CANCELED, e.state());
         assertTrue(System.nanoTime() - start < 5_000_000_000L);
     }
+
+    @Test
+    void arraysAndNamesAsGrafanaAndMetabaseUseThem() {
+        assertEquals(List.of("\"$user\"", " public"), one("SELECT string_to_array('\"$user\", public', ',')"));
+        assertEquals(" public", one("SELECT (string_to_array('a, public', ','))[2]"));
+        assertEquals(1, one("SELECT array_lower(string_to_array('a,b', ','), 1)"));
+        assertEquals(2, one("SELECT array_length(string_to_array('a,b', ','), 1)"));
+        assertEquals(List.of("public", "Payments"), one("SELECT parse_ident('Public.\"Payments\"')"));
+        assertEquals(true, one("SELECT CAST(CAST(format('%I.%I', 'pg_catalog', 'pg_class') AS REGCLASS) AS OID) "
+                + "= 'pg_class'::regclass"));
+        assertEquals(0L, ((Number) one("SELECT count(*) FROM pg_depend")).longValue());
+    }
 }
