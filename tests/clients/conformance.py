@@ -248,6 +248,25 @@ class DbApi(Ops):
         finally:
             conn.close()
 
+    def op_scroll_cursor(self):
+        conn = self.connect(autocommit=False)
+        try:
+            cur = conn.cursor("scroller", scrollable=True)
+            cur.execute("SELECT id FROM payments WHERE id <= 10 ORDER BY id")
+            seen = [cur.fetchmany(3)]
+            cur.scroll(-2)  # MOVE -2 (psycopg2) / MOVE RELATIVE -2 (psycopg)
+            seen.append(cur.fetchone())
+            cur.scroll(7, mode="absolute")
+            seen.append(cur.fetchone())
+            cur.scroll(0, mode="absolute")
+            seen.append(cur.fetchmany(2))
+            seen.append(len(cur.fetchall()))
+            cur.close()
+            conn.commit()
+            return norm(seen)
+        finally:
+            conn.close()
+
     def op_copy_from(self):
         low = self.next_id
         data = "".join(f"{self.new_id()},2026-01-02 08:05:0{k},c4,m4,{k}.5\n" for k in range(3))

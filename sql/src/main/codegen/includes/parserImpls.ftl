@@ -598,8 +598,9 @@ SqlNode SqlSubscribe() :
 
 /**
  * Parses the named-cursor statements drivers send for server-side cursors: {@code DECLARE name [BINARY]
- * [INSENSITIVE | ASENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query}, {@code FETCH [NEXT | FORWARD
- * [count | ALL] | count | ALL] [FROM | IN] name} and {@code CLOSE name | ALL}.
+ * [INSENSITIVE | ASENSITIVE] [[NO] SCROLL] CURSOR [WITH | WITHOUT HOLD] FOR query}, {@code FETCH | MOVE [direction]
+ * [FROM | IN] name} with Postgres' directions (NEXT, PRIOR, FIRST, LAST, ABSOLUTE n, RELATIVE n, n, ALL,
+ * FORWARD [n | ALL], BACKWARD [n | ALL]) and {@code CLOSE name | ALL}.
  */
 SqlNode SqlCursor() :
 {
@@ -608,50 +609,86 @@ SqlNode SqlCursor() :
     SqlNode query;
     SqlParserPos queryStart;
     boolean hold = false;
+    boolean noScroll = false;
+    SqlCursor.Kind kind;
+    SqlCursor.Direction direction = SqlCursor.Direction.FORWARD;
     long count = 1;
 }
 {
     (
         <DECLARE> { s = span(); } name = SimpleIdentifier()
-        ( <BINARY> | <INSENSITIVE> | <ASENSITIVE> | <NO> <SCROLL> | <SCROLL> )*
+        ( <BINARY> | <INSENSITIVE> | <ASENSITIVE> | <NO> <SCROLL> { noScroll = true; } | <SCROLL> )*
         <CURSOR>
         [ <WITH> <HOLD> { hold = true; } | <WITHOUT> <HOLD> ]
         <FOR> { queryStart = getToken(1) == null ? getPos() : new SqlParserPos(getToken(1).beginLine,
             getToken(1).beginColumn); }
         query = OrderedQueryOrExpr(ExprContext.ACCEPT_QUERY)
         {
-            return new SqlCursor(s.end(this), SqlCursor.Kind.DECLARE, name.getSimple(), query, queryStart, hold, 0);
+            return new SqlCursor(s.end(this), SqlCursor.Kind.DECLARE, name.getSimple(), query, queryStart, hold,
+                noScroll, SqlCursor.Direction.FORWARD, 0);
         }
     |
-        <FETCH> { s = span(); }
+        ( <FETCH> { s = span(); kind = SqlCursor.Kind.FETCH; } | <MOVE> { s = span(); kind = SqlCursor.Kind.MOVE; } )
         [
-            <NEXT>
+            LOOKAHEAD(<NEXT> CursorTarget()) <NEXT>
+        |
+            LOOKAHEAD(<PRIOR> CursorTarget()) <PRIOR> { direction = SqlCursor.Direction.BACKWARD; }
+        |
+            LOOKAHEAD(<FIRST> CursorTarget()) <FIRST> { direction = SqlCursor.Direction.ABSOLUTE; }
+        |
+            LOOKAHEAD(<LAST> CursorTarget()) <LAST> { direction = SqlCursor.Direction.ABSOLUTE; count = -1; }
+        |
+            <ABSOLUTE> { direction = SqlCursor.Direction.ABSOLUTE; } count = SignedCursorCount()
+        |
+            <RELATIVE> { direction = SqlCursor.Direction.RELATIVE; } count = SignedCursorCount()
         |
             LOOKAHEAD({ getToken(1).kind == IDENTIFIER && getToken(1).image.equalsIgnoreCase("FORWARD") })
             <IDENTIFIER> [ count = CursorCount() ]
+        |
+            LOOKAHEAD({ getToken(1).kind == IDENTIFIER && getToken(1).image.equalsIgnoreCase("BACKWARD") })
+            <IDENTIFIER> { direction = SqlCursor.Direction.BACKWARD; } [ count = CursorCount() ]
         |
             count = CursorCount()
         ]
         [ <FROM> | <IN> ] name = SimpleIdentifier()
         {
-            return new SqlCursor(s.end(this), SqlCursor.Kind.FETCH, name.getSimple(), null, null, false, count);
+            return new SqlCursor(s.end(this), kind, name.getSimple(), null, null, false, false, direction, count);
         }
     |
         <CLOSE> { s = span(); } ( <ALL> | name = SimpleIdentifier() )
         {
             return new SqlCursor(s.end(this), SqlCursor.Kind.CLOSE, name == null ? null : name.getSimple(), null,
-                null, false, 0);
+                null, false, false, SqlCursor.Direction.FORWARD, 0);
         }
     )
 }
 
-/** A FETCH's row count: a number, or ALL (-1). */
-long CursorCount() :
+/** What FETCH and MOVE end with: [FROM | IN] name (a lookahead: NEXT, PRIOR, FIRST, LAST may be cursor names). */
+void CursorTarget() :
 {
-    final SqlLiteral n;
 }
 {
-    <ALL> { return -1; }
+    [ <FROM> | <IN> ] SimpleIdentifier()
+}
+
+/** ABSOLUTE's and RELATIVE's row number: a number, negative from the end (or backwards). */
+long SignedCursorCount() :
+{
+    final SqlLiteral n;
+    boolean negative = false;
+}
+{
+    [ <MINUS> { negative = true; } | <PLUS> ]
+    n = UnsignedNumericLiteral() { return negative ? -n.getValueAs(Long.class) : n.getValueAs(Long.class); }
+}
+
+/** A FETCH's or MOVE's row count: a number (negative: the other way), or ALL ({@link Long#MAX_VALUE}). */
+long CursorCount() :
+{
+    final long n;
+}
+{
+    <ALL> { return Long.MAX_VALUE; }
 |
-    n = UnsignedNumericLiteral() { return n.getValueAs(Long.class); }
+    n = SignedCursorCount() { return n; }
 }

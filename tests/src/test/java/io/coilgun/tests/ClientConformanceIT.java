@@ -66,7 +66,8 @@ class ClientConformanceIT {
             int to = doc.indexOf(end);
             assertTrue(from >= 0 && to > from, "docs/clients.md has the conformance markers");
             assertEquals(Files.readString(table), doc.substring(from + start.length(), to),
-                    "docs/clients.md's table is what the clients do now: copy " + table + " between its markers");
+                    "docs/clients.md's table is what the clients do now: "
+                            + "python3 tests/clients/update-doc-table.py copies " + table + " between its markers");
         }
     }
 

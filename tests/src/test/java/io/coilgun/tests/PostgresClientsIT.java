@@ -542,6 +542,33 @@ class PostgresClientsIT {
             PSQLException gone = assertThrows(PSQLException.class, () -> s.executeQuery("FETCH 1 FROM cur"));
             assertEquals("34000", gone.getSQLState());
             s.execute("ROLLBACK TO SAVEPOINT before_error");
+            // a scrollable cursor, as Postgres moves it: FETCH PRIOR / ABSOLUTE / RELATIVE / BACKWARD, MOVE
+            s.execute("DECLARE back SCROLL CURSOR FOR SELECT id FROM pay WHERE card = 'cursor' ORDER BY id");
+            List<String> moves = new java.util.ArrayList<>();
+            for (String fetch : new String[] {"FETCH 2 FROM back", "FETCH PRIOR FROM back", "FETCH LAST FROM back",
+                "FETCH BACKWARD 2 FROM back", "FETCH ABSOLUTE -4 FROM back", "FETCH RELATIVE 2 FROM back",
+                "FETCH -1 FROM back", "FETCH FORWARD ALL FROM back", "FETCH NEXT FROM back", "FETCH FIRST FROM back",
+                "MOVE LAST IN back", "FETCH BACKWARD ALL FROM back"}) {
+                if (fetch.startsWith("MOVE")) {
+                    assertEquals(1, s.executeUpdate(fetch), fetch);
+                    moves.add("moved");
+                    continue;
+                }
+                List<Long> got = new java.util.ArrayList<>();
+                try (ResultSet rs = s.executeQuery(fetch)) {
+                    while (rs.next()) {
+                        got.add(rs.getLong(1) - 9959);
+                    }
+                }
+                moves.add(got.toString());
+            }
+            assertEquals(List.of("[1, 2]", "[1]", "[4]", "[3, 2]", "[1]", "[3]", "[2]", "[3, 4]", "[]", "[1]",
+                    "moved", "[3, 2, 1]"), moves, "rows 1..4 of the cursor, as Postgres fetches them");
+            s.execute("DECLARE fwd NO SCROLL CURSOR FOR SELECT 1");
+            s.execute("SAVEPOINT before_scroll");
+            assertEquals("55000", assertThrows(PSQLException.class, () -> s.executeQuery("FETCH PRIOR FROM fwd"))
+                    .getSQLState(), "NO SCROLL: forward only");
+            s.execute("ROLLBACK TO SAVEPOINT before_scroll");
             s.execute("DECLARE kept CURSOR WITH HOLD FOR SELECT 1 AS one");
             c.commit();
             try (ResultSet rs = s.executeQuery("FETCH 1 FROM kept")) {

@@ -26,6 +26,7 @@ import io.coilgun.sql.compile.RowsStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.ShowStatement;
 import io.coilgun.sql.compile.TransactionStatement;
+import io.coilgun.sql.parser.SqlCursor;
 import io.coilgun.sql.parser.SqlTransaction;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.SqlStatement;
@@ -90,7 +91,8 @@ public final class CoilgunSession implements Session {
         @Override
         public List<Object[]> cursors() {
             List<Object[]> rows = new ArrayList<>();
-            cursors.forEach((name, c) -> rows.add(new Object[] {name, c.statement, c.hold, false, false, c.created}));
+            cursors.forEach((name, c) -> rows.add(new Object[] {name, c.statement, c.hold, false, !c.noScroll,
+                    c.created}));
             return rows;
         }
     };
@@ -442,19 +444,24 @@ public final class CoilgunSession implements Session {
         };
     }
 
-    /** A cursor's rows (read when it was declared) and how many FETCH has given. */
+    /**
+     * A cursor's rows (read when it was declared) and its position, as Postgres keeps it: 0 before the first row,
+     * 1..n on a row, n + 1 after the last. FETCH returns the rows it passes over, MOVE only moves.
+     */
     private static final class Cursor {
         private final List<Column> columns;
         private final List<Object[]> rows;
         private final boolean hold;
+        private final boolean noScroll;
         private final String statement;
         private final long created = System.currentTimeMillis();
-        private int next;
+        private int position;
 
-        Cursor(List<Column> columns, List<Object[]> rows, boolean hold, String statement) {
+        Cursor(List<Column> columns, List<Object[]> rows, boolean hold, boolean noScroll, String statement) {
             this.columns = columns;
             this.rows = rows;
             this.hold = hold;
+            this.noScroll = noScroll;
             this.statement = statement;
         }
 
@@ -466,11 +473,51 @@ public final class CoilgunSession implements Session {
             return hold;
         }
 
-        /** The next {@code count} rows (-1: all that remain). */
-        synchronized List<Object[]> fetch(long count) {
-            int end = count < 0 ? rows.size() : (int) Math.min(rows.size(), next + count);
-            List<Object[]> out = new ArrayList<>(rows.subList(next, end));
-            next = end;
+        /** The rows FETCH gives for {@code direction} and {@code count} (see SqlCursor.Direction), moving the cursor. */
+        synchronized List<Object[]> fetch(SqlCursor.Direction direction, long count) {
+            int n = rows.size();
+            List<Object[]> out = new ArrayList<>();
+            if (count < 0 && (direction == SqlCursor.Direction.FORWARD || direction == SqlCursor.Direction.BACKWARD)) {
+                direction = direction == SqlCursor.Direction.FORWARD ? SqlCursor.Direction.BACKWARD
+                        : SqlCursor.Direction.FORWARD; // FETCH -2: two rows back
+                count = -count;
+            }
+            switch (direction) {
+                case FORWARD, BACKWARD -> {
+                    boolean back = direction == SqlCursor.Direction.BACKWARD;
+                    if (back && noScroll) {
+                        throw new PgException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.code(),
+                                "cursor can only scan forward");
+                    }
+                    if (count == 0) { // FORWARD 0 / BACKWARD 0: the current row again
+                        if (position >= 1 && position <= n) {
+                            out.add(rows.get(position - 1));
+                        }
+                        return out;
+                    }
+                    long steps = Math.min(count, (long) n + 1);
+                    for (long i = 0; i < steps; i++) {
+                        position += back ? -1 : 1;
+                        if (position < 1 || position > n) {
+                            position = position < 1 ? 0 : n + 1;
+                            break;
+                        }
+                        out.add(rows.get(position - 1));
+                    }
+                }
+                case ABSOLUTE, RELATIVE -> {
+                    long target = direction == SqlCursor.Direction.RELATIVE ? position + count
+                            : count < 0 ? n + 1 + count : count;
+                    if (noScroll && target < position) {
+                        throw new PgException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.code(),
+                                "cursor can only scan forward");
+                    }
+                    position = (int) Math.max(0, Math.min(n + 1, target));
+                    if (position >= 1 && position <= n) {
+                        out.add(rows.get(position - 1));
+                    }
+                }
+            }
             return out;
         }
     }
@@ -492,18 +539,20 @@ public final class CoilgunSession implements Session {
                             "cursor \"" + cs.name() + "\" already exists");
                 }
                 return query(cs.query(), parameters, cancel).thenApply(r -> {
-                    cursors.put(cs.name(), new Cursor(r.columns(), r.rows(), cs.hold(), query));
+                    cursors.put(cs.name(), new Cursor(r.columns(), r.rows(), cs.hold(), cs.noScroll(), query));
                     return QueryResult.command("DECLARE CURSOR");
                 });
             }
-            case FETCH -> {
+            case FETCH, MOVE -> {
                 Cursor c = cursors.get(cs.name());
                 if (c == null) {
                     throw new PgException(SqlState.INVALID_CURSOR_NAME.code(),
                             "cursor \"" + cs.name() + "\" does not exist");
                 }
-                List<Object[]> rows = c.fetch(cs.count());
-                return CompletableFuture.completedFuture(new QueryResult(c.columns(), rows, "FETCH " + rows.size()));
+                List<Object[]> rows = c.fetch(cs.direction(), cs.count());
+                return CompletableFuture.completedFuture(cs.kind() == SqlCursor.Kind.MOVE
+                        ? QueryResult.command("MOVE " + rows.size())
+                        : new QueryResult(c.columns(), rows, "FETCH " + rows.size()));
             }
             default -> {
                 if (cs.name() == null) {

@@ -302,7 +302,8 @@ public final class StatementCompiler {
                 q = new QueryStatement(inner, at < 0 ? 1 : query.codePointCount(0, at) + 1,
                         QueryColumnNames.of(cursor.query()));
             }
-            return new CursorStatement(cursor.kind(), cursor.name(), q, cursor.hold(), cursor.count());
+            return new CursorStatement(cursor.kind(), cursor.name(), q, cursor.hold(), cursor.noScroll(),
+                    cursor.direction(), cursor.count());
         }
         if (node instanceof SqlSetOption set) {
             return new SetStatement(set.getName().toString(), setValue(set.getValue()));

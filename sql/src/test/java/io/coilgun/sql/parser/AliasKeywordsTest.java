@@ -62,7 +62,9 @@ class AliasKeywordsTest {
             "WITH w AS (SELECT 1 AS year) SELECT * FROM w"}) {
             CoilgunParser.parseStatements(sql);
         }
-        assertEquals("SELECT 1 \"year\" , 2 \"one\"  FROM t", PgSyntax.normalize("SELECT 1 AS year, 2 AS One FROM t"));
+        assertEquals("SELECT 1 \"table\" , 2 \"one\"  FROM t",
+                PgSyntax.normalize("SELECT 1 AS table, 2 AS One FROM t"));
+        assertEquals("SELECT 1 AS year FROM t", PgSyntax.normalize("SELECT 1 AS year FROM t"), "year is a name here");
         // Metabase's privileges query names columns select, insert, update, delete
         assertEquals("SELECT 1 \"select\" , 2 \"insert\" \nFROM t",
                 PgSyntax.normalize("SELECT 1 AS select, 2 AS insert\nFROM t"));

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Guards the one non-delta part of src/main/codegen/config.fmpp: the copy of Calcite's non-reserved
- * keyword list (minus RETURNING). Fails when a Calcite upgrade changes Calcite's list.
+ * keyword list (minus RETURNING), plus Coilgun's words and the words Postgres does not reserve. Fails when a
+ * Calcite upgrade changes Calcite's list.
  */
 class KeywordsTest {
     private static final Set<String> ADDED =
@@ -36,6 +37,7 @@ class KeywordsTest {
         Set<String> names = new TreeSet<>(calciteDefaultNonReservedKeywords());
         names.removeAll(RESERVED_BY_COILGUN);
         names.addAll(ADDED);
+        names.addAll(postgresNames());
         // Metadata speaks of token images ("MORE"), the config of token names ("MORE_").
         Set<String> expected = new TreeSet<>();
         for (String name : names) {
@@ -61,6 +63,19 @@ class KeywordsTest {
             assertTrue(METADATA.isKeyword(keyword), keyword);
             assertTrue(METADATA.isNonReservedKeyword(keyword), keyword);
         }
+    }
+
+    /** The words Postgres does not reserve that are Calcite keywords: names here too (see PostgresKeywordsTest). */
+    private static Set<String> postgresNames() throws IOException {
+        Set<String> words = new TreeSet<>();
+        for (String[] k : PostgresKeywordsTest.postgresKeywords()) {
+            String word = k[0].toUpperCase(java.util.Locale.ROOT);
+            if ((k[1].equals("U") || k[1].equals("C")) && METADATA.isKeyword(word)
+                    && !PostgresKeywordsTest.RESERVED_HERE.contains(word)) {
+                words.add(word);
+            }
+        }
+        return words;
     }
 
     private static String image(String tokenName) {
