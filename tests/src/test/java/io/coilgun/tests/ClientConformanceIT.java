@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real Postgres clients (psycopg 3, psycopg2, SQLAlchemy on each, pandas, node-postgres), each at its defaults,
- * through ordinary operations (tests/clients/conformance.py and .js) against a Coilgun node and against a real
+ * The real Postgres clients (psycopg 3, psycopg2, SQLAlchemy on each, pandas, node-postgres, pgjdbc), each at its
+ * defaults, through ordinary operations (tests/clients/conformance.py and .js, {@link PgjdbcConformance}) against a Coilgun node and against a real
  * PostgreSQL 15 holding the same data, in one run; tests/clients/compare.py compares the answers. Every difference
  * must be listed with its reason in tests/clients/differences.tsv, and the table it renders must be the one in
  * docs/clients.md, so the page says what the clients really do.
@@ -100,9 +100,10 @@ class ClientConformanceIT {
         String python = run(List.of(ENV.resolve("venv/bin/python").toString(),
                 CLIENTS.resolve("conformance.py").toString(), "--port", String.valueOf(port)), 300);
         String node = run(List.of("node", CLIENTS.resolve("conformance.js").toString(), "--port=" + port), 300);
+        String answers = python + node + PgjdbcConformance.run(port);
         Path out = dir.resolve(target + ".jsonl");
-        Files.writeString(out, python + node);
-        Files.writeString(Path.of("target", "clients-" + target + ".jsonl"), python + node);
+        Files.writeString(out, answers);
+        Files.writeString(Path.of("target", "clients-" + target + ".jsonl"), answers);
         return out;
     }
 

@@ -195,6 +195,7 @@ public final class CoilgunSession implements Session {
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {
+            failedInBlock(); // pgjdbc learns of an unknown relation here, before Execute
             throw ErrorMapper.toPg(e);
         }
     }
