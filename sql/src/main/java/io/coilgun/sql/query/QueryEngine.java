@@ -37,7 +37,7 @@ import org.apache.calcite.schema.impl.AbstractSchema;
  * <p>Blocking (metric reads wait for the processor units): call it from a query thread.
  */
 public final class QueryEngine {
-    private static final Driver DRIVER = new Driver();
+    private static final Driver DRIVER = new Driver().withPrepareFactory(PgPrepare::new);
     private static final Calendar UTC = Calendar.getInstance(TimeZone.getTimeZone("UTC"));
     private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
     /** {@code pg_cursors}' columns (rows from {@link QuerySession#cursors}). */

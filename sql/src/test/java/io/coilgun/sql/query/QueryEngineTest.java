@@ -72,6 +72,15 @@ class QueryEngineTest {
     }
 
     @Test
+    void textCastsPrintAsPostgres() {
+        QueryEngine.Rows r = run("SELECT true::text, CAST(false AS varchar), TIMESTAMP '2026-01-02 10:00:00.5'::text, "
+                + "CAST(TIMESTAMP '2026-01-02 10:00:00' AS text), 1.50::text, CAST(NULL AS boolean)::text, "
+                + "CAST(NULL AS timestamp)::text");
+        assertEquals(java.util.Arrays.asList("true", "false", "2026-01-02 10:00:00.5", "2026-01-02 10:00:00", "1.50",
+                null, null), java.util.Arrays.asList(r.rows().get(0)));
+    }
+
+    @Test
     void standardCastToTimestampKeepsTheFraction() {
         assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 250_000_000),
                 one("SELECT CAST('2026-01-01 10:00:00.25' AS TIMESTAMP)"));
