@@ -342,6 +342,20 @@ class DbApi(Ops):
             t.join()
             return [result, found]
 
+    def op_deallocate(self):
+        with self.session() as conn:
+            cur = conn.cursor()
+            cur.execute("DEALLOCATE ALL")  # psycopg 3: the extended protocol, Describe included
+            answers = [cur.statusmessage]
+            try:
+                cur.execute("DEALLOCATE no_such_statement")
+                answers.append(cur.statusmessage)
+            except self.mod.Error as e:
+                answers.append(sqlstate_of(e))
+            cur.execute("SELECT 1")
+            answers.append([list(r) for r in cur.fetchall()])
+            return answers
+
     def op_types(self):
         return self.query("SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "
                           "'2026-01-01 10:00:00.5'::timestamp, 12.345::numeric(10,3), DATE '2026-01-01', NULL::int")

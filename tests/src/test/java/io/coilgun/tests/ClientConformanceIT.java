@@ -113,17 +113,20 @@ class ClientConformanceIT {
 
     /** Runs {@code command}; its standard output (error output goes to the test's log). */
     static String run(List<String> command, int timeoutSeconds, boolean anyExit) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        // the output goes to a file, so that a client that hangs is stopped by the timeout, not waited for
+        Path out = Files.createTempFile("coilgun-client-", ".out");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .redirectOutput(out.toFile());
         pb.environment().put("TZ", "UTC");
         pb.environment().put("NODE_PATH", ENV.resolve("node_modules").toString());
         pb.environment().put("PYTHONIOENCODING", "utf-8");
         Process p = pb.start();
-        byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             fail("timed out: " + command);
         }
-        String text = new String(out, StandardCharsets.UTF_8);
+        String text = Files.readString(out, StandardCharsets.UTF_8);
+        Files.delete(out);
         if (!anyExit && p.exitValue() != 0) {
             fail("exit " + p.exitValue() + ": " + command + "\n" + text);
         }
@@ -160,6 +163,9 @@ class ClientConformanceIT {
             try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres",
                     "coilgun", ""); Statement s = c.createStatement()) {
                 s.execute("CREATE DATABASE coilgun");
+            } catch (Exception e) {
+                close(); // the server is running: stop it before failing
+                throw e;
             }
         }
 

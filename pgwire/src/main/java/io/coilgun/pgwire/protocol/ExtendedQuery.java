@@ -115,7 +115,8 @@ final class ExtendedQuery {
             Statement statement = statement(describe.name()).statement();
             List<PgType> types = statement == null ? List.of() : statement.parameterTypes();
             ctx.write(new ParameterDescription(types.stream().mapToInt(PgType::oid).toArray()));
-            List<Column> columns = statement == null ? List.of() : session.describe(statement);
+            List<Column> columns = statement == null || statement instanceof DeallocateStatement ? List.of()
+                    : session.describe(statement);
             ctx.write(columns.isEmpty() ? Empty.NO_DATA : new RowDescription(columns));
             return;
         }
@@ -128,7 +129,7 @@ final class ExtendedQuery {
             }
         }
         Portal portal = portal(describe.name());
-        List<Column> columns = portal.statement == null ? List.of()
+        List<Column> columns = portal.statement == null || portal.statement instanceof DeallocateStatement ? List.of()
                 : portal.executed() ? portal.result.columns() : session.describe(portal.statement);
         if (columns.isEmpty()) {
             ctx.write(Empty.NO_DATA);

@@ -379,6 +379,9 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             LOG.warn("Internal error in the extended query protocol on {}", ctx.channel().remoteAddress(), e);
             ctx.write(ErrorResponses.internal(e, ErrorResponse.ERROR));
         }
+        if (session != null) {
+            session.statementFailed();
+        }
         skipUntilSync = true;
     }
 

@@ -248,7 +248,11 @@ final class SimpleQueryExecution {
             response = ErrorResponses.internal(error, ErrorResponse.ERROR);
         }
         ctx.write(response);
-        listener.finished(ErrorResponse.FATAL.equals(response.severity()));
+        boolean fatal = ErrorResponse.FATAL.equals(response.severity());
+        if (!fatal) {
+            session.statementFailed();
+        }
+        listener.finished(fatal);
     }
 
     private static String abbreviate(String text) {

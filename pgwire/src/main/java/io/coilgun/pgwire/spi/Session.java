@@ -61,6 +61,13 @@ public interface Session extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * An ErrorResponse (not a fatal one) was sent for a statement of this session, whatever raised it (parse,
+     * bind, describe, execute, a streamed result): Postgres fails an open transaction block then.
+     */
+    default void statementFailed() {
+    }
+
     /** The transaction status ReadyForQuery reports: 'I' idle, 'T' in a transaction block, 'E' failed block. */
     default char transactionStatus() {
         return 'I';

@@ -54,7 +54,7 @@ public final class CoilgunSession implements Session {
     private final String user;
     private final String database;
     private volatile boolean inTransaction;
-    /** An error happened in the transaction block: see {@link #failedInBlock()}. */
+    /** An error happened in the transaction block: see {@link #statementFailed()}. */
     private volatile boolean blockFailed;
     /** The savepoints of the transaction block, oldest first (names may repeat, as in Postgres). */
     private final List<String> savepoints = new ArrayList<>();
@@ -129,7 +129,6 @@ public final class CoilgunSession implements Session {
                 // a client's catalog query Coilgun cannot parse, over relations it never has rows in: no rows
                 return List.of(new EmptyCatalogStatement(sql, EmptyCatalogQuery.columnNames(sql)));
             }
-            failedInBlock();
             throw ErrorMapper.toPg(e);
         }
     }
@@ -195,33 +194,23 @@ public final class CoilgunSession implements Session {
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {
-            failedInBlock(); // pgjdbc learns of an unknown relation here, before Execute
             throw ErrorMapper.toPg(e);
         }
     }
 
     @Override
     public CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters) {
-        CompletionStage<QueryResult> result;
-        try {
-            result = executeStatement(statement, parameters);
-        } catch (RuntimeException e) {
-            failedInBlock();
-            throw e;
-        }
-        return result.whenComplete((r, e) -> {
-            if (e != null) {
-                failedInBlock();
-            }
-        });
+        return executeStatement(statement, parameters);
     }
 
     /**
      * An error inside a transaction block fails the block, as in Postgres: until ROLLBACK (or COMMIT, which then
      * rolls back, or ROLLBACK TO a savepoint) every statement is refused with 25P02, and ReadyForQuery says 'E'.
-     * Clients count on it (psycopg, SQLAlchemy and pgjdbc all roll back on seeing it).
+     * Clients count on it (psycopg, SQLAlchemy and pgjdbc all roll back on seeing it). pgwire tells of every error
+     * it sends, whatever raised it (parse, bind, describe, execute, a streamed result).
      */
-    private void failedInBlock() {
+    @Override
+    public void statementFailed() {
         if (inTransaction) {
             blockFailed = true;
         }
@@ -474,6 +463,11 @@ public final class CoilgunSession implements Session {
             return hold;
         }
 
+        private static long saturatedAdd(long a, long b) {
+            long sum = a + b;
+            return ((a ^ sum) & (b ^ sum)) < 0 ? (b < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
+        }
+
         /** The rows FETCH gives for {@code direction} and {@code count} (see SqlCursor.Direction), moving the cursor. */
         synchronized List<Object[]> fetch(SqlCursor.Direction direction, long count) {
             int n = rows.size();
@@ -507,8 +501,8 @@ public final class CoilgunSession implements Session {
                     }
                 }
                 case ABSOLUTE, RELATIVE -> {
-                    long target = direction == SqlCursor.Direction.RELATIVE ? position + count
-                            : count < 0 ? n + 1 + count : count;
+                    long target = direction == SqlCursor.Direction.RELATIVE ? saturatedAdd(position, count)
+                            : count < 0 ? saturatedAdd(n + 1, count) : count;
                     if (noScroll && target < position) {
                         throw new PgException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE.code(),
                                 "cursor can only scan forward");

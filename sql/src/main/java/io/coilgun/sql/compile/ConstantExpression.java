@@ -27,6 +27,8 @@ import org.apache.calcite.sql.SqlNode;
  */
 final class ConstantExpression {
     private static final Literal NULL = new Literal(LiteralKind.NULL, null, null, 0);
+    /** Digits before or after the point a computed number may have (a double's range is 10^308). */
+    private static final int MAX_DIGITS = 1000;
 
     private final SqlText sql;
     private final Function<SqlNode, Literal> operand;
@@ -38,7 +40,14 @@ final class ConstantExpression {
 
     /** The value of {@code call}, reading its operands with {@code operand} (which comes back here for calls). */
     static Literal evaluate(SqlText sql, SqlBasicCall call, Function<SqlNode, Literal> operand) {
-        return new ConstantExpression(sql, operand).call(call);
+        try {
+            return new ConstantExpression(sql, operand).call(call);
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + e.getMessage(), call);
+        } catch (IndexOutOfBoundsException e) {
+            throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + call.getOperator().getName()
+                    + " does not take " + call.operandCount() + " arguments", call);
+        }
     }
 
     private Literal call(SqlBasicCall call) {
@@ -46,7 +55,8 @@ final class ConstantExpression {
         List<SqlNode> nodes = call.getOperandList();
         switch (kind) {
             case PLUS, MINUS, TIMES, DIVIDE, MOD -> {
-                return arithmetic(call, kind, operand.apply(nodes.get(0)), operand.apply(nodes.get(1)));
+                boolean integers = integral(nodes.get(0)) && integral(nodes.get(1));
+                return arithmetic(call, kind, operand.apply(nodes.get(0)), operand.apply(nodes.get(1)), integers);
             }
             case MINUS_PREFIX -> {
                 Literal v = operand.apply(nodes.get(0));
@@ -70,14 +80,51 @@ final class ConstantExpression {
         }
     }
 
-    private Literal arithmetic(SqlBasicCall call, SqlKind kind, Literal a, Literal b) {
+    /**
+     * Whether {@code node} is of an integer type as Postgres types it (an integer literal, an integer parameter, a
+     * cast to an integer type, arithmetic of those): integer / integer truncates, as Postgres' int division does.
+     */
+    private boolean integral(SqlNode node) {
+        if (node instanceof org.apache.calcite.sql.SqlNumericLiteral n) {
+            return n.isExact() && n.getScale() != null && n.getScale() == 0;
+        }
+        if (node instanceof org.apache.calcite.sql.SqlDynamicParam p) {
+            Object v = sql.value(p);
+            return v instanceof Long || v instanceof Integer || v instanceof Short;
+        }
+        if (node instanceof org.apache.calcite.sql.SqlCharStringLiteral c) {
+            return c.getValueAs(String.class).trim().matches("[+-]?\\d+"); // unknown, read as an integer
+        }
+        if (node instanceof SqlBasicCall c) {
+            switch (c.getKind()) {
+                case CAST -> {
+                    String type = c.operand(1).toString().toUpperCase(Locale.ROOT);
+                    return type.equals("INTEGER") || type.equals("BIGINT") || type.equals("SMALLINT")
+                            || type.equals("TINYINT");
+                }
+                case MINUS_PREFIX, PLUS_PREFIX -> {
+                    return integral(c.operand(0));
+                }
+                case PLUS, MINUS, TIMES, DIVIDE, MOD -> {
+                    return integral(c.operand(0)) && integral(c.operand(1));
+                }
+                default -> {
+                    String name = c.getOperator().getName().toLowerCase(Locale.ROOT);
+                    return (name.equals("abs") && integral(c.operand(0))) || name.equals("length")
+                            || name.equals("char_length") || name.equals("character_length");
+                }
+            }
+        }
+        return false;
+    }
+
+    private Literal arithmetic(SqlBasicCall call, SqlKind kind, Literal a, Literal b, boolean integers) {
         if (a.kind() == LiteralKind.NULL || b.kind() == LiteralKind.NULL) {
             return NULL;
         }
         if (isNumber(a) && isNumber(b)) {
             BigDecimal x = numberOf(call, a);
             BigDecimal y = numberOf(call, b);
-            boolean integers = x.scale() <= 0 && y.scale() <= 0;
             return switch (kind) {
                 case PLUS -> number(x.add(y));
                 case MINUS -> number(x.subtract(y));
@@ -161,6 +208,17 @@ final class ConstantExpression {
             case "concat" -> {
                 return concat(args, false);
             }
+            case "greatest", "least" -> {
+                // NULLs are left out, as in Postgres; NULL only when every argument is
+                Literal best = NULL;
+                for (Literal a : args) {
+                    if (a.kind() != LiteralKind.NULL && (best.kind() == LiteralKind.NULL
+                            || (name.equals("greatest") ? compare(call, a, best) > 0 : compare(call, a, best) < 0))) {
+                        best = a;
+                    }
+                }
+                return best;
+            }
             default -> {
             }
         }
@@ -200,6 +258,9 @@ final class ConstantExpression {
             }
             case "round" -> {
                 int places = args.size() > 1 ? numberOf(call, args.get(1)).intValueExact() : 0;
+                if (Math.abs(places) > MAX_DIGITS) {
+                    throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range", call);
+                }
                 return number(numberOf(call, args.get(0)).setScale(places, RoundingMode.HALF_UP));
             }
             case "floor" -> {
@@ -209,17 +270,7 @@ final class ConstantExpression {
                 return number(numberOf(call, args.get(0)).setScale(0, RoundingMode.CEILING));
             }
             case "nullif" -> {
-                return args.get(0).equals(args.get(1)) ? NULL : args.get(0);
-            }
-            case "greatest", "least" -> {
-                Literal best = args.get(0);
-                for (Literal a : args.subList(1, args.size())) {
-                    int c = compare(call, a, best);
-                    if (name.equals("greatest") ? c > 0 : c < 0) {
-                        best = a;
-                    }
-                }
-                return best;
+                return compare(call, args.get(0), args.get(1)) == 0 ? NULL : args.get(0);
             }
             case "to_timestamp" -> {
                 // seconds since the epoch, at the session time zone (UTC)
@@ -281,11 +332,18 @@ final class ConstantExpression {
     }
 
     private BigDecimal numberOf(SqlBasicCall call, Literal v) {
+        BigDecimal n = null;
         if (v.kind() == LiteralKind.NUMBER) {
-            return v.number();
+            n = v.number();
+        } else if (v.kind() == LiteralKind.TEXT && looksNumeric(v.text())) {
+            n = new BigDecimal(v.text().trim()); // an unknown-typed literal, read as the number it must be
         }
-        if (v.kind() == LiteralKind.TEXT && looksNumeric(v.text())) {
-            return new BigDecimal(v.text().trim()); // an unknown-typed literal, read as the number it must be
+        if (n != null) {
+            // no column holds more than a double's range: refuse before BigDecimal spends minutes on 1e400000000
+            if (n.precision() - n.scale() > MAX_DIGITS || n.scale() > MAX_DIGITS) {
+                throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + v.kind().pgName, call);
+            }
+            return n;
         }
         throw sql.error(SqlState.DATATYPE_MISMATCH, "a number is needed here, not a value of type "
                 + v.kind().pgName, call);

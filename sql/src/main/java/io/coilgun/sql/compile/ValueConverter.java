@@ -343,6 +343,12 @@ public final class ValueConverter {
                 }
             }
             case TINYINT, SMALLINT, INTEGER, BIGINT, DECIMAL, FLOAT, REAL, DOUBLE -> {
+                boolean integer = type == SqlTypeName.TINYINT || type == SqlTypeName.SMALLINT
+                        || type == SqlTypeName.INTEGER || type == SqlTypeName.BIGINT;
+                if (inner.kind == LiteralKind.NUMBER && integer) {
+                    // a cast to an integer type rounds half away from zero, as Postgres' does
+                    return new Literal(LiteralKind.NUMBER, null, inner.number.setScale(0, RoundingMode.HALF_UP), 0);
+                }
                 if (inner.kind != LiteralKind.TEXT) {
                     return inner;
                 }

@@ -37,16 +37,7 @@ public final class Intervals {
         SqlIntervalLiteral.IntervalValue value = literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
         SqlIntervalQualifier qualifier = value.getIntervalQualifier();
         String text = value.getIntervalLiteral();
-        if (qualifier.timeFrameName != null) {
-            throw invalid("interval unit " + qualifier.timeFrameName + " has no fixed length");
-        }
-        int[] fields;
-        try {
-            fields = qualifier.evaluateIntervalLiteral(text, literal.getParserPosition(), RelDataTypeSystem.DEFAULT);
-        } catch (CalciteContextException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, cause.getMessage(), 0, e);
-        }
+        int[] fields = fields(literal, "has no fixed length");
         long sign = (long) value.getSign() * fields[0];
         long micros;
         try {
@@ -86,16 +77,7 @@ public final class Intervals {
         SqlIntervalLiteral.IntervalValue value = literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
         SqlIntervalQualifier qualifier = value.getIntervalQualifier();
         String text = value.getIntervalLiteral();
-        if (qualifier.timeFrameName != null) {
-            throw invalid("interval unit " + qualifier.timeFrameName + " is not supported");
-        }
-        int[] fields;
-        try {
-            fields = qualifier.evaluateIntervalLiteral(text, literal.getParserPosition(), RelDataTypeSystem.DEFAULT);
-        } catch (CalciteContextException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, cause.getMessage(), 0, e);
-        }
+        int[] fields = fields(literal, "is not supported");
         long sign = (long) value.getSign() * fields[0];
         if (fields.length == 3) {
             return new long[] {sign * (fields[1] * 12L + fields[2]), 0};
@@ -103,6 +85,26 @@ public final class Intervals {
         long seconds = fields[1] * 86_400L + fields[2] * 3_600L + fields[3] * 60L + fields[4];
         return new long[] {0, sign * (seconds * MICROS_PER_SECOND + fractionMicros(qualifier, text, fields[5],
                 literal))};
+    }
+
+    /**
+     * The literal's fields as Calcite evaluates them: {@code [sign, years, months]} or {@code [sign, days, hours,
+     * minutes, seconds, milliseconds]}; 22023 for a unit such as ISOYEAR ({@code why} it is refused) or a text that
+     * does not fit the qualifier.
+     */
+    private static int[] fields(SqlIntervalLiteral literal, String why) {
+        SqlIntervalLiteral.IntervalValue value = literal.getValueAs(SqlIntervalLiteral.IntervalValue.class);
+        SqlIntervalQualifier qualifier = value.getIntervalQualifier();
+        if (qualifier.timeFrameName != null) {
+            throw invalid("interval unit " + qualifier.timeFrameName + " " + why);
+        }
+        try {
+            return qualifier.evaluateIntervalLiteral(value.getIntervalLiteral(), literal.getParserPosition(),
+                    RelDataTypeSystem.DEFAULT);
+        } catch (CalciteContextException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, cause.getMessage(), 0, e);
+        }
     }
 
     /** {@link #toMicros(SqlIntervalLiteral)} with the error position taken from {@code sql}. */

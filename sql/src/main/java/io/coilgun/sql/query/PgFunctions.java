@@ -523,6 +523,12 @@ public final class PgFunctions {
 
     /** {@code 'name'::regclass}: the relation's oid. */
     public static Integer pg_regclass_oid(String name) {
+        if (name == null) {
+            return null;
+        }
+        if (name.trim().matches("\\d+")) {
+            return Integer.valueOf(name.trim()); // an oid in digits, as Postgres' regclassin reads it
+        }
         Relations.Rel r = rels().byName(unquote(name));
         if (r == null) {
             throw new CoilgunException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist", 0);

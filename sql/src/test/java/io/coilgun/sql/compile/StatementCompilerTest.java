@@ -256,6 +256,14 @@ class StatementCompilerTest {
         assertArrayEquals(new Object[] {5L, 1767340800123457L, "C1", "m7", -12.5, 4}, ins.rows().get(0));
         // 2026-01-31 plus a month is 2026-02-28, as in Postgres
         assertArrayEquals(new Object[] {2L, 1772236800000000L, "ab", "x", 2.5, 5}, ins.rows().get(1));
+        // types as Postgres types them: integer division only between integers; casts to integers round
+        ins = (InsertStatement) compile("INSERT INTO payments VALUES (CAST(3.7 AS integer) * 2, "
+                + "TIMESTAMP '2026-01-01 00:00:00', 'c', 'm', 10.0 / 5 / 4 + 1e3 / 8 + CAST(7 AS double) / 2, "
+                + "greatest(1, NULL, 3) + coalesce(nullif(1.0, 1), 5))");
+        assertArrayEquals(new Object[] {8L, 1767225600000000L, "c", "m", 129.0, 8}, ins.rows().get(0));
+        error("INSERT INTO payments VALUES (1, " + "TIMESTAMP '2026-01-01 00:00:00', 'c', 'm', 1e400000000 + 1, 1)",
+                "22003");
+        error("INSERT INTO payments VALUES (1, " + "TIMESTAMP '2026-01-01 00:00:00', 'c', 'm', abs(), 1)", "42883");
         ins = (InsertStatement) compile("INSERT INTO payments VALUES (1, now() - INTERVAL '5' MINUTE, 'c', 'm', "
                 + "1, NULL)");
         assertEquals(1780271700000000L, ins.rows().get(0)[1], "the clock is 2026-06-01 00:00 here");

@@ -71,4 +71,23 @@ class PostgresKeywordsTest {
         assertTrue(tried > 300, "words tried: " + tried);
         assertEquals(List.of(), failed);
     }
+
+    /** The syntax those words take part in still parses, now that they are names too. */
+    @Test
+    void theirSyntaxStillParses() {
+        for (String sql : new String[] {"SELECT CAST(x AS DOUBLE PRECISION), CAST(y AS CHARACTER VARYING(3)) FROM t",
+            "SELECT TRIM(BOTH ' ' FROM x), TRIM(LEADING FROM y), SUBSTRING(x FROM 1 FOR 2), POSITION('a' IN x) FROM t",
+            "SELECT x FROM t WHERE x BETWEEN 1 AND 2 AND y NOT BETWEEN SYMMETRIC 3 AND 1",
+            "SELECT INTERVAL '1' DAY, INTERVAL '2' HOUR TO SECOND, EXTRACT(YEAR FROM ts), EXTRACT(MONTH FROM ts) FROM t",
+            "SELECT COUNT(*) FILTER (WHERE x > 1), PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY x) FROM t",
+            "SELECT SUM(x) OVER (PARTITION BY y ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
+            "SELECT COALESCE(x, 1), NULLIF(x, 2), OVERLAY(x PLACING 'a' FROM 1) FROM t",
+            "SELECT CAST(x AS BIGINT), CAST(x AS SMALLINT), CAST(x AS INTEGER), CAST(x AS NUMERIC(10, 2)), "
+                + "CAST(x AS DECIMAL), CAST(x AS REAL), CAST(x AS FLOAT), CAST(x AS BOOLEAN), CAST(x AS VARCHAR) FROM t",
+            "SELECT x FROM t GROUP BY CUBE(x, y)", "SELECT x FROM t ORDER BY x DESC NULLS LAST",
+            "CREATE METRIC m AS SELECT SUM(amount) AS total FROM payments GROUP BY card_id "
+                + "OVER SLIDING INTERVAL '5' MINUTE DELAYED BY 10 SECONDS"}) {
+            CoilgunParser.parseStatements(sql);
+        }
+    }
 }
