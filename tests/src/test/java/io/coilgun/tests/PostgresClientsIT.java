@@ -602,6 +602,11 @@ class PostgresClientsIT {
             assertEquals(List.of("1 2026-01-01T10:00:00.123 2026-01-01T10:00:01.123",
                     "2 2026-01-01T10:00:00.123 2026-01-01T10:00:01.123",
                     "3 2026-01-01T10:00:00.500001 2026-01-01T10:00:01.500"), shown);
+            try (ResultSet rs = s.executeQuery("SELECT m.ts FROM micro AS m(i, ts, k) WHERE i = 3")) {
+                assertTrue(rs.next());
+                assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000), rs.getObject(1, LocalDateTime.class),
+                        "columns renamed in FROM: to the millisecond, never another column's microseconds");
+            }
             try (ResultSet rs = s.executeQuery("SELECT max(ts) FROM micro WHERE k = 'a'")) {
                 assertTrue(rs.next());
                 assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000), rs.getObject(1, LocalDateTime.class),

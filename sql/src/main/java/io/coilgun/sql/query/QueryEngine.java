@@ -40,6 +40,13 @@ public final class QueryEngine {
     private static final Driver DRIVER = new Driver().withPrepareFactory(PgPrepare::new);
     private static final Calendar UTC = Calendar.getInstance(TimeZone.getTimeZone("UTC"));
     private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
+    /**
+     * A FROM item that renames its columns ({@code FROM s AS x(a, b)}): Calcite's column origins then name the alias,
+     * not the column, so {@link TimestampMicros} is not asked to restore microseconds (it could pick another
+     * column's).
+     */
+    private static final Pattern RENAMED_COLUMNS = Pattern.compile(
+            "(?i)(FROM|JOIN|,)\\s+[\\w.\"]+\\s+(AS\\s+)?[\\w\"]+\\s*\\(\\s*[\\w\"]+\\s*[,)]");
     /** {@code pg_cursors}' columns (rows from {@link QuerySession#cursors}). */
     private static final List<Col> CURSOR_COLUMNS = List.of(Col.text("name"), Col.text("statement"),
             Col.bool("is_holdable"), Col.bool("is_binary"), Col.bool("is_scrollable"), Col.timestamp("creation_time"));
@@ -172,7 +179,9 @@ public final class QueryEngine {
                             n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null, n);
                 }
                 cancel.attach(ps);
-                rels.micros.showing(ps.getMetaData());
+                if (!RENAMED_COLUMNS.matcher(markers.sql()).find()) {
+                    rels.micros.showing(ps.getMetaData());
+                }
                 try (ResultSet rs = ps.executeQuery()) {
                     return read(rs, columnNames, cancel, rels.micros);
                 }
