@@ -426,23 +426,18 @@ public final class PgFunctions {
 
     /** The oid of the type named {@code name}, or NULL when there is none (Postgres: {@code to_regtype}). */
     public static Integer to_regtype(String name) {
-        if (name == null) {
-            return null;
-        }
-        try {
-            return pg_regtype_oid(name);
-        } catch (CoilgunException e) {
-            return null;
-        }
+        return orNull(PgFunctions::pg_regtype_oid, name);
     }
 
     /** The oid of the relation named {@code name}, or NULL when there is none. */
     public static Integer to_regclass(String name) {
-        if (name == null) {
-            return null;
-        }
+        return orNull(PgFunctions::pg_regclass_oid, name);
+    }
+
+    /** {@code lookup} of {@code name}, NULL where it fails (an unknown name, as {@code to_reg*} answers). */
+    private static Integer orNull(java.util.function.Function<String, Integer> lookup, String name) {
         try {
-            return pg_regclass_oid(name);
+            return name == null ? null : lookup.apply(name);
         } catch (CoilgunException e) {
             return null;
         }
