@@ -219,10 +219,10 @@ class DbApi(Ops):
         try:
             cur = conn.cursor()
             answers = []
-            for sql in ("SELECT * FROM no_such_relation", "SELECT 1"):
+            for sql in ("SELECT * FROM no_such_relation", "SELECT 1", "DEALLOCATE ALL"):
                 try:
                     cur.execute(sql)
-                    answers.append([list(r) for r in cur.fetchall()])
+                    answers.append([list(r) for r in cur.fetchall()] if cur.description else cur.statusmessage)
                 except self.mod.Error as e:
                     answers.append(sqlstate_of(e))
             conn.rollback()

@@ -280,8 +280,15 @@ final class ExtendedQuery {
     private record DeallocateStatement(String sql, String target) implements Statement {
     }
 
-    /** Drops the named statement {@code target} ({@link Deallocate#ALL}: every named one). */
+    /**
+     * Drops the named statement {@code target} ({@link Deallocate#ALL}: every named one); refused in a failed
+     * transaction block, as every statement there but ROLLBACK is.
+     */
     void deallocate(String target) {
+        if (session.transactionStatus() == 'E') {
+            throw new PgException(SqlStates.IN_FAILED_SQL_TRANSACTION,
+                    "current transaction is aborted, commands ignored until end of transaction block");
+        }
         if (target.equals(Deallocate.ALL)) {
             statements.keySet().removeIf(name -> !name.isEmpty());
         } else if (statements.remove(target) == null) {

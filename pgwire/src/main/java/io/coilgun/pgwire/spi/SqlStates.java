@@ -22,6 +22,7 @@ public final class SqlStates {
     public static final String INVALID_BINARY_REPRESENTATION = "22P03";
     public static final String BAD_COPY_FILE_FORMAT = "22P04";
     public static final String UNDEFINED_PREPARED_STATEMENT = "26000";
+    public static final String IN_FAILED_SQL_TRANSACTION = "25P02";
     public static final String INVALID_AUTHORIZATION_SPECIFICATION = "28000";
     public static final String INVALID_PASSWORD = "28P01";
     public static final String INVALID_CURSOR_NAME = "34000";
