@@ -45,6 +45,15 @@ const sqlstateOf = async (promise) => {
   }
 };
 
+// An INSERT in a transaction block ended by `end` (COMMIT or ROLLBACK): how many rows it left.
+const transaction = (ts, end) => withClient(async (c) => {
+  const low = nextId;
+  await c.query('BEGIN');
+  await c.query("INSERT INTO payments VALUES ($1, $2, 'c3', 'm3', 1.0)", [newId(), ts]);
+  await c.query(end);
+  return count(c, low, nextId);
+});
+
 const ops = {
   connect: () => withClient((c) => rows(c, "SELECT 1, current_setting('server_version_num')::int >= 150000")),
   select_param: () => withClient((c) => rows(c,
@@ -68,20 +77,8 @@ const ops = {
     await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:00:02', 'c1', $2, 1.0)", [id, 'héllo ✓ 日本']);
     return rows(c, 'SELECT merchant_id FROM payments WHERE id = $1', [id]);
   }),
-  transaction_commit: () => withClient(async (c) => {
-    const low = nextId;
-    await c.query('BEGIN');
-    await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:02:00', 'c3', 'm3', 1.0)", [newId()]);
-    await c.query('COMMIT');
-    return count(c, low, nextId);
-  }),
-  transaction_rollback: () => withClient(async (c) => {
-    const low = nextId;
-    await c.query('BEGIN');
-    await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:03:00', 'c3', 'm3', 1.0)", [newId()]);
-    await c.query('ROLLBACK');
-    return count(c, low, nextId);
-  }),
+  transaction_commit: () => transaction('2026-01-02 08:02:00', 'COMMIT'),
+  transaction_rollback: () => transaction('2026-01-02 08:03:00', 'ROLLBACK'),
   failed_transaction: () => withClient(async (c) => {
     await c.query('BEGIN');
     const answers = [await sqlstateOf(c.query('SELECT * FROM no_such_relation')),

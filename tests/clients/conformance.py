@@ -170,27 +170,22 @@ class DbApi(Ops):
             conn.cursor().executemany("INSERT INTO payments VALUES (%s, %s, %s, %s, %s)", rows)
         return self.count(low, self.next_id)
 
-    def op_transaction_commit(self):
+    def transaction(self, ts, rollback):
+        """An INSERT in a transaction block, committed or rolled back: how many rows it left."""
         low = self.next_id
         conn = self.connect(autocommit=False)
         try:
-            self.query("INSERT INTO payments VALUES (%s, '2026-01-02 08:02:00', 'c3', 'm3', 1.0)",
-                       (self.new_id(),), conn)
-            conn.commit()
+            self.query("INSERT INTO payments VALUES (%s, %s, 'c3', 'm3', 1.0)", (self.new_id(), ts), conn)
+            conn.rollback() if rollback else conn.commit()
         finally:
             conn.close()
         return self.count(low, self.next_id)
 
+    def op_transaction_commit(self):
+        return self.transaction(dt.datetime(2026, 1, 2, 8, 2), rollback=False)
+
     def op_transaction_rollback(self):
-        low = self.next_id
-        conn = self.connect(autocommit=False)
-        try:
-            self.query("INSERT INTO payments VALUES (%s, '2026-01-02 08:03:00', 'c3', 'm3', 1.0)",
-                       (self.new_id(),), conn)
-            conn.rollback()
-        finally:
-            conn.close()
-        return self.count(low, self.next_id)
+        return self.transaction(dt.datetime(2026, 1, 2, 8, 3), rollback=True)
 
     def op_savepoint(self):
         low = self.next_id

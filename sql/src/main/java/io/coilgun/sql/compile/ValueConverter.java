@@ -219,7 +219,7 @@ public final class ValueConverter {
     }
 
     /** {@code 2026-01-01 10:00:00[.ffffff]}, as Postgres prints a timestamp. */
-    static String formatMicros(long micros) {
+    public static String formatMicros(long micros) {
         LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
                 (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
         String s = t.toLocalDate() + " " + String.format(Locale.ROOT, "%02d:%02d:%02d", t.getHour(), t.getMinute(),

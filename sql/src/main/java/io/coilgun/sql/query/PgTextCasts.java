@@ -1,7 +1,5 @@
 package io.coilgun.sql.query;
 
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
@@ -73,16 +71,6 @@ public final class PgTextCasts implements SqlRexConvertletTable {
 
     /** A timestamp (Calcite's milliseconds) as Postgres' text: {@code 2026-01-02 10:00:00.5}. */
     public static String pg_timestamp_text(Long millis) {
-        if (millis == null) {
-            return null;
-        }
-        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(millis, 1000L),
-                (int) Math.floorMod(millis, 1000L) * 1_000_000, ZoneOffset.UTC);
-        String s = String.format(java.util.Locale.ROOT, "%s %02d:%02d:%02d", t.toLocalDate(), t.getHour(),
-                t.getMinute(), t.getSecond());
-        if (t.getNano() == 0) {
-            return s;
-        }
-        return s + "." + String.format(java.util.Locale.ROOT, "%03d", t.getNano() / 1_000_000).replaceAll("0+$", "");
+        return millis == null ? null : io.coilgun.sql.compile.ValueConverter.formatMicros(millis * 1000L);
     }
 }
