@@ -615,6 +615,57 @@ class PostgresClientsIT {
         }
     }
 
+    /**
+     * Words Postgres takes as names and Calcite keeps as keywords (time, values, range, rows, current) name a stream's
+     * columns, a metric's aggregation and group key, unquoted, through prepared statements; an error's position is in
+     * the client's text.
+     */
+    @Test
+    void postgresNamesThatAreCalciteKeywords() throws SQLException {
+        try (Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM kw (id BIGINT, time TIMESTAMP, values DOUBLE, range VARCHAR, current BOOLEAN) "
+                    + "WITH (event_time = 'time', event_id = 'id', partition_by = 'range', partitions = 2)");
+            s.execute("CREATE METRIC kw_sums AS SELECT SUM(values) AS total, COUNT(*) AS rows FROM kw WHERE current "
+                    + "GROUP BY range OVER SLIDING 1 HOUR");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO kw (id, time, values, range, current) "
+                    + "VALUES (?, ?, ?, ?, ?) RETURNING *")) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setLong(1, i);
+                    ps.setObject(2, T0.plusSeconds(i));
+                    ps.setDouble(3, i * 10);
+                    ps.setString(4, "r");
+                    ps.setBoolean(5, i != 2);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertTrue(rs.next());
+                        assertEquals(i < 3 ? 10 : 40, rs.getDouble("kw_sums_total"), "event " + i + " (2 is filtered out)");
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT time, values, k.range FROM kw AS k "
+                    + "WHERE time > ? AND values BETWEEN ? AND 100 ORDER BY time DESC")) {
+                ps.setObject(1, T0);
+                ps.setInt(2, 15);
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(T0.plusSeconds(3), rs.getObject("time", LocalDateTime.class));
+                    assertEquals(30, rs.getDouble("values"));
+                    assertEquals("r", rs.getString("range"));
+                    assertTrue(rs.next());
+                    assertFalse(rs.next());
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT range, rows, total FROM kw_sums")) {
+                assertTrue(rs.next());
+                assertEquals(2, rs.getLong("rows"));
+                assertEquals(40, rs.getDouble("total"));
+            }
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT time, values FROM kw WHERE values = = 1"));
+            assertEquals("42601", e.getSQLState());
+            assertEquals(42, ((PSQLException) e).getServerErrorMessage().getPosition());
+        }
+    }
+
     private static long single(PreparedStatement ps) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             assertTrue(rs.next());

@@ -53,14 +53,19 @@ public class CoilgunException extends RuntimeException {
         return position;
     }
 
+    /** The same error at another position (the same place in another text). */
+    public CoilgunException at(int pos) {
+        CoilgunException e = new CoilgunException(state, getMessage(), pos, getCause());
+        e.detail = detail;
+        e.hint = hint;
+        return e;
+    }
+
     /** The same error with a position, if it has none yet. */
     public CoilgunException withPositionIfAbsent(int pos) {
         if (position > 0 || pos <= 0) {
             return this;
         }
-        CoilgunException e = new CoilgunException(state, getMessage(), pos, getCause());
-        e.detail = detail;
-        e.hint = hint;
-        return e;
+        return at(pos);
     }
 }

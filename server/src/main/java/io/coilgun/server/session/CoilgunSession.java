@@ -117,11 +117,12 @@ public final class CoilgunSession implements Session {
 
     @Override
     public List<Statement> parse(String text) {
-        String sql = PgSyntax.normalize(text); // same offsets; what the parser reads
+        PgSyntax.Rewritten rewritten = PgSyntax.rewrite(text); // what the parser reads; positions in it map back
+        String sql = rewritten.sql();
         try {
             List<Statement> statements = new ArrayList<>();
             for (SqlStatement p : SqlStatement.parse(sql)) {
-                statements.add(new ParsedSqlStatement(p, text));
+                statements.add(new ParsedSqlStatement(p, text, rewritten));
             }
             return statements;
         } catch (CoilgunException e) {
@@ -129,7 +130,7 @@ public final class CoilgunSession implements Session {
                 // a client's catalog query Coilgun cannot parse, over relations it never has rows in: no rows
                 return List.of(new EmptyCatalogStatement(sql, EmptyCatalogQuery.columnNames(sql)));
             }
-            throw ErrorMapper.toPg(e);
+            throw ErrorMapper.toPg(e, rewritten::originalPosition);
         }
     }
 
@@ -145,7 +146,7 @@ public final class CoilgunSession implements Session {
         try {
             inferred = node.compiler().parameterTypes(st.statement(), count);
         } catch (RuntimeException e) {
-            throw ErrorMapper.toPg(e);
+            throw ErrorMapper.toPg(e, st::clientPosition);
         }
         int[] queried = queryParameterTypes(st, count);
         List<PgType> types = new ArrayList<>(count);
@@ -194,7 +195,7 @@ public final class CoilgunSession implements Session {
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {
-            throw ErrorMapper.toPg(e);
+            throw ErrorMapper.toPg(e, st::clientPosition);
         }
     }
 
@@ -249,7 +250,7 @@ public final class CoilgunSession implements Session {
         try {
             compiled = node.compiler().compile(st.statement(), parameters);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
+            return CompletableFuture.failedFuture(ErrorMapper.toPg(e, st::clientPosition));
         }
         long timeoutMs = settings.statementTimeoutMs();
         QueryEngine.Cancel cancel = new QueryEngine.Cancel();
@@ -260,11 +261,11 @@ public final class CoilgunSession implements Session {
                     : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters, cancel)
                     : run(compiled, st.described().get(), timeoutMs);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(ErrorMapper.toPg(e));
+            return CompletableFuture.failedFuture(ErrorMapper.toPg(e, st::clientPosition));
         }
         CompletableFuture<QueryResult> mapped = result.handle((r, e) -> {
             if (e != null) {
-                throw new CompletionException(ErrorMapper.toPg(e));
+                throw new CompletionException(ErrorMapper.toPg(e, st::clientPosition));
             }
             return r;
         });

@@ -7,6 +7,7 @@ import io.coilgun.planner.error.SqlState;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntUnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,14 @@ public final class ErrorMapper {
     }
 
     public static PgException toPg(Throwable t) {
+        return toPg(t, IntUnaryOperator.identity());
+    }
+
+    /**
+     * @param positions from a position in the text the statement was parsed from to one in the client's text
+     *     ({@link io.coilgun.sql.parser.PgSyntax.Rewritten#originalPosition})
+     */
+    public static PgException toPg(Throwable t, IntUnaryOperator positions) {
         Throwable e = t;
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
@@ -26,8 +35,9 @@ public final class ErrorMapper {
             return pg;
         }
         if (e instanceof CoilgunException c) {
+            int position = c.position() > 0 ? positions.applyAsInt(c.position()) : 0;
             if (c.detail() != null || c.hint() != null) {
-                return new PgException(c.state().code(), c.getMessage(), c.position()) {
+                return new PgException(c.state().code(), c.getMessage(), position) {
                     private static final long serialVersionUID = 1L;
 
                     @Override
@@ -41,7 +51,7 @@ public final class ErrorMapper {
                     }
                 };
             }
-            return new PgException(c.state().code(), c.getMessage(), c.position());
+            return new PgException(c.state().code(), c.getMessage(), position);
         }
         if (e instanceof TimeoutException) {
             return new PgException(SqlState.QUERY_CANCELED.code(),

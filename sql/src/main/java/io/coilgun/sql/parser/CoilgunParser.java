@@ -104,8 +104,17 @@ public final class CoilgunParser {
     /** Like {@link #parseStatements(String)}, also giving each statement's own text and offset. */
     public static List<ParsedStatement> parse(String query) {
         Objects.requireNonNull(query, "sql");
-        // Same length, same offsets: positions into it are positions into the client's text.
-        String sql = PgSyntax.normalize(query);
+        PgSyntax.Rewritten rewritten = PgSyntax.rewrite(query);
+        try {
+            return parseRewritten(rewritten.sql());
+        } catch (CoilgunException e) {
+            int position = rewritten.originalPosition(e.position());
+            throw position == e.position() ? e : e.at(position);
+        }
+    }
+
+    /** The statements' texts and positions are in {@code sql}, which {@link PgSyntax} wrote. */
+    private static List<ParsedStatement> parseRewritten(String sql) {
         if (sql.isEmpty()) {
             // The generated char stream is sized to the input and cannot read from a 0-length buffer.
             return List.of();

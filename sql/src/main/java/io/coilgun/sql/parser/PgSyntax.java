@@ -3,8 +3,8 @@ package io.coilgun.sql.parser;
 import java.util.Locale;
 
 /**
- * Postgres spellings that Calcite's lexer cannot read, rewritten before parsing into ones it can, keeping every
- * character at its offset (replacements are padded with spaces) so that error positions stay right:
+ * Postgres spellings that Calcite's lexer cannot read, rewritten before parsing into ones it can, most keeping every
+ * character at its offset (replacements are padded with spaces):
  * <ul>
  *   <li>{@code OPERATOR(pg_catalog.~)} becomes {@code ~} (psql qualifies its regular-expression matches);</li>
  *   <li>{@code COLLATE pg_catalog.default} and {@code COLLATE "C"} go: Coilgun compares text by code point;</li>
@@ -15,15 +15,48 @@ import java.util.Locale;
  *       {@code regtype}, …) become {@code (x)::regclass}, which {@link PgCast} reads;</li>
  *   <li>an alias after {@code AS} that Calcite reserves and Postgres takes ({@code SELECT 1 AS one}, {@code AS
  *       table}, {@code AS year}: after AS Postgres takes any word) becomes the quoted lower-case name, {@code AS}
- *       dropped to make room ({@code SELECT 1 "one"}).</li>
+ *       dropped to make room ({@code SELECT 1 "one"});</li>
+ *   <li>the words Postgres takes as names and Calcite as keywords are quoted where they are names
+ *       ({@code SELECT time FROM s}: see {@link KeywordNames}). This adds characters: {@link Rewritten} maps a
+ *       position in the rewritten text back to the client's.</li>
  * </ul>
- * String literals, quoted identifiers and comments are left alone.
+ * String literals, quoted identifiers and comments are left alone. Rewriting a rewritten text changes nothing.
  */
 public final class PgSyntax {
     private PgSyntax() {
     }
 
+    /**
+     * A client's text as the parser reads it.
+     *
+     * @param inserted the char indices in {@code sql} of the characters added (the others are the client's, or
+     *     stand in their place)
+     */
+    public record Rewritten(String sql, int[] inserted) {
+        /** The 1-based position (in code points) in the client's text of {@code position} in {@link #sql}. */
+        public int originalPosition(int position) {
+            if (position <= 0 || inserted.length == 0) {
+                return position;
+            }
+            int index = sql.offsetByCodePoints(0, Math.min(position - 1, sql.codePointCount(0, sql.length())));
+            int before = 0;
+            while (before < inserted.length && inserted[before] < index) {
+                before++;
+            }
+            return position - before;
+        }
+    }
+
+    public static Rewritten rewrite(String sql) {
+        return KeywordNames.quote(sameLength(sql));
+    }
+
+    /** {@link #rewrite(String)}'s text. */
     public static String normalize(String sql) {
+        return rewrite(sql).sql();
+    }
+
+    private static String sameLength(String sql) {
         if (!mayNeed(sql)) {
             return sql;
         }
@@ -376,7 +409,7 @@ public final class PgSyntax {
         return i;
     }
 
-    private static int skipQuoted(String sql, int i, char quote) {
+    static int skipQuoted(String sql, int i, char quote) {
         int n = sql.length();
         i++;
         while (i < n) {
@@ -392,11 +425,11 @@ public final class PgSyntax {
         return n;
     }
 
-    private static boolean isIdentifierStart(char c) {
+    static boolean isIdentifierStart(char c) {
         return Character.isLetter(c) || c == '_';
     }
 
-    private static boolean isIdentifierPart(char c) {
+    static boolean isIdentifierPart(char c) {
         return Character.isLetterOrDigit(c) || c == '_' || c == '$';
     }
 }

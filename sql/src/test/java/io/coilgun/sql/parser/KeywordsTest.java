@@ -71,7 +71,7 @@ class KeywordsTest {
         for (String[] k : PostgresKeywordsTest.postgresKeywords()) {
             String word = k[0].toUpperCase(java.util.Locale.ROOT);
             if ((k[1].equals("U") || k[1].equals("C")) && METADATA.isKeyword(word)
-                    && !PostgresKeywordsTest.RESERVED_HERE.contains(word)) {
+                    && !KeywordNames.WORDS.contains(word)) {
                 words.add(word);
             }
         }
