@@ -14,7 +14,7 @@ import sys
 
 DRIVERS = [("psycopg", "psycopg 3"), ("psycopg2", "psycopg2"), ("sqlalchemy-psycopg2", "SQLAlchemy (psycopg2)"),
            ("sqlalchemy-psycopg", "SQLAlchemy (psycopg)"), ("pandas", "pandas"), ("node-postgres", "node-postgres"),
-           ("pgjdbc", "pgjdbc")]
+           ("pgx", "pgx (Go)"), ("pgjdbc", "pgjdbc")]
 BI_TOOLS = [("grafana", "Grafana"), ("metabase", "Metabase"), ("dbeaver", "DBeaver")]
 
 

@@ -2,6 +2,7 @@
 # Installs what ClientConformanceIT needs, once (a later run finds it in place and returns at once):
 #   - the Python clients of requirements.txt in a virtualenv, from PyPI,
 #   - node-postgres and its COPY and cursor packages, from the npm registry,
+#   - pgx, built with its pinned modules (pgx/go.mod, go.sum) from the Go module proxy,
 #   - PostgreSQL 15's server (Debian's postgresql-15), whose answers are the expected ones.
 # Everything but the Debian package goes under tests/target/clients (gone with `mvn clean`).
 set -euo pipefail
@@ -19,6 +20,10 @@ if [[ ! -f $env_dir/node.done || $here/package.json -nt $env_dir/node.done ]]; t
   cp "$here/package.json" "$here/package-lock.json" "$env_dir/"
   (cd "$env_dir" && npm ci --silent --no-audit --no-fund)
   touch "$env_dir/node.done"
+fi
+
+if [[ ! -x $env_dir/pgx-conformance || -n $(find "$here/pgx" -newer "$env_dir/pgx-conformance" -type f) ]]; then
+  (cd "$here/pgx" && go build -o "$env_dir/pgx-conformance" .)
 fi
 
 if [[ ! -x /usr/lib/postgresql/15/bin/postgres ]]; then

@@ -284,6 +284,8 @@ void CopyOption(List<SqlNode> list) :
     |
         <MATCH> { value = SqlLiteral.createCharString("match", getPos()); }
     |
+        <BINARY> { value = SqlLiteral.createCharString("binary", getPos()); }
+    |
         <TRUE> { value = SqlLiteral.createBoolean(true, getPos()); }
     |
         <FALSE> { value = SqlLiteral.createBoolean(false, getPos()); }
@@ -312,7 +314,7 @@ void CopyLegacyOption(List<SqlNode> list) :
     }
 }
 
-/** A COPY option name: an identifier, or the reserved words NULL and ESCAPE. */
+/** A COPY option name: an identifier, or the reserved words NULL, ESCAPE and BINARY. */
 SqlIdentifier CopyOptionName() :
 {
     final SqlIdentifier id;
@@ -323,6 +325,8 @@ SqlIdentifier CopyOptionName() :
     <NULL> { return new SqlIdentifier("null", getPos()); }
 |
     <ESCAPE> { return new SqlIdentifier("escape", getPos()); }
+|
+    <BINARY> { return new SqlIdentifier("binary", getPos()); }
 }
 
 /** Consumes every token up to the next {@code ;} or the end of input. */

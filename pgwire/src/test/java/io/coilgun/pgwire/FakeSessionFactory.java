@@ -212,6 +212,11 @@ final class FakeSessionFactory implements SessionFactory {
         }
 
         @Override
+        public List<PgType> columnTypes() {
+            return List.of(PgType.TEXT, PgType.TEXT);
+        }
+
+        @Override
         public void row(long line, String[] fields) {
             if (Arrays.asList(fields).contains("bad")) {
                 throw new PgException("22P02", "invalid input syntax for type integer: \"bad\"");

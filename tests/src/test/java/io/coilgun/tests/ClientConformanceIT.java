@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real Postgres clients (psycopg 3, psycopg2, SQLAlchemy on each, pandas, node-postgres, pgjdbc), each at its
+ * The real Postgres clients (psycopg 3, psycopg2, SQLAlchemy on each, pandas, node-postgres, pgx, pgjdbc), each at its
  * defaults, through ordinary operations (tests/clients/conformance.py and .js, {@link PgjdbcConformance}) against a Coilgun node and against a real
  * PostgreSQL 15 holding the same data, in one run; tests/clients/compare.py compares the answers. Every difference
  * must be listed with its reason in tests/clients/differences.tsv, and the table it renders must be the one in
@@ -100,7 +100,8 @@ class ClientConformanceIT {
         String python = run(List.of(ENV.resolve("venv/bin/python").toString(),
                 CLIENTS.resolve("conformance.py").toString(), "--port", String.valueOf(port)), 300);
         String node = run(List.of("node", CLIENTS.resolve("conformance.js").toString(), "--port=" + port), 300);
-        String answers = python + node + PgjdbcConformance.run(port);
+        String pgx = run(List.of(ENV.resolve("pgx-conformance").toString(), "--port", String.valueOf(port)), 300);
+        String answers = python + node + pgx + PgjdbcConformance.run(port);
         Path out = dir.resolve(target + ".jsonl");
         Files.writeString(out, answers);
         Files.writeString(Path.of("target", "clients-" + target + ".jsonl"), answers);

@@ -186,6 +186,67 @@ class PostgresClientsIT {
         }
     }
 
+    /** Postgres' binary COPY format (pgx's CopyFrom and other bulk loaders send it): all rows or none. */
+    @Test
+    void binaryCopyFromStdin() throws Exception {
+        try (Connection c = node.connect()) {
+            var copy = c.unwrap(PGConnection.class).getCopyAPI();
+            long n = copy.copyIn("COPY pay (id, ts, card, amount, ok) FROM STDIN (FORMAT binary)",
+                    new java.io.ByteArrayInputStream(binaryCopy(9100, 3, false)));
+            assertEquals(3, n);
+            PSQLException bad = assertThrows(PSQLException.class, () -> copy.copyIn(
+                    "COPY pay (id, ts, card, amount, ok) FROM STDIN BINARY",
+                    new java.io.ByteArrayInputStream(binaryCopy(9110, 3, true))));
+            assertEquals("22P04", bad.getSQLState());
+            assertEquals("COPY pay, line 3", bad.getServerErrorMessage().getWhere());
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*), sum(amount), min(card), count(ok) FROM pay "
+                            + "WHERE id BETWEEN 9100 AND 9120")) {
+                assertTrue(rs.next());
+                assertEquals(3, rs.getLong(1), "nothing of the failed COPY");
+                assertEquals(0.5 + 1.5 + 2.5, rs.getDouble(2));
+                assertEquals("bin", rs.getString(3));
+                assertEquals(2, rs.getLong(4), "one NULL");
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT ts FROM pay WHERE id = 9102")) {
+                assertTrue(rs.next());
+                assertEquals(T0.plusSeconds(2).plusNanos(123_456_000), rs.getObject(1, LocalDateTime.class));
+            }
+            PSQLException options = assertThrows(PSQLException.class, () -> copy.copyIn(
+                    "COPY pay (id) FROM STDIN (FORMAT binary, DELIMITER ',')", new StringReader("")));
+            assertEquals("42601", options.getSQLState());
+        }
+    }
+
+    /** {@code rows} rows of (id, ts, card, amount, ok) in Postgres' binary COPY format; the last one bad if asked. */
+    private static byte[] binaryCopy(long firstId, int rows, boolean lastBad) throws java.io.IOException {
+        var bytes = new java.io.ByteArrayOutputStream();
+        var out = new java.io.DataOutputStream(bytes);
+        out.write("PGCOPY\n\377\r\n\0".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        out.writeInt(0);
+        out.writeInt(0);
+        long t0 = java.time.Duration.between(LocalDateTime.of(2000, 1, 1, 0, 0), T0).toNanos() / 1000;
+        for (int i = 0; i < rows; i++) {
+            out.writeShort(lastBad && i == rows - 1 ? 4 : 5);
+            out.writeInt(8);
+            out.writeLong(firstId + i);
+            out.writeInt(8);
+            out.writeLong(t0 + i * 1_000_000L + 123_456);
+            out.writeInt(3);
+            out.write("bin".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.writeInt(8);
+            out.writeDouble(i + 0.5);
+            if (i == 1) {
+                out.writeInt(-1);
+            } else {
+                out.writeInt(1);
+                out.writeByte(1);
+            }
+        }
+        out.writeShort(-1);
+        return bytes.toByteArray();
+    }
+
     @Test
     void simpleQueryModeStillWorks() throws SQLException {
         try (Connection c = node.connect("preferQueryMode=simple&"); Statement s = c.createStatement();

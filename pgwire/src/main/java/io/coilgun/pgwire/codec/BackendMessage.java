@@ -167,9 +167,13 @@ public interface BackendMessage {
     }
 
     /**
-     * CopyInResponse ('G') or CopyOutResponse ('H'): overall format (0 text) and one format code per column.
+     * CopyInResponse ('G') or CopyOutResponse ('H'): overall format (0 text, 1 binary) and one format code per column.
      */
-    record CopyResponse(boolean in, int columns) implements BackendMessage {
+    record CopyResponse(boolean in, int columns, boolean binary) implements BackendMessage {
+        public CopyResponse(boolean in, int columns) {
+            this(in, columns, false);
+        }
+
         @Override
         public char type() {
             return in ? 'G' : 'H';
@@ -177,10 +181,10 @@ public interface BackendMessage {
 
         @Override
         public void writeBody(ByteBuf out) {
-            out.writeByte(0);
+            out.writeByte(binary ? 1 : 0);
             out.writeShort(columns);
             for (int i = 0; i < columns; i++) {
-                out.writeShort(0);
+                out.writeShort(binary ? 1 : 0);
             }
         }
     }

@@ -37,7 +37,7 @@ import java.util.Objects;
  * one is an error (54000) found as soon as the limit is passed, so memory stays bounded. Not thread-safe. After
  * an error, or a RowSink's exception, the parser is spent.
  */
-public final class CopyRowParser {
+public final class CopyRowParser implements CopyDataParser {
     /** Receives each row: its line number and one field per expected column, null for NULL. */
     @FunctionalInterface
     public interface RowSink {

@@ -1,7 +1,10 @@
 package io.coilgun.pgwire.protocol;
 
 import io.coilgun.pgwire.codec.BackendMessage.CopyResponse;
+import io.coilgun.pgwire.copy.BinaryCopyParser;
+import io.coilgun.pgwire.copy.CopyDataParser;
 import io.coilgun.pgwire.copy.CopyRowParser;
+import io.coilgun.pgwire.spi.CopyFormat;
 import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,7 +22,7 @@ final class CopyInExecution {
     private final ChannelHandlerContext ctx;
     private final CopyIn copyIn;
     private final BiConsumer<QueryResult, Throwable> ended;
-    private final CopyRowParser parser;
+    private final CopyDataParser parser;
     private boolean over;
 
     /** @param ended called once, on the event loop, with the result (COPY n) or the error */
@@ -27,11 +30,17 @@ final class CopyInExecution {
         this.ctx = ctx;
         this.copyIn = copyIn;
         this.ended = ended;
-        this.parser = new CopyRowParser(copyIn.format(), copyIn.target(), copyIn.columns(), copyIn::row);
+        this.parser = binary() ? new BinaryCopyParser(copyIn.target(), copyIn.columnTypes(),
+                CopyRowParser.DEFAULT_MAX_ROW_BYTES, copyIn::row)
+                : new CopyRowParser(copyIn.format(), copyIn.target(), copyIn.columns(), copyIn::row);
+    }
+
+    private boolean binary() {
+        return copyIn.format().format() == CopyFormat.Format.BINARY;
     }
 
     void start() {
-        ctx.writeAndFlush(new CopyResponse(true, copyIn.columns().size()));
+        ctx.writeAndFlush(new CopyResponse(true, copyIn.columns().size(), binary()));
     }
 
     void data(byte[] chunk) {

@@ -7,11 +7,11 @@ import java.util.Objects;
  * FORMAT (text or csv), DELIMITER, NULL, HEADER, QUOTE and ESCAPE, with Postgres' defaults and the checks its
  * {@code ProcessCopyOptions} makes (https://www.postgresql.org/docs/current/sql-copy.html). Immutable.
  *
- * <p>FORCE_NOT_NULL, FORCE_NULL, DEFAULT, ENCODING and the binary format are not supported.
+ * <p>FORCE_NOT_NULL, FORCE_NULL, DEFAULT and ENCODING are not supported.
  */
 public final class CopyFormat {
-    /** The data format: Postgres' text format or CSV. */
-    public enum Format { TEXT, CSV }
+    /** The data format: Postgres' text format, CSV, or its binary format (rows of typed fields, no options). */
+    public enum Format { TEXT, CSV, BINARY }
 
     /** HEADER: none, a first line that is skipped, or a first line that must name the columns in order. */
     public enum Header { FALSE, TRUE, MATCH }
@@ -57,6 +57,21 @@ public final class CopyFormat {
     public static CopyFormat of(Format format, String delimiter, String nullString, Header header, String quote,
             String escape) {
         Objects.requireNonNull(format, "format");
+        if (format == Format.BINARY) {
+            for (String[] option : new String[][] {{"DELIMITER", delimiter}, {"NULL", nullString},
+                {"HEADER", header == null || header == Header.FALSE ? null : header.name()}}) {
+                if (option[1] != null) {
+                    throw new PgException(SqlStates.SYNTAX_ERROR, "cannot specify " + option[0] + " in BINARY mode");
+                }
+            }
+            if (quote != null) {
+                throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY QUOTE requires CSV mode");
+            }
+            if (escape != null) {
+                throw new PgException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY ESCAPE requires CSV mode");
+            }
+            return new CopyFormat(format, '\t', "\\N", Header.FALSE, '"', null);
+        }
         boolean csv = format == Format.CSV;
         String delim = delimiter != null ? delimiter : csv ? "," : "\t";
         String nul = nullString != null ? nullString : csv ? "" : "\\N";

@@ -18,6 +18,12 @@ public interface CopyIn {
     CopyFormat format();
 
     /**
+     * The type of each column, whose binary format a binary COPY's fields are in (each is handed to
+     * {@link #row} in the type's text form).
+     */
+    List<PgType> columnTypes();
+
+    /**
      * One data row; a null field is SQL NULL.
      *
      * @param line the 1-based line of the data, for errors

@@ -3,6 +3,7 @@ package io.coilgun.server.session;
 import io.coilgun.pgwire.spi.CopyFormat;
 import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
+import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.sql.compile.CopyStatement;
@@ -42,7 +43,8 @@ final class StreamCopyIn implements CopyIn {
 
     /** The options as pgwire's COPY reader takes them (it checks their combinations as Postgres does). */
     static CopyFormat format(Map<String, String> options) {
-        CopyFormat.Format kind = "csv".equals(options.get("format")) ? CopyFormat.Format.CSV : CopyFormat.Format.TEXT;
+        CopyFormat.Format kind = "csv".equals(options.get("format")) ? CopyFormat.Format.CSV
+                : "binary".equals(options.get("format")) ? CopyFormat.Format.BINARY : CopyFormat.Format.TEXT;
         String header = options.get("header");
         CopyFormat.Header h = null;
         if (header != null) {
@@ -70,6 +72,15 @@ final class StreamCopyIn implements CopyIn {
     @Override
     public CopyFormat format() {
         return format;
+    }
+
+    @Override
+    public List<PgType> columnTypes() {
+        List<PgType> types = new ArrayList<>(copy.targets().length);
+        for (int target : copy.targets()) {
+            types.add(Inserter.pgType(copy.stream().columns().get(target).type()));
+        }
+        return types;
     }
 
     @Override

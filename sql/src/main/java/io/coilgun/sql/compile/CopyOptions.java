@@ -13,7 +13,7 @@ final class CopyOptions {
 
     /**
      * @param to whether this is COPY TO (where {@code HEADER match} is refused, as in Postgres)
-     * @return the options by lower-case name: {@code format} (text or csv), {@code header}, {@code delimiter},
+     * @return the options by lower-case name: {@code format} (text, csv or binary, which COPY TO refuses), {@code header}, {@code delimiter},
      *     {@code null}, {@code quote}, {@code escape}
      */
     static Map<String, String> read(SqlText sql, Iterable<SqlOption> given, boolean to) {
@@ -23,15 +23,20 @@ final class CopyOptions {
             String value = option.valueAsString();
             switch (key) {
                 case "csv" -> options.put("format", "csv");
-                case "binary" -> throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                        "COPY in binary format is not supported (use text or csv)", option);
+                case "binary" -> {
+                    if (to) {
+                        throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
+                                "COPY TO in binary format is not supported (use text or csv)", option);
+                    }
+                    options.put("format", "binary");
+                }
                 case "format" -> {
                     String format = value.toLowerCase(Locale.ROOT);
-                    if (format.equals("binary")) {
+                    if (format.equals("binary") && to) {
                         throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
-                                "COPY in binary format is not supported (use text or csv)", option);
+                                "COPY TO in binary format is not supported (use text or csv)", option);
                     }
-                    if (!format.equals("text") && !format.equals("csv")) {
+                    if (!format.equals("text") && !format.equals("csv") && !format.equals("binary")) {
                         throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "COPY format \"" + value
                                 + "\" not recognized", option);
                     }

@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param targets the stream column index of each field of a row
  * @param columnNames the names of those columns (HEADER MATCH compares with them)
- * @param options {@code format} (text or csv), {@code header} (true, false or match), {@code delimiter},
+ * @param options {@code format} (text, csv or binary), {@code header} (true, false or match), {@code delimiter},
  *     {@code null}, {@code quote}, {@code escape}, as written (absent = Postgres' default)
  */
 public record CopyStatement(StreamDef stream, int[] targets, List<String> columnNames, Map<String, String> options)

@@ -76,7 +76,7 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
         return PgTypes.toCalcite(type, v);
     }
 
-    private static Object[] project(Object[] row, int[] projects) {
+    static Object[] project(Object[] row, int[] projects) {
         if (projects == null) {
             return row;
         }
@@ -104,7 +104,7 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
             }
             if (a instanceof RexInputRef ref && ref.getIndex() < groups) {
                 ColumnType type = stream.column(metric.groupBy().get(ref.getIndex())).type();
-                Object value = value(root, b, type);
+                Object value = constant(root, b, type);
                 if (value != null) {
                     key[ref.getIndex()] = value;
                     fixed[ref.getIndex()] = true;
@@ -119,8 +119,11 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
         return key;
     }
 
-    /** A literal or parameter as the group key's Java class (timestamps as micros), or null when it is neither. */
-    private static Object value(DataContext root, RexNode node, ColumnType type) {
+    /**
+     * A literal or parameter as a stored value's Java class (timestamps as micros), or null when it is neither (or
+     * not surely of that type).
+     */
+    static Object constant(DataContext root, RexNode node, ColumnType type) {
         Object v;
         if (node instanceof RexLiteral lit) {
             v = lit.getValue2();

@@ -9,14 +9,23 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.schema.ScannableTable;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.schema.ProjectableFilterableTable;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.schema.impl.AbstractTable;
 
 /**
  * A stream as a table: its recent events, the last {@link #RECENT} of each task (the newest last per task), read from
  * the tasks' reservoirs. An event published to several partitioner topics is shown once, from its first topic.
+ *
+ * <p>An event that a filter {@code column = constant} (a literal or a parameter; integer, text and boolean columns)
+ * surely rejects is left out of the scan: Calcite applies every filter again, so this only narrows what is read. It
+ * keeps a query's timestamps exact: only the timestamps of the events scanned are compared for their microseconds
+ * ({@link TimestampMicros}), so reading back one event by its id is not blurred by others of the same millisecond.
  */
-final class StreamTable extends AbstractTable implements ScannableTable {
+final class StreamTable extends AbstractTable implements ProjectableFilterableTable {
     static final int RECENT = 1000;
 
     private final StreamDef stream;
@@ -37,9 +46,15 @@ final class StreamTable extends AbstractTable implements ScannableTable {
     }
 
     @Override
-    public Enumerable<Object[]> scan(DataContext root) {
+    public Enumerable<Object[]> scan(DataContext root, List<RexNode> filters, int[] projects) {
+        List<int[]> equalColumns = new ArrayList<>();
+        List<Object> equalValues = new ArrayList<>();
+        equalities(root, filters, equalColumns, equalValues);
         List<Object[]> rows = new ArrayList<>();
         for (Object[] event : data.recentEvents(stream, RECENT)) {
+            if (surelyRejected(event, equalColumns, equalValues)) {
+                continue;
+            }
             Object[] row = new Object[columns.size()];
             for (int i = 0; i < row.length; i++) {
                 Object v = i < event.length ? event[i] : null;
@@ -47,8 +62,54 @@ final class StreamTable extends AbstractTable implements ScannableTable {
                         ? (Object) micros.scanned("public", stream.name(), columns.get(i).name(), (Long) v)
                         : PgTypes.toCalcite(stream.column(i).type(), v);
             }
-            rows.add(row);
+            rows.add(MetricTable.project(row, projects));
         }
         return Linq4j.asEnumerable(rows);
+    }
+
+    /** The filters {@code column = constant} on integer, text and boolean columns, with the constants' values. */
+    private void equalities(DataContext root, List<RexNode> filters, List<int[]> columnsOut, List<Object> valuesOut) {
+        for (RexNode f : filters) {
+            if (!(f instanceof RexCall call) || call.getKind() != SqlKind.EQUALS) {
+                continue;
+            }
+            RexNode a = call.getOperands().get(0);
+            RexNode b = call.getOperands().get(1);
+            if (!(a instanceof RexInputRef)) {
+                RexNode t = a;
+                a = b;
+                b = t;
+            }
+            if (a instanceof RexInputRef ref && ref.getIndex() < columns.size()) {
+                ColumnType type = stream.column(ref.getIndex()).type();
+                boolean comparable = type == ColumnType.BIGINT || type == ColumnType.INTEGER
+                        || type == ColumnType.VARCHAR || type == ColumnType.BOOLEAN;
+                Object value = comparable ? MetricTable.constant(root, b, type) : null;
+                if (value != null) {
+                    columnsOut.add(new int[] {ref.getIndex()});
+                    valuesOut.add(value);
+                }
+            }
+        }
+    }
+
+    /** Whether one of the equalities is surely false for the event (in doubt: not rejected). */
+    private static boolean surelyRejected(Object[] event, List<int[]> equalColumns, List<Object> equalValues) {
+        for (int k = 0; k < equalColumns.size(); k++) {
+            int i = equalColumns.get(k)[0];
+            Object v = i < event.length ? event[i] : null;
+            if (v == null) {
+                return true; // NULL = anything is not true
+            }
+            Object expected = equalValues.get(k);
+            boolean differs = v instanceof Number n ? n.longValue() != (Long) expected
+                    // Calcite may pad a CHAR constant: differing only in trailing spaces is a doubt, not a no
+                    : v instanceof String text ? !text.stripTrailing().equals(((String) expected).stripTrailing())
+                    : !v.equals(expected);
+            if (differs) {
+                return true;
+            }
+        }
+        return false;
     }
 }
