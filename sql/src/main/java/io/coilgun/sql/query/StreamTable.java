@@ -47,12 +47,10 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
 
     @Override
     public Enumerable<Object[]> scan(DataContext root, List<RexNode> filters, int[] projects) {
-        List<int[]> equalColumns = new ArrayList<>();
-        List<Object> equalValues = new ArrayList<>();
-        equalities(root, filters, equalColumns, equalValues);
+        List<Equality> equalities = equalities(root, filters);
         List<Object[]> rows = new ArrayList<>();
         for (Object[] event : data.recentEvents(stream, RECENT)) {
-            if (surelyRejected(event, equalColumns, equalValues)) {
+            if (surelyRejected(event, equalities)) {
                 continue;
             }
             Object[] row = new Object[columns.size()];
@@ -67,8 +65,13 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
         return Linq4j.asEnumerable(rows);
     }
 
+    /** A filter {@code column = value}. */
+    private record Equality(int column, Object value) {
+    }
+
     /** The filters {@code column = constant} on integer, text and boolean columns, with the constants' values. */
-    private void equalities(DataContext root, List<RexNode> filters, List<int[]> columnsOut, List<Object> valuesOut) {
+    private List<Equality> equalities(DataContext root, List<RexNode> filters) {
+        List<Equality> equalities = new ArrayList<>();
         for (RexNode f : filters) {
             if (!(f instanceof RexCall call) || call.getKind() != SqlKind.EQUALS) {
                 continue;
@@ -86,22 +89,21 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
                         || type == ColumnType.VARCHAR || type == ColumnType.BOOLEAN;
                 Object value = comparable ? MetricTable.constant(root, b, type) : null;
                 if (value != null) {
-                    columnsOut.add(new int[] {ref.getIndex()});
-                    valuesOut.add(value);
+                    equalities.add(new Equality(ref.getIndex(), value));
                 }
             }
         }
+        return equalities;
     }
 
     /** Whether one of the equalities is surely false for the event (in doubt: not rejected). */
-    private static boolean surelyRejected(Object[] event, List<int[]> equalColumns, List<Object> equalValues) {
-        for (int k = 0; k < equalColumns.size(); k++) {
-            int i = equalColumns.get(k)[0];
-            Object v = i < event.length ? event[i] : null;
+    private static boolean surelyRejected(Object[] event, List<Equality> equalities) {
+        for (Equality e : equalities) {
+            Object v = e.column() < event.length ? event[e.column()] : null;
             if (v == null) {
                 return true; // NULL = anything is not true
             }
-            Object expected = equalValues.get(k);
+            Object expected = e.value();
             boolean differs = v instanceof Number n ? n.longValue() != (Long) expected
                     // Calcite may pad a CHAR constant: differing only in trailing spaces is a doubt, not a no
                     : v instanceof String text ? !text.stripTrailing().equals(((String) expected).stripTrailing())
