@@ -384,6 +384,20 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     /**
+     * A checkpoint, then a consistent copy of the task as of it in the new directory {@code into}: the state store's
+     * checkpoint under {@code state/}, the reservoir's files under {@code reservoir/} (hard links where the files
+     * are append-only). A task opened from a copy of those files goes on from {@link TaskSnapshot#nextOffset()}
+     * exactly as this one does. On the task's thread; the files stay valid while this task runs.
+     */
+    public TaskSnapshot snapshot(Path into) {
+        checkpoint();
+        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>(
+                store.checkpointTo(into.resolve("state"), "state/"));
+        files.addAll(reservoir.snapshotTo(into.resolve("reservoir"), "reservoir/"));
+        return new TaskSnapshot(nextOffset(), files);
+    }
+
+    /**
      * Makes everything applied so far durable, together with the offset of the last applied record, and lets
      * retention drop reservoir segments that no window reaches any more (beyond the stream's backfill horizon).
      * A task without metrics keeps everything.

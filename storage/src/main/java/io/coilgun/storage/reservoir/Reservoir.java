@@ -364,6 +364,47 @@ public final class Reservoir implements AutoCloseable {
                 .putLong(lastSeq).array();
     }
 
+    /**
+     * The reservoir's files, hard-linked into the new directory {@code into}, with the length of each that belongs
+     * to the last checkpoint (paths prefixed with {@code prefix}): with the owner's state as committed with that
+     * checkpoint they are a consistent copy of the task. Call on the owner's thread right after its commit.
+     *
+     * <p>The journals are linked before the segments: the writer deletes a journal only once the chunks it covers
+     * are in a segment, so every event is in a journal or a segment linked here (in both is fine: recovery takes
+     * from a journal only what is past the segments). A segment being written ends, at worst, in a torn chunk,
+     * which recovery cuts as after a crash. {@code schemas.txt}, appended in place, is copied.
+     */
+    public List<io.coilgun.storage.snapshot.SnapshotFile> snapshotTo(Path into, String prefix) {
+        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>();
+        try {
+            Files.createDirectories(into);
+            for (String kind : new String[] {"journal-", "segment-"}) {
+                List<Path> present;
+                try (var listing = Files.list(dir)) {
+                    present = listing.filter(p -> p.getFileName().toString().startsWith(kind)).sorted().toList();
+                }
+                for (Path f : present) {
+                    Path link = into.resolve(f.getFileName());
+                    try {
+                        Files.createLink(link, f);
+                    } catch (java.nio.file.NoSuchFileException gone) {
+                        continue; // deleted meanwhile by the writer: its events are in what is linked
+                    }
+                    files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + f.getFileName(), Files.size(link)));
+                }
+            }
+            Path schemas = dir.resolve("schemas.txt");
+            if (Files.exists(schemas)) {
+                Files.copy(schemas, into.resolve("schemas.txt"));
+                files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + "schemas.txt",
+                        Files.size(into.resolve("schemas.txt"))));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot snapshot reservoir " + dir + " into " + into, e);
+        }
+        return files;
+    }
+
     /** The owner committed the last {@link #checkpoint()}: chunks whose events it covers may now be written. */
     public void committed() {
         committedSeq = lastSeq;

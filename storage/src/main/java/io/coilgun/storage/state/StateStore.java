@@ -161,6 +161,30 @@ public final class StateStore implements AutoCloseable {
         }
     }
 
+    /**
+     * A consistent copy of the store as of now in the new directory {@code into} (RocksDB's checkpoint: the memtables
+     * flushed, the table files hard-linked, the others copied), with the files and their lengths, paths prefixed
+     * with {@code prefix}. Commit first: what is not committed is not in it.
+     */
+    public List<io.coilgun.storage.snapshot.SnapshotFile> checkpointTo(Path into, String prefix) {
+        try (org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
+            Files.createDirectories(into.getParent());
+            checkpoint.createCheckpoint(into.toString());
+        } catch (RocksDBException | java.io.IOException e) {
+            throw new StateStoreException("cannot checkpoint state store " + dir + " into " + into + ": "
+                    + e.getMessage(), e);
+        }
+        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>();
+        try (var listing = Files.list(into)) {
+            for (Path f : listing.sorted().toList()) {
+                files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + f.getFileName(), Files.size(f)));
+            }
+        } catch (java.io.IOException e) {
+            throw new StateStoreException("cannot list checkpoint " + into + ": " + e.getMessage(), e);
+        }
+        return files;
+    }
+
     /** The column family {@code name}, created (empty) if it does not exist. */
     public Family family(String name) {
         return family(name, true);
