@@ -19,6 +19,10 @@ import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.unit.UnitHost;
 import io.coilgun.cluster.directory.ClusterDirectory;
 import io.coilgun.cluster.directory.NodeStatus;
+import io.coilgun.cluster.recovery.PeerCopy;
+import io.coilgun.cluster.recovery.SnapshotServer;
+import io.coilgun.cluster.recovery.TaskRecoveries;
+import io.coilgun.cluster.recovery.TransferLimiter;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
@@ -103,6 +107,24 @@ public final class ClusterNode implements AutoCloseable {
                 return t;
             });
     private final io.coilgun.cluster.feed.ResultFeed feed = new io.coilgun.cluster.feed.ResultFeed();
+    /** A task a unit of this node waits for, while it is copied from a peer. */
+    private record Recovering(ProcessorUnit unit, TaskRole role) {
+    }
+    private final Map<TaskId, Recovering> recovering = new ConcurrentHashMap<>();
+    /** Tasks no unit holds whose data a peer is being given a snapshot of: not opened meanwhile. */
+    private final Set<TaskId> snapshotting = ConcurrentHashMap.newKeySet();
+    /** The checkpointed offsets of this node's stale copies (read once each: a closed copy does not change). */
+    private final Map<TaskId, Long> staleOffsets = new ConcurrentHashMap<>();
+    private final Host host;
+    /** Serves copies of this node's tasks to the peers that recover them. */
+    private final SnapshotServer snapshots;
+    /** The copies of tasks this node makes from its peers. */
+    private final TaskRecoveries recoveries;
+    /**
+     * A task whose copy on a peer is at least this many events ahead of this node's (or whose history Kafka no
+     * longer holds) is copied from the peer rather than replayed from Kafka.
+     */
+    static final long COPY_MIN_EVENTS = Long.getLong("coilgun.peerCopyMinEvents", 10_000);
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin) {
         this.config = config;
@@ -117,12 +139,22 @@ public final class ClusterNode implements AutoCloseable {
         this.replySender = router.sender(producer);
         this.publisher = new EventPublisher(config.nodeId(), producer, router);
         this.directory = new ClusterDirectory(config.bootstrapServers(), config.nodeId(), producer);
+        directory.followStatuses();
         this.peers = new PeerLink(config.bootstrapServers(), config.nodeId(), producer);
         this.clusterFeed = new ClusterFeed(this, feed);
+        try {
+            this.snapshots = SnapshotServer.start(config.peerHost(), config.peerPort(),
+                    config.dataDir().resolve("snapshots"), this::snapshot,
+                    new TransferLimiter(config.recoveryBytesPerSecond()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the snapshot server on " + config.peerHost() + ":"
+                    + config.peerPort(), e);
+        }
+        this.recoveries = new TaskRecoveries(config.dataDir(), 2);
         TaskReads reads = new TaskReads(this);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
-        Host host = new Host();
+        this.host = new Host();
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
                     SESSION_TIMEOUT_MS, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
@@ -273,7 +305,9 @@ public final class ClusterNode implements AutoCloseable {
                 long end = ends.getOrDefault(tp, 0L);
                 if (unit != null) {
                     CompletableFuture<Boolean> caughtUp = new CompletableFuture<>();
-                    unit.submit(u -> caughtUp.complete(u.task(id) == null || u.task(id).nextOffset() >= end));
+                    // a stopped task (its history lost, say) does not catch up: nothing to wait for
+                    unit.submit(u -> caughtUp.complete(u.task(id) == null || u.task(id).nextOffset() >= end
+                            || u.task(id).state() == io.coilgun.cluster.task.TaskState.FAILED));
                     checks.add(caughtUp);
                 }
             }
@@ -588,16 +622,154 @@ public final class ClusterNode implements AutoCloseable {
                 }));
             }
             CompletableFuture.allOf(gathered.toArray(CompletableFuture[]::new)).get(2, java.util.concurrent.TimeUnit.SECONDS);
+            for (TaskId id : host.staleTasks().keySet()) {
+                if (recoveries.inProgress().containsKey(id)) {
+                    continue;
+                }
+                long next = staleOffsets.computeIfAbsent(id, t -> {
+                    try {
+                        return TaskPlan.checkpointedNextOffset(taskDir(t));
+                    } catch (RuntimeException e) {
+                        return 0L; // unreadable: offered to no one
+                    }
+                });
+                copies.add(new NodeStatus.TaskCopy(id.toString(), "stale", "", next, -1, 0, Long.MIN_VALUE, "stale"));
+            }
+            recoveries.inProgress().forEach((id, p) -> {
+                Recovering r = recovering.get(id);
+                copies.add(new NodeStatus.TaskCopy(id.toString(), r == null ? "replica"
+                        : r.role().name().toLowerCase(java.util.Locale.ROOT), r == null ? "" : r.unit().name(), -1, -1,
+                        0, Long.MIN_VALUE, "recovering", p.doneBytes(), p.totalBytes(), p.etaSeconds()));
+            });
             directory.publish(new NodeStatus(config.nodeId(), pgwire, config.bootstrapServers(),
                     config.dataDir().toString(), units.size(), version, catalogApplied, System.currentTimeMillis(),
-                    copies));
+                    copies, snapshots.address(), snapshots.token()));
         } catch (Exception e) {
             LOG.debug("node status not published this time", e);
         }
     }
 
+    /**
+     * A snapshot of a task this node has (for a peer that recovers it): taken on its unit's thread when a unit
+     * runs it, else from its stale copy on disk, which no unit opens meanwhile.
+     */
+    private CompletableFuture<io.coilgun.planner.plan.TaskSnapshot> snapshot(TaskId id, Path into) {
+        ProcessorUnit unit = taskUnits.get(id);
+        if (unit == null) {
+            Deployed d = deployed.get(id.topic());
+            if (d == null || !Files.isDirectory(taskDir(id)) || !snapshotting.add(id)) {
+                return CompletableFuture.failedFuture(new SnapshotServer.NotHeldException(id));
+            }
+            try {
+                if (taskUnits.containsKey(id)) {
+                    return CompletableFuture.failedFuture(new SnapshotServer.NotHeldException(id)); // opened just now
+                }
+                TaskPlan plan = TaskPlan.open(taskDir(id), d.stream(), d.metrics(), reservoirIO, new ChunkCache(4, 1 << 20),
+                        true);
+                try {
+                    return CompletableFuture.completedFuture(plan.snapshot(into));
+                } finally {
+                    plan.close();
+                }
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            } finally {
+                snapshotting.remove(id);
+            }
+        }
+        io.coilgun.planner.plan.TaskSnapshot[] taken = new io.coilgun.planner.plan.TaskSnapshot[1];
+        return unit.submit(u -> {
+            TaskProcessor task = u.task(id);
+            if (task == null || task.state() == io.coilgun.cluster.task.TaskState.FAILED) {
+                throw new SnapshotServer.NotHeldException(id);
+            }
+            taken[0] = task.plan().snapshot(into);
+        }).thenApply(v -> taken[0]);
+    }
+
+    /**
+     * The peers to copy task {@code id} from, best first (the most advanced copy; a replica before the active at
+     * the same offset, to spare the active), when copying beats replaying Kafka from {@code localNext}: a peer is
+     * {@link #COPY_MIN_EVENTS} ahead, or Kafka lost what this node would replay ({@code logStart > localNext}).
+     */
+    private List<PeerCopy.Peer> peersToCopy(TaskId id, long localNext, long logStart) {
+        record Candidate(PeerCopy.Peer peer, long next, boolean active) {
+        }
+        // a node that just started may not have read the others' statuses yet: they tell who has copies
+        Set<String> others = new java.util.HashSet<>(view.nodes());
+        others.remove(config.nodeId());
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!directory.statuses().keySet().containsAll(others) && System.currentTimeMillis() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        List<Candidate> candidates = new ArrayList<>();
+        for (NodeStatus status : directory.statuses().values()) {
+            if (status.node().equals(config.nodeId()) || status.peer().isEmpty()) {
+                continue;
+            }
+            for (NodeStatus.TaskCopy copy : status.tasks()) {
+                boolean usable = copy.state().equals("running") || copy.role().equals("stale");
+                if (copy.task().equals(id.toString()) && usable && copy.nextOffset() > 0) {
+                    candidates.add(new Candidate(new PeerCopy.Peer(status.node(), status.peer(), status.peerToken()),
+                            copy.nextOffset(), copy.role().equals("active")));
+                }
+            }
+        }
+        candidates.sort(java.util.Comparator.comparingLong(Candidate::next).reversed()
+                .thenComparing(Candidate::active));
+        boolean lost = logStart > localNext;
+        if (candidates.isEmpty()) {
+            if (lost) {
+                LOG.warn("task={} no peer has a copy to recover from; statuses seen: {}", id,
+                        directory.statuses().values().stream().map(st -> st.node() + " (peer " + st.peer() + ", "
+                                + st.tasks().stream().map(t -> t.task() + " " + t.role() + " " + t.state() + " "
+                                + t.nextOffset()).toList() + ")").toList());
+            }
+            return List.of();
+        }
+        long best = candidates.get(0).next();
+        if (!lost && best - localNext < COPY_MIN_EVENTS) {
+            return List.of();
+        }
+        return candidates.stream().map(Candidate::peer).toList();
+    }
+
     /** What the units ask of the node. */
     private final class Host implements UnitHost {
+        @Override
+        public boolean recoverFirst(TaskId id, TaskRole role, long logStart, ProcessorUnit unit,
+                java.util.function.Consumer<Boolean> whenDone) {
+            if (!deployed.containsKey(id.topic()) || taskUnits.containsKey(id)) {
+                return false;
+            }
+            Path dir = taskDir(id);
+            long localNext;
+            try {
+                localNext = Files.isDirectory(dir) ? TaskPlan.checkpointedNextOffset(dir) : 0;
+            } catch (RuntimeException e) {
+                LOG.warn("task={} local copy unreadable ({}); it is copied again", id, e.toString());
+                localNext = 0;
+            }
+            List<PeerCopy.Peer> from = peersToCopy(id, localNext, logStart);
+            if (from.isEmpty()) {
+                return false;
+            }
+            LOG.info("task={} copied from a peer before it runs here as {} (local copy at offset {}, Kafka from {}; "
+                    + "peers {})", id, role, localNext, logStart, from.stream().map(PeerCopy.Peer::node).toList());
+            recovering.put(id, new Recovering(unit, role));
+            recoveries.copy(id, from, copied -> {
+                recovering.remove(id);
+                staleOffsets.remove(id);
+                whenDone.accept(copied);
+            });
+            return true;
+        }
+
         @Override
         public String nodeId() {
             return config.nodeId();
@@ -610,8 +782,10 @@ public final class ClusterNode implements AutoCloseable {
                 return null;
             }
             // a task moving between two units of this node: the other releases it in its own rebalance callback
+            // (and a snapshot of its stale copy for a peer ends first)
             long deadline = System.currentTimeMillis() + 30_000;
-            while (taskUnits.putIfAbsent(id, unit) != null && taskUnits.get(id) != unit) {
+            while (snapshotting.contains(id)
+                    || taskUnits.putIfAbsent(id, unit) != null && taskUnits.get(id) != unit) {
                 if (System.currentTimeMillis() > deadline) {
                     throw new IllegalStateException("task " + id + " is still held by " + unitOf(id));
                 }
@@ -622,6 +796,7 @@ public final class ClusterNode implements AutoCloseable {
                     throw new IllegalStateException("interrupted while opening task " + id, e);
                 }
             }
+            staleOffsets.remove(id);
             try {
                 Path dir = taskDir(id);
                 // metrics not started in the task's data start at their marker (startMetric), as on every copy
@@ -697,6 +872,8 @@ public final class ClusterNode implements AutoCloseable {
     @Override
     public void close() {
         statusTimer.shutdownNow();
+        snapshots.close();
+        recoveries.close();
         for (ProcessorUnit unit : units) {
             unit.close();
         }

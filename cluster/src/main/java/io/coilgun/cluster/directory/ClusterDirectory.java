@@ -47,18 +47,37 @@ public final class ClusterDirectory implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    /** Starts following: the catalog from {@code catalogOffset} on, every node status from the beginning. */
-    public void start(long catalogOffset, CatalogFollower follower) {
-        this.follower = follower;
-        consumer.assign(List.of(CATALOG, NODES));
-        consumer.seek(CATALOG, catalogOffset);
-        consumer.seekToBeginning(List.of(NODES));
-        thread.start();
+    /**
+     * Starts following every node status from the beginning: at once when the node starts, since its first tasks
+     * may need to know which peers have copies of them.
+     */
+    public synchronized void followStatuses() {
+        if (thread.getState() == Thread.State.NEW) {
+            consumer.assign(List.of(NODES));
+            consumer.seekToBeginning(List.of(NODES));
+            thread.start();
+        }
     }
 
+    /** Follows the catalog too, from {@code catalogOffset} on (and the statuses, if not yet). */
+    public void start(long catalogOffset, CatalogFollower follower) {
+        this.follower = follower;
+        this.catalogFrom = catalogOffset;
+        followStatuses();
+    }
+
+    /** Where the catalog is to be followed from, once {@link #start} said so (read by the thread), or -1. */
+    private volatile long catalogFrom = -1;
+
     private void run() {
+        boolean followingCatalog = false;
         while (running) {
             try {
+                if (!followingCatalog && catalogFrom >= 0) {
+                    consumer.assign(List.of(CATALOG, NODES)); // the statuses' position is kept
+                    consumer.seek(CATALOG, catalogFrom);
+                    followingCatalog = true;
+                }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     String key = new String(r.key(), StandardCharsets.UTF_8);
                     if (r.topic().equals(Topics.NODES)) {

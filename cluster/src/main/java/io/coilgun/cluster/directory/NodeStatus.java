@@ -11,9 +11,11 @@ import java.util.List;
  * tool. Read by every node for {@code coilgun.nodes}, {@code coilgun.tasks} and for DDL to know who applied it.
  *
  * @param catalogApplied the offset of the last catalog record the node applied, -1 before any
+ * @param peer the {@code host:port} of the node's snapshot server (peer recovery), "" when it has none
+ * @param peerToken what a peer sends the snapshot server
  */
 public record NodeStatus(String node, String pgwire, String kafka, String dataDir, int units, String version,
-        long catalogApplied, long updatedAtMillis, List<TaskCopy> tasks) {
+        long catalogApplied, long updatedAtMillis, List<TaskCopy> tasks, String peer, String peerToken) {
 
     /**
      * One copy of a task on the node.
@@ -21,9 +23,16 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
      * @param lag records behind the end of the partition (-1 unknown)
      * @param lagMs how long ago the newest record it took was written, while it is behind; 0 when caught up
      * @param streamTime the copy's stream time (micros), or Long.MIN_VALUE before any event
+     * @param copiedBytes while the copy is copied from a peer ({@code recovering}): the bytes it has
+     * @param copyBytes the bytes it copies, -1 when it is not being copied (or before the peer answered)
+     * @param copyEtaSeconds the estimated time left of the copy, -1 unknown
      */
     public record TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
-            long streamTime, String state) {
+            long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds) {
+        public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
+                long streamTime, String state) {
+            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1);
+        }
     }
 
     public NodeStatus {
@@ -36,11 +45,14 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                 .append("kafka=").append(kafka).append('\n').append("data_dir=").append(dataDir).append('\n')
                 .append("units=").append(units).append('\n').append("version=").append(version).append('\n')
                 .append("catalog_applied=").append(catalogApplied).append('\n')
-                .append("updated_at=").append(updatedAtMillis).append('\n');
+                .append("updated_at=").append(updatedAtMillis).append('\n')
+                .append("peer=").append(peer).append('\n').append("peer_token=").append(peerToken).append('\n');
         for (TaskCopy t : tasks) {
             b.append("task=").append(t.task()).append('\t').append(t.role()).append('\t').append(t.unit())
                     .append('\t').append(t.nextOffset()).append('\t').append(t.lag()).append('\t').append(t.lagMs())
-                    .append('\t').append(t.streamTime()).append('\t').append(t.state()).append('\n');
+                    .append('\t').append(t.streamTime()).append('\t').append(t.state()).append('\t')
+                    .append(t.copiedBytes()).append('\t').append(t.copyBytes()).append('\t').append(t.copyEtaSeconds())
+                    .append('\n');
         }
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -56,6 +68,8 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
             int units = 0;
             long applied = -1;
             long updated = 0;
+            String peer = "";
+            String peerToken = "";
             List<TaskCopy> tasks = new ArrayList<>();
             for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {
                 int eq = line.indexOf('=');
@@ -72,10 +86,15 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                     case "version" -> version = v;
                     case "catalog_applied" -> applied = Long.parseLong(v);
                     case "updated_at" -> updated = Long.parseLong(v);
+                    case "peer" -> peer = v;
+                    case "peer_token" -> peerToken = v;
                     case "task" -> {
                         String[] f = v.split("\t");
+                        // fields after the eighth came later: a status without them is not being copied
                         tasks.add(new TaskCopy(f[0], f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
-                                Long.parseLong(f[5]), Long.parseLong(f[6]), f[7]));
+                                Long.parseLong(f[5]), Long.parseLong(f[6]), f[7],
+                                f.length > 10 ? Long.parseLong(f[8]) : 0, f.length > 10 ? Long.parseLong(f[9]) : -1,
+                                f.length > 10 ? Long.parseLong(f[10]) : -1));
                     }
                     default -> {
                         // a field of a later version
@@ -83,7 +102,8 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                 }
             }
             return node == null ? null
-                    : new NodeStatus(node, pgwire, kafka, dataDir, units, version, applied, updated, tasks);
+                    : new NodeStatus(node, pgwire, kafka, dataDir, units, version, applied, updated, tasks, peer,
+                            peerToken);
         } catch (RuntimeException e) {
             return null;
         }

@@ -59,6 +59,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private final KafkaConsumer<byte[], byte[]> replica;
     private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
     private final Set<TopicPartition> replicaPartitions = new HashSet<>();
+    /** Tasks given to this unit that are being copied from a peer first (not open yet), with the role they get. */
+    private final Map<TopicPartition, TaskRole> awaitingCopy = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final ChunkCache chunkCache;
@@ -194,6 +196,9 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         for (TaskProcessor task : tasks.values()) {
             held.put(task.id(), new UnitInfo.Held(task.role(), task.nextOffset()));
         }
+        for (TopicPartition tp : awaitingCopy.keySet()) {
+            held.putIfAbsent(TaskId.of(tp), new UnitInfo.Held(TaskRole.STALE, -1)); // its copy is on the way here
+        }
         return held;
     }
 
@@ -246,21 +251,35 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 release(tp);
             }
         }
+        awaitingCopy.keySet().removeIf(tp -> !leads.contains(tp) && !replicas.contains(tp)); // the copy goes on
         List<TopicPartition> opened = new ArrayList<>();
-        for (TopicPartition tp : union(leads, replicas)) {
+        Set<TopicPartition> all = union(leads, replicas);
+        Map<TopicPartition, Long> logStarts = logStarts(all);
+        for (TopicPartition tp : all) {
             TaskProcessor task = tasks.get(tp);
+            TaskRole wanted = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
+            if (task == null && awaitingCopy.containsKey(tp)) {
+                awaitingCopy.put(tp, wanted);
+                continue;
+            }
             if (task == null) {
+                long logStart = logStarts.getOrDefault(tp, 0L);
+                boolean copying;
                 try {
-                    task = host.open(TaskId.of(tp), this);
+                    copying = host.recoverFirst(TaskId.of(tp), wanted, logStart, this,
+                            copied -> submit(u -> u.copied(tp, copied)));
                 } catch (RuntimeException e) {
-                    LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", name,
-                            tp, e);
-                    task = null;
+                    LOG.error("unit={} task={} peer recovery not started", name, tp, e);
+                    copying = false;
                 }
+                if (copying) {
+                    awaitingCopy.put(tp, wanted);
+                    continue;
+                }
+                task = open(tp, logStart);
                 if (task == null) {
                     continue;
                 }
-                tasks.put(tp, task);
                 opened.add(tp);
             }
             TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
@@ -297,6 +316,80 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
         LOG.info("unit={} generation={} leads {} tasks, replicates {}; opened {}", name, view.generation(),
                 leads.size(), replicaPartitions.size(), opened.size());
+    }
+
+    /** Each partition's first offset in Kafka (what retention kept), for those this unit has not open; 0 unknown. */
+    private Map<TopicPartition, Long> logStarts(Set<TopicPartition> partitions) {
+        Set<TopicPartition> unopened = new HashSet<>(partitions);
+        unopened.removeAll(tasks.keySet());
+        if (unopened.isEmpty()) {
+            return Map.of();
+        }
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                return active.beginningOffsets(unopened, Duration.ofSeconds(5));
+            } catch (WakeupException e) {
+                // a command's wake-up call, pending since it was submitted: ask again
+            } catch (RuntimeException e) {
+                LOG.warn("unit={} first offsets of {} unknown ({})", name, unopened, e.toString());
+                return Map.of();
+            }
+        }
+        return Map.of();
+    }
+
+    /**
+     * Opens a task from this node's data; null when it cannot be. A task whose data ends before the first offset
+     * Kafka still holds cannot go on exactly (the events between are gone): it is stopped, loudly, never run from
+     * an empty or partial window.
+     */
+    private TaskProcessor open(TopicPartition tp, long logStart) {
+        TaskProcessor task;
+        try {
+            task = host.open(TaskId.of(tp), this);
+        } catch (RuntimeException e) {
+            LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", name, tp, e);
+            return null;
+        }
+        if (task == null) {
+            return null;
+        }
+        tasks.put(tp, task);
+        if (task.nextOffset() < logStart) {
+            task.stopFor("its history is lost: this node's copy ends at offset " + task.nextOffset() + ", Kafka keeps "
+                    + "the partition only from offset " + logStart + " on, and no other node has a copy to recover "
+                    + "from");
+        }
+        return task;
+    }
+
+    /**
+     * On the unit's thread: the copy of a task it waits for is in place (or could not be made: the node's own data
+     * then, from Kafka what it still holds). The task opens with the role it has now.
+     */
+    private void copied(TopicPartition tp, boolean copied) {
+        TaskRole role = awaitingCopy.remove(tp);
+        if (role == null || tasks.containsKey(tp)) {
+            return; // given to another unit or node meanwhile; the copy stays on disk for a later move
+        }
+        long logStart = logStarts(Set.of(tp)).getOrDefault(tp, 0L);
+        TaskProcessor task = open(tp, logStart);
+        if (task == null) {
+            return;
+        }
+        task.role(role);
+        if (role == TaskRole.ACTIVE && active.assignment().contains(tp)) {
+            active.seek(tp, task.nextOffset());
+            if (task.state() != TaskState.FAILED) {
+                active.resume(Set.of(tp));
+            }
+        } else if (role == TaskRole.REPLICA) {
+            replicaPartitions.add(tp);
+            replica.assign(new HashSet<>(replicaPartitions));
+            replica.seek(tp, task.nextOffset());
+        }
+        LOG.info("unit={} task={} opened as {} after its copy from a peer ({}), at offset {}", name, task.id(), role,
+                copied ? "copied" : "not copied: its own data and Kafka", task.nextOffset());
     }
 
     /** The offset the task group committed for a partition (replies sent before it), or -1. */

@@ -1,6 +1,7 @@
 package io.coilgun.cluster.unit;
 
 import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
@@ -16,6 +17,18 @@ public interface UnitHost {
      * other unit of the node has released it. Null when its stream is not deployed here (dropped meanwhile).
      */
     TaskProcessor open(TaskId id, ProcessorUnit unit);
+
+    /**
+     * On the unit's thread, before opening a task it was given: whether the node first copies it from a peer
+     * (peer recovery), because this node has no copy of it, or one far behind, or one older than what Kafka still
+     * holds ({@code logStart}, the partition's first offset). When true, {@code whenDone} is called (on another
+     * thread) once the copy is in place ({@code true}) or could not be made ({@code false}); the unit opens the task
+     * then.
+     *
+     * @param role what the unit runs it as
+     */
+    boolean recoverFirst(TaskId id, TaskRole role, long logStart, ProcessorUnit unit,
+            java.util.function.Consumer<Boolean> whenDone);
 
     /** On the unit's thread: the unit no longer holds task {@code id} (closed, its data stays on disk). */
     void released(TaskId id, ProcessorUnit unit);

@@ -127,6 +127,15 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
+    /**
+     * The offset a task whose data is in {@code dir} (and not open) goes on from: its checkpoint's; 0 when it has
+     * none.
+     */
+    public static long checkpointedNextOffset(Path dir) {
+        byte[] offset = StateStore.readCommitted(dir.resolve("state"), META_OFFSET);
+        return offset == null ? 0 : ByteBuffer.wrap(offset).getLong() + 1;
+    }
+
     public StreamDef stream() {
         return stream;
     }

@@ -110,6 +110,15 @@ public final class Main {
                 description = "... and at most this many MiB of them (default ${DEFAULT-VALUE}).")
         long cacheMb;
 
+        @Option(names = "--peer-port", defaultValue = "0", description = "Port of the snapshot server that peers copy "
+                + "tasks from, on --host (default 0: any free port; peers learn it through Kafka).")
+        int peerPort;
+
+        @Option(names = "--recovery-mb-per-second", defaultValue = "" + NodeConfig.DEFAULT_RECOVERY_MB_PER_SECOND,
+                description = "Rate at which the node sends task data to peers, all copies together, MiB/s (default "
+                + "${DEFAULT-VALUE}; 0: no limit).")
+        long recoveryMbPerSecond;
+
         @Option(names = "--auth", defaultValue = "trust", description = "pgwire authentication: trust (default), "
                 + "scram or password; users come from the config file (user.<name> = <password or SCRAM-SHA-256 "
                 + "verifier>).")
@@ -127,7 +136,8 @@ public final class Main {
             int processorUnits = units != null ? units : Math.max(1, Runtime.getRuntime().availableProcessors());
             return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits,
                     kafkaConnectTimeoutMs, cacheChunks, cacheMb)
-                    .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey));
+                    .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey))
+                    .withPeerRecovery(peerPort, recoveryMbPerSecond);
         }
 
         @Override

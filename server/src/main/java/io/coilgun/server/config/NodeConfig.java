@@ -11,10 +11,22 @@ import java.nio.file.Path;
  * @param chunkCacheChunks decoded reservoir chunks cached per processor unit, at most (default 256)
  * @param chunkCacheMb ... and at most this many MiB of them (default 64)
  * @param security pgwire authentication and TLS (default: trust, no TLS)
+ * @param peerPort the port of the snapshot server peers copy tasks from (default 0: any free port, told to the
+ *     peers through Kafka); it listens on {@code host}
+ * @param recoveryMbPerSecond the rate at which the node sends task data to peers, MiB/s (default 50; 0: no limit)
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
         int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
-        SecurityConfig security) {
+        SecurityConfig security, int peerPort, long recoveryMbPerSecond) {
+
+    public static final long DEFAULT_RECOVERY_MB_PER_SECOND = 50;
+
+    public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
+            int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
+            SecurityConfig security) {
+        this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs, chunkCacheChunks,
+                chunkCacheMb, security, 0, DEFAULT_RECOVERY_MB_PER_SECOND);
+    }
 
     public static final int DEFAULT_CHUNK_CACHE_CHUNKS = 256;
     public static final long DEFAULT_CHUNK_CACHE_MB = 64;
@@ -41,7 +53,7 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withSecurity(SecurityConfig s) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, s);
+                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond);
     }
 
     public boolean embeddedKafka() {
@@ -50,16 +62,21 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withPort(int p) {
         return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
     }
 
     public NodeConfig withDataDir(Path d) {
         return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
     }
 
     public NodeConfig withKafka(String k) {
         return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
+    }
+
+    public NodeConfig withPeerRecovery(int peer, long mbPerSecond) {
+        return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond);
     }
 }

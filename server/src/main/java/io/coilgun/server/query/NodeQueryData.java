@@ -105,14 +105,20 @@ public final class NodeQueryData implements QueryData {
                             : new Object[] {id.toString(), s.name(), field, partition, cluster.unitOf(id),
                                 time(task.streamTime()), task.nextOffset(), task.metrics().size(), task.state().label(),
                                 task.lastError(), task.lastErrorAt() == 0 ? null : task.lastErrorAt(),
-                                (long) task.failedEvents().size(), null, null, null, null}).join();
+                                (long) task.failedEvents().size(), null, null, null, null, null, null, null}).join();
                     if (row == null) {
                         row = new Object[] {id.toString(), s.name(), field, partition,
                             remote == null ? null : remote.unit(), remote == null ? null : time(remote.streamTime()),
                             remote == null ? null : remote.nextOffset(), (int) catalog.metricsOf(s.name()).stream()
                                 .filter(m -> m.partitioner().equals(field)).count(),
                             remote == null ? (active == null ? "unassigned" : "starting") : remote.state(), null, null,
-                            null, null, null, null, null};
+                            null, null, null, null, null, null, null, null};
+                        if (remote != null && remote.copyBytes() >= 0) {
+                            // being copied from a peer (peer recovery)
+                            row[16] = remote.copiedBytes();
+                            row[17] = remote.copyBytes();
+                            row[18] = remote.copyEtaSeconds() < 0 ? null : remote.copyEtaSeconds();
+                        }
                     }
                     row[12] = node;
                     StringBuilder replicas = new StringBuilder();
@@ -123,8 +129,14 @@ public final class NodeQueryData implements QueryData {
                         }
                         replicas.append(r.node()).append('/').append(c == null ? "unit-" + r.unit() : c.unit());
                         if (c != null) {
-                            replicas.append(" (").append(c.state()).append(", lag ").append(c.lag()).append(" events, ")
-                                    .append(c.lagMs()).append(" ms)");
+                            replicas.append(" (").append(c.state());
+                            if (c.copyBytes() >= 0) {
+                                replicas.append(", copied ").append(c.copiedBytes()).append(" of ").append(c.copyBytes())
+                                        .append(" bytes)");
+                            } else {
+                                replicas.append(", lag ").append(c.lag()).append(" events, ").append(c.lagMs())
+                                        .append(" ms)");
+                            }
                         }
                     }
                     row[13] = replicas.toString();
@@ -148,7 +160,7 @@ public final class NodeQueryData implements QueryData {
         }
         String name = id.toString();
         for (NodeStatus.TaskCopy c : status.tasks()) {
-            if (c.task().equals(name)) {
+            if (c.task().equals(name) && !c.role().equals("stale")) {
                 return c;
             }
         }

@@ -43,7 +43,8 @@ public final class SystemTables {
         t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
                 text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics"),
                 text("state"), text("error"), Col.timestamp("error_at"), int8("failed_events"), text("node"),
-                text("replicas"), int8("lag_events"), int8("lag_ms")), data::tasks));
+                text("replicas"), int8("lag_events"), int8("lag_ms"), int8("copied_bytes"), int8("copy_bytes"),
+                int8("copy_eta_s")), data::tasks));
         t.put("failed_events", new RowsTable(List.of(text("task"), text("stream_name"), int8("kafka_offset"),
                 text("event_id"), Col.timestamp("event_time"), text("error"), Col.timestamp("failed_at")),
                 data::failedEvents));

@@ -185,6 +185,35 @@ public final class StateStore implements AutoCloseable {
         return files;
     }
 
+    /**
+     * The committed value of {@code key} (default column family) in the store in {@code dir}, read without opening
+     * it for writing; null when the key or the store is absent. For a store no one has open here.
+     */
+    public static byte[] readCommitted(Path dir, byte[] key) {
+        if (!Files.exists(dir.resolve("CURRENT"))) {
+            return null;
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (Options listing = new Options(); DBOptions options = new DBOptions();
+                ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()) {
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            for (byte[] name : RocksDB.listColumnFamilies(listing, dir.toString())) {
+                descriptors.add(new ColumnFamilyDescriptor(name, familyOptions));
+            }
+            try (RocksDB db = RocksDB.openReadOnly(options, dir.toString(), descriptors, handles)) {
+                try {
+                    return db.get(key);
+                } finally {
+                    for (ColumnFamilyHandle h : handles) {
+                        h.close();
+                    }
+                }
+            }
+        } catch (RocksDBException e) {
+            throw new StateStoreException("cannot read state store " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
     /** The column family {@code name}, created (empty) if it does not exist. */
     public Family family(String name) {
         return family(name, true);

@@ -1,0 +1,195 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Peer recovery for real (a KRaft broker and nodes as processes): a task's history that Kafka no longer holds (its
+ * records deleted, as retention shorter than the window would) is copied from the node that has it to a node that
+ * joins, and goes on exactly there; where no copy survives anywhere, the task says so and stops, loudly, instead of
+ * starting an empty window.
+ */
+class PeerRecoveryIT {
+    static final int CARDS = 40;
+    static final String TOPIC = "coilgun.stream.pay.card";
+    static final long T0 = Timestamp.valueOf("2026-11-25 00:00:00").getTime();
+
+    @TempDir
+    Path dir;
+
+    final Map<String, long[]> expected = new HashMap<>(); // card -> {count, sum}
+    long nextId;
+
+    @Test
+    void aJoiningNodeCopiesWhatKafkaNoLongerHolds() throws Exception {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+            c.startNode("n1");
+            try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
+                        + "'id', partition_by = 'card', partitions = 4, lateness = '1 hour')");
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+                insert(conn, 3000);
+            }
+            deleteHistory(c.bootstrap()); // Kafka keeps none of those events now: only n1 has them
+
+            c.startNode("n2");
+            awaitRunningOn(c, List.of("n1", "n2"));
+            assertTrue(c.log("n2").contains("copied from node n1"), "n2 copied its tasks from n1:\n"
+                    + ClusterProcesses.tail(c.log("n2")));
+            for (String n : List.of("n1", "n2")) {
+                checkAll(c.port(n), n + " after n2 joined");
+            }
+            try (Connection conn = connect(c.port("n2"))) {
+                insert(conn, 1000); // every RETURNING row exact: the copies go on as the originals would
+            }
+            checkAll(c.port("n1"), "n1 after more events");
+
+            // n2 leaves; its tasks go back to n1, whose stale copies catch up from Kafka (it still holds those)
+            c.stop("n2");
+            awaitRunningOn(c, List.of("n1"));
+            checkAll(c.port("n1"), "n1 after n2 left");
+
+            // Kafka loses the history again; a third node joins and copies from n1; then n1 dies: the tasks only n1
+            // had cannot go on anywhere, and say so
+            try (Connection conn = connect(c.port("n1"))) {
+                insert(conn, 500);
+            }
+            deleteHistory(c.bootstrap());
+            c.startNode("n3");
+            awaitRunningOn(c, List.of("n1", "n3"));
+            checkAll(c.port("n3"), "n3 after it joined");
+            c.kill("n1");
+            try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
+                long deadline = System.currentTimeMillis() + 60_000;
+                Map<String, String> states = Map.of();
+                while (System.currentTimeMillis() < deadline) {
+                    states = states(st);
+                    if (states.values().stream().filter(s -> s.startsWith("failed")).count() == 2
+                            && states.values().stream().filter(s -> s.startsWith("running")).count() == 2) {
+                        break;
+                    }
+                    Thread.sleep(500);
+                }
+                assertEquals(2, states.values().stream().filter(s -> s.startsWith("failed") && s.contains("history is "
+                        + "lost")).count(), "the tasks only n1 had say their history is lost: " + states);
+                assertEquals(2, states.values().stream().filter(s -> s.startsWith("running")).count(), "" + states);
+            }
+        }
+    }
+
+    /** Inserts {@code n} events over the cards, each with its exact RETURNING row checked. */
+    void insert(Connection conn, int n) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?) RETURNING *")) {
+            for (int i = 0; i < n; i++) {
+                long id = ++nextId;
+                String card = "c" + (id % CARDS);
+                long amount = id % 97;
+                ps.setLong(1, id);
+                ps.setTimestamp(2, new Timestamp(T0 + id * 100));
+                ps.setString(3, card);
+                ps.setDouble(4, amount);
+                long[] e = expected.computeIfAbsent(card, k -> new long[2]);
+                e[0]++;
+                e[1] += amount;
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertTrue(rs.next());
+                    assertEquals(e[0], rs.getLong("m_n"), "count of " + card + " at event " + id);
+                    assertEquals(e[1], rs.getDouble("m_total"), 1e-9, "sum of " + card + " at event " + id);
+                }
+            }
+        }
+    }
+
+    /** Every card's count and sum, read on the node at {@code port}, are exactly its events'. */
+    void checkAll(int port, String when) throws SQLException {
+        try (Connection conn = connect(port); Statement st = conn.createStatement();
+                ResultSet rs = st.executeQuery("SELECT card, n, total FROM m")) {
+            Map<String, long[]> got = new HashMap<>();
+            while (rs.next()) {
+                got.put(rs.getString(1), new long[] {rs.getLong(2), (long) rs.getDouble(3)});
+            }
+            assertEquals(expected.keySet(), got.keySet(), when);
+            for (var e : expected.entrySet()) {
+                assertEquals(e.getValue()[0], got.get(e.getKey())[0], when + ": count of " + e.getKey());
+                assertEquals(e.getValue()[1], got.get(e.getKey())[1], when + ": sum of " + e.getKey());
+            }
+        }
+    }
+
+    /** Deletes every record of the stream's topic, as retention would: Kafka keeps the offsets, not the events. */
+    static void deleteHistory(String bootstrap) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int i = 0; i < 4; i++) {
+                latest.put(new TopicPartition(TOPIC, i), OffsetSpec.latest());
+            }
+            Map<TopicPartition, RecordsToDelete> delete = admin.listOffsets(latest).all().get().entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey,
+                            e -> RecordsToDelete.beforeOffset(e.getValue().offset())));
+            admin.deleteRecords(delete).all().get();
+        }
+    }
+
+    /** Waits until every task runs, on exactly these nodes. */
+    static void awaitRunningOn(ClusterProcesses c, List<String> nodes) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        Map<String, String> states = Map.of();
+        while (System.currentTimeMillis() < deadline) {
+            try (Connection conn = connect(c.port(nodes.get(0))); Statement st = conn.createStatement()) {
+                Map<String, String> now = states(st);
+                states = now;
+                boolean running = now.size() == 4 && now.values().stream().allMatch(s -> s.startsWith("running"));
+                boolean spread = nodes.stream().allMatch(n -> now.values().stream().anyMatch(s -> s.endsWith(" " + n)))
+                        && now.values().stream().allMatch(s -> nodes.stream().anyMatch(n -> s.endsWith(" " + n)));
+                if (running && spread) {
+                    return;
+                }
+            } catch (SQLException e) {
+                // the node is busy with the rebalance: try again
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("tasks not running on " + nodes + ": " + states);
+    }
+
+    /** Each task's "state [error] node". */
+    static Map<String, String> states(Statement st) throws SQLException {
+        Map<String, String> states = new HashMap<>();
+        try (ResultSet rs = st.executeQuery("SELECT task, state, error, node FROM coilgun.tasks")) {
+            while (rs.next()) {
+                states.put(rs.getString(1), rs.getString(2) + (rs.getString(3) == null ? "" : " " + rs.getString(3))
+                        + " " + rs.getString(4));
+            }
+        }
+        return states;
+    }
+
+    static Connection connect(int port) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port
+                + "/coilgun?user=tester&connectTimeout=10&socketTimeout=60");
+    }
+}
