@@ -15,6 +15,8 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Coilgun's assignor in Kafka's (classic) consumer group protocol: the group of every processor unit's active
@@ -27,6 +29,7 @@ import org.apache.kafka.common.TopicPartition;
  * same configuration under {@link #CONTEXT}.
  */
 public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configurable {
+    private static final Logger LOG = LoggerFactory.getLogger(CoilgunAssignor.class);
     public static final String NAME = "coilgun";
     public static final String CONTEXT = "coilgun.unit.context";
 
@@ -44,7 +47,14 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
 
         /** The placement of this rebalance; the unit's own member id picks its share of it. */
         void assigned(ClusterView view, String memberId);
+
+        /** The leader: rebalance again in {@code delayMs}, to see whether warm-up copies caught up. */
+        default void rebalanceIn(long delayMs) {
+        }
     }
+
+    /** How soon the leader rebalances again while warm-up copies catch up. */
+    static final long WARM_UP_PROBE_MS = Long.getLong("coilgun.warmUpProbeMs", 3000);
 
     private UnitContext context;
 
@@ -104,6 +114,11 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
             }
         }
         TaskPlacements placements = TaskAssignor.assign(units, copies);
+        if (!placements.warmingUp().isEmpty()) {
+            LOG.info("{} tasks stay where they lead while a warm-up copy catches up; rebalancing again in {} ms",
+                    placements.warmingUp().size(), WARM_UP_PROBE_MS);
+            context.rebalanceIn(WARM_UP_PROBE_MS);
+        }
         ByteBuffer view = AssignmentCodec.encodeAssignment(0, members, placements);
         Map<String, Assignment> out = new HashMap<>();
         for (String member : subscriptions.keySet()) {

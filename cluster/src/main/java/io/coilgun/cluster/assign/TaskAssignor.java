@@ -22,10 +22,20 @@ import java.util.Set;
  * unit; replicas go first to units holding the task's data, then to the least loaded.
  *
  * <p>A task asks for {@code copies} copies (the stream's {@code replicas}); it gets at most one per node.
+ *
+ * <p><b>Replica first.</b> An active that balance would move (a node joined: its unit is over budget) moves only to
+ * a copy that is caught up ({@link #ACCEPTABLE_LAG} records or less behind it), as a change of role. While there is
+ * none, the active stays where it is, over budget, and the unit that would take it gets a <i>warm-up</i> replica,
+ * one more copy than the task asks for ({@link TaskPlacements#warmingUp()}); the group leader rebalances again a few
+ * seconds later ({@link CoilgunAssignor}) and the active moves once the warm-up copy has caught up. So the task
+ * keeps answering from a running copy the whole time.
  */
 public final class TaskAssignor {
     private TaskAssignor() {
     }
+
+    /** How far behind the active a copy may be and still take over from it (records). */
+    public static final long ACCEPTABLE_LAG = 1000;
 
     /** @param copies the copies each task asks for (1 = no replica) */
     public static TaskPlacements assign(List<UnitInfo> units, Map<TaskId, Integer> copies) {
@@ -84,6 +94,8 @@ public final class TaskAssignor {
         final Map<TaskId, String> active = new HashMap<>();
         final Map<TaskId, List<String>> replicas = new HashMap<>();
         final Map<TaskId, Set<String>> nodesWithCopy = new HashMap<>();
+        /** Tasks whose active stays over budget until the warm-up copy placed for it has caught up. */
+        final Set<TaskId> warmingUp = new HashSet<>();
 
         Run(List<UnitInfo> units, Map<TaskId, Integer> asked) {
             this.units = new ArrayList<>(units);
@@ -123,12 +135,15 @@ public final class TaskAssignor {
             for (TaskId t : tasks) {
                 fillReplicas(t);
             }
+            for (TaskId t : warmingUp) {
+                placeWarmUp(t);
+            }
             for (TaskId t : tasks) {
                 List<String> r = new ArrayList<>(replicas.get(t));
                 r.sort(Comparator.naturalOrder());
                 out.put(t, new TaskPlacements.Copies(active.get(t), r));
             }
-            return new TaskPlacements(out);
+            return new TaskPlacements(out, warmingUp);
         }
 
         /** Holders of {@code t} in {@code role}, the most advanced copy first. */
@@ -172,11 +187,44 @@ public final class TaskAssignor {
         void keepActives() {
             for (TaskId t : tasks) {
                 for (UnitInfo u : holders(t, TaskRole.ACTIVE)) {
-                    if (fitsActive(u.member()) && nodeFree(t, u.member())) {
+                    if (!nodeFree(t, u.member())) {
+                        continue;
+                    }
+                    if (fitsActive(u.member())) {
                         placeActive(t, u.member());
                         break;
                     }
+                    if (!caughtUpElsewhere(t, u)) {
+                        placeActive(t, u.member()); // over budget until a copy elsewhere can take over
+                        warmingUp.add(t);
+                        break;
+                    }
                 }
+            }
+        }
+
+        /** Whether a unit of another node holds a replica of {@code t} at most ACCEPTABLE_LAG behind {@code leader}. */
+        boolean caughtUpElsewhere(TaskId t, UnitInfo leader) {
+            long at = leader.held(t).offset();
+            for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
+                if (!u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * One more copy of a task whose active stays over budget, on the unit that would lead it: one already
+         * warming it up (it holds the task's data) first, else the least loaded unit with room.
+         */
+        void placeWarmUp(TaskId t) {
+            String m = pick(t, true);
+            if (m == null) {
+                m = pick(t, false);
+            }
+            if (m != null) {
+                placeReplica(t, m);
             }
         }
 

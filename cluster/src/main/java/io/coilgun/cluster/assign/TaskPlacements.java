@@ -19,9 +19,24 @@ public final class TaskPlacements {
     }
 
     private final Map<TaskId, Copies> tasks;
+    private final java.util.Set<TaskId> warmingUp;
 
     public TaskPlacements(Map<TaskId, Copies> tasks) {
+        this(tasks, java.util.Set.of());
+    }
+
+    /** @param warmingUp the tasks with a warm-up copy (the leader's to know; not sent to the members) */
+    public TaskPlacements(Map<TaskId, Copies> tasks, java.util.Set<TaskId> warmingUp) {
         this.tasks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tasks));
+        this.warmingUp = java.util.Set.copyOf(warmingUp);
+    }
+
+    /**
+     * The tasks whose active stays on a unit over its budget while a warm-up replica catches up to take it over
+     * (TaskAssignor, replica first): the leader rebalances again soon.
+     */
+    public java.util.Set<TaskId> warmingUp() {
+        return warmingUp;
     }
 
     public Map<TaskId, Copies> tasks() {

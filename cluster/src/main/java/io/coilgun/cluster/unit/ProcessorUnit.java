@@ -207,6 +207,14 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         return host.copies(topic);
     }
 
+    /** When this unit, the group's leader, rebalances again (System.nanoTime()), 0 for not planned. */
+    private long rebalanceAt;
+
+    @Override
+    public void rebalanceIn(long delayMs) {
+        rebalanceAt = System.nanoTime() + delayMs * 1_000_000L;
+    }
+
     @Override
     public void assigned(ClusterView view, String memberId) {
         this.view = view;
@@ -530,6 +538,10 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 return false;
             }
             return true;
+        }
+        if (rebalanceAt != 0 && System.nanoTime() - rebalanceAt >= 0) {
+            rebalanceAt = 0;
+            active.enforceRebalance("warm-up copies may have caught up");
         }
         int taken = 0;
         if (!topics.isEmpty()) {

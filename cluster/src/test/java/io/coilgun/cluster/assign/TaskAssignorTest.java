@@ -67,4 +67,36 @@ class TaskAssignorTest {
         assertTrue(m.copyMoves >= 12, "n3's units are refilled: " + m.copyMoves);
         assertTrue(m.dataMoves <= m.copyMoves / 4, m.dataMoves + " of " + m.copyMoves + " moved onto new data");
     }
+
+    /**
+     * Replica first: a node joins a cluster whose tasks have no replica. The actives balance would move stay where
+     * they are while the new node's units warm up copies of them, and move (a change of role) only once those are
+     * caught up; meanwhile every task has a running active.
+     */
+    @Test
+    void aJoiningNodeWarmsUpCopiesBeforeItLeads() {
+        AssignorModel m = new AssignorModel().tasks("a", 8, 1).node("n1", 2);
+        TaskPlacements first = m.rebalance();
+        m.node("n2", 2);
+        m.replicaOffset = 100 - TaskAssignor.ACCEPTABLE_LAG - 1; // not caught up yet
+        for (int round = 0; round < 2; round++) {
+            TaskPlacements warming = m.rebalance();
+            assertEquals(4, warming.warmingUp().size(), "half the tasks warm up on n2");
+            for (var e : warming.tasks().entrySet()) {
+                assertEquals(first.of(e.getKey()).active(), e.getValue().active(), "no active moves yet");
+                if (warming.warmingUp().contains(e.getKey())) {
+                    assertEquals("n2", AssignorModel.nodeOf(e.getValue().replicas().get(0)), "warmed up on n2");
+                }
+            }
+            assertEquals(0, m.promotions);
+        }
+        m.replicaOffset = 100 - TaskAssignor.ACCEPTABLE_LAG; // caught up
+        TaskPlacements moved = m.rebalance();
+        assertTrue(moved.warmingUp().isEmpty());
+        assertEquals(4, m.promotions, "the warm-up copies take over");
+        for (int u = 0; u < 2; u++) {
+            assertEquals(2, moved.activeOf(AssignorModel.member("n2", u)).size());
+        }
+        assertEquals(0, moved.of(new TaskId("a", 0)).replicas().size(), "the old copies are dropped");
+    }
 }
