@@ -54,8 +54,17 @@ class PeerRecoveryIT {
             }
             deleteHistory(c.bootstrap()); // Kafka keeps none of those events now: only n1 has them
 
+            // n2 joins under a steady load on n1: the tasks it takes are warmed up there first (a copy from n1,
+            // then Kafka) and only then move, so no statement fails and none waits long
+            Load load = new Load(c.port("n1"), 50);
+            load.start();
             c.startNode("n2");
             awaitRunningOn(c, List.of("n1", "n2"));
+            Thread.sleep(2000);
+            load.stop();
+            System.out.println("PeerRecoveryIT: during n2's join " + load.summary());
+            assertEquals(List.of(), load.failures, "no statement failed while n2 joined");
+            assertTrue(load.done > 100, "the load ran: " + load.summary());
             assertTrue(c.log("n2").contains("copied from node n1"), "n2 copied its tasks from n1:\n"
                     + ClusterProcesses.tail(c.log("n2")));
             for (String n : List.of("n1", "n2")) {
@@ -99,8 +108,64 @@ class PeerRecoveryIT {
         }
     }
 
+    /** Inserts at a steady rate on one connection, every RETURNING row checked, until stopped. */
+    final class Load implements Runnable {
+        final int port;
+        final long periodNanos;
+        final Thread thread = new Thread(this, "load");
+        volatile boolean running = true;
+        final List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        final org.HdrHistogram.Histogram latency = new org.HdrHistogram.Histogram(60_000_000_000L, 3);
+        int done;
+
+        Load(int port, int perSecond) {
+            this.port = port;
+            this.periodNanos = 1_000_000_000L / perSecond;
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.join(60_000);
+        }
+
+        @Override
+        public void run() {
+            try (Connection conn = connect(port)) {
+                long next = System.nanoTime();
+                while (running) {
+                    long intended = next; // latency from when it should have been sent: no coordinated omission
+                    try {
+                        insert(conn, 1);
+                        done++;
+                    } catch (SQLException | AssertionError e) {
+                        failures.add(e.toString());
+                    }
+                    latency.recordValue(Math.max(0, System.nanoTime() - intended));
+                    next += periodNanos;
+                    long sleep = next - System.nanoTime();
+                    if (sleep > 0) {
+                        Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                    }
+                }
+            } catch (SQLException | InterruptedException e) {
+                failures.add(e.toString());
+            }
+        }
+
+        String summary() {
+            return String.format("%d inserts, %d failed; latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms",
+                    done, failures.size(), latency.getValueAtPercentile(50) / 1e6,
+                    latency.getValueAtPercentile(99) / 1e6, latency.getValueAtPercentile(99.9) / 1e6,
+                    latency.getMaxValue() / 1e6);
+        }
+    }
+
     /** Inserts {@code n} events over the cards, each with its exact RETURNING row checked. */
-    void insert(Connection conn, int n) throws SQLException {
+    synchronized void insert(Connection conn, int n) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?) RETURNING *")) {
             for (int i = 0; i < n; i++) {
                 long id = ++nextId;

@@ -83,7 +83,7 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
         Map<String, Subscription> subscriptions = groupSubscription.groupSubscription();
         List<UnitInfo> units = new ArrayList<>();
         Map<String, ClusterView.Member> members = new LinkedHashMap<>();
-        Set<String> everyones = null;
+        Map<String, Set<String>> subscribers = new HashMap<>(); // partitioner topic -> members subscribing to it
         for (var e : subscriptions.entrySet()) {
             UnitInfo unit = AssignmentCodec.decodeSubscription(e.getKey(), e.getValue().userData());
             if (unit == null) { // unreadable: a member of its own node, holding nothing
@@ -91,29 +91,37 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
             }
             units.add(unit);
             members.put(e.getKey(), new ClusterView.Member(unit.node(), unit.unit()));
-            // a topic only some members subscribe to waits: those nodes have not applied its stream yet, and Kafka
-            // refuses partitions a member did not subscribe to. The last node to apply it rebalances again.
-            if (everyones == null) {
-                everyones = new HashSet<>(e.getValue().topics());
-            } else {
-                everyones.retainAll(e.getValue().topics());
+            for (String topic : e.getValue().topics()) {
+                // the members also subscribe to the catalog topic, to be members with no stream yet
+                if (Topics.isPartitioner(topic)) {
+                    subscribers.computeIfAbsent(topic, t -> new HashSet<>()).add(e.getKey());
+                }
             }
         }
-        Map<TaskId, Integer> copies = new HashMap<>();
-        for (String topic : everyones == null ? Set.<String>of() : everyones) {
-            if (!Topics.isPartitioner(topic)) {
-                continue; // the members also subscribe to the catalog topic, to be members with no stream yet
-            }
-            Integer partitions = metadata.partitionCountForTopic(topic);
+        // A topic only some members subscribe to (the others have not applied its stream yet: a node joining, a
+        // stream just created) is placed on those members only, as Kafka refuses partitions a member did not
+        // subscribe to; the others get it at their next rebalance. Its tasks keep running meanwhile.
+        Map<Set<String>, Map<TaskId, Integer>> groups = new HashMap<>();
+        for (var e : subscribers.entrySet()) {
+            Integer partitions = metadata.partitionCountForTopic(e.getKey());
             if (partitions == null) {
                 continue; // not created yet, or not in this leader's metadata yet
             }
-            int wanted = context.copies(topic);
+            int wanted = context.copies(e.getKey());
+            Map<TaskId, Integer> copies = groups.computeIfAbsent(e.getValue(), k -> new HashMap<>());
             for (int p = 0; p < partitions; p++) {
-                copies.put(new TaskId(topic, p), wanted);
+                copies.put(new TaskId(e.getKey(), p), wanted);
             }
         }
-        TaskPlacements placements = TaskAssignor.assign(units, copies);
+        Map<TaskId, TaskPlacements.Copies> placed = new LinkedHashMap<>();
+        Set<TaskId> warming = new HashSet<>();
+        for (var g : groups.entrySet()) {
+            List<UnitInfo> eligible = units.stream().filter(u -> g.getKey().contains(u.member())).toList();
+            TaskPlacements part = TaskAssignor.assign(eligible, g.getValue());
+            placed.putAll(part.tasks());
+            warming.addAll(part.warmingUp());
+        }
+        TaskPlacements placements = new TaskPlacements(placed, warming);
         if (!placements.warmingUp().isEmpty()) {
             LOG.info("{} tasks stay where they lead while a warm-up copy catches up; rebalancing again in {} ms",
                     placements.warmingUp().size(), WARM_UP_PROBE_MS);
