@@ -95,20 +95,29 @@ void AddStreamColumn(List<SqlNode> list) :
 }
 
 /**
- * Parses {@code ALTER STREAM name ADD [COLUMN] column type [NULL]}: a new schema version of the stream.
+ * Parses {@code ALTER STREAM name ADD [COLUMN] column type [NULL]} (a new schema version of the stream) and
+ * {@code ALTER STREAM name SET (key = value, ...)} (options that may change: replicas).
  */
 SqlNode SqlAlterStream() :
 {
     final Span s;
     final SqlIdentifier name;
     final List<SqlNode> columns = new ArrayList<SqlNode>();
+    final List<SqlNode> settings = new ArrayList<SqlNode>();
 }
 {
     <ALTER> { s = span(); } <STREAM> name = SimpleIdentifier()
-    <ADD> [ <COLUMN> ] AddStreamColumn(columns)
-    {
-        return new SqlAlterStream(s.end(this), name, (SqlStreamColumn) columns.get(0));
-    }
+    (
+        <ADD> [ <COLUMN> ] AddStreamColumn(columns)
+        {
+            return new SqlAlterStream(s.end(this), name, (SqlStreamColumn) columns.get(0));
+        }
+    |
+        <SET> <LPAREN> AddOption(settings) ( <COMMA> AddOption(settings) )* <RPAREN>
+        {
+            return new SqlAlterStream(s.end(this), name, new SqlNodeList(settings, s.end(this)));
+        }
+    )
 }
 
 /** Parses the rest of {@code DROP METRIC [IF EXISTS] name}. */

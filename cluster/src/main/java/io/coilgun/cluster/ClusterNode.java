@@ -330,6 +330,16 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks the task group to rebalance (what the tasks want changed: ALTER STREAM … SET (replicas)). Not awaited:
+     * the rebalance runs within the next poll of this node's first unit.
+     */
+    public void rebalance() {
+        if (!units.isEmpty()) {
+            units.get(0).submit(u -> u.rebalanceIn(0));
+        }
+    }
+
     /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
     public void alterStream(StreamDef stream) {
         deployed.replaceAll((topic, d) -> d.stream().name().equals(stream.name())

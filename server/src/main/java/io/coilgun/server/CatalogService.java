@@ -154,6 +154,9 @@ final class CatalogService {
             } else if (st instanceof AlterStreamStatement as) {
                 catalog.addStream(as.stream());
                 cluster.alterStream(as.stream());
+                if (as.options()) {
+                    cluster.rebalance(); // the copies each task wants changed
+                }
             } else if (st instanceof CreateMetricStatement cm && !catalog.exists(cm.metric().name())) {
                 catalog.addMetric(cm.metric());
                 cluster.deployMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric(), offset);
@@ -218,6 +221,14 @@ final class CatalogService {
             StreamDef altered = as.stream();
             StreamDef current = catalog.stream(altered.name()).orElseThrow(() -> new CoilgunException(
                     SqlState.UNDEFINED_TABLE, "stream \"" + altered.name() + "\" does not exist"));
+            if (as.options()) {
+                // ALTER STREAM … SET: the latest is kept (compaction keeps one record of the key)
+                long offset = append(CatalogKey.streamOptions(altered.name()), as.ddl());
+                catalog.addStream(current.withReplicas(altered.replicas()));
+                cluster.alterStream(catalog.stream(altered.name()).orElseThrow());
+                cluster.rebalance(); // new copies are placed (and copied from their peers), extra ones dropped
+                return offset;
+            }
             if (current.schemaVersion() != altered.schemaVersion() - 1) {
                 throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + altered.name()
                         + "\" was altered concurrently; run the statement again");
@@ -258,6 +269,7 @@ final class CatalogService {
             for (int v = 2; v <= s.schemaVersion(); v++) {
                 remove(CatalogKey.streamVersion(s.name(), v));
             }
+            remove(CatalogKey.streamOptions(s.name())); // a tombstone of a key never written is harmless
             offset[0] = remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
             cluster.dropStreamLocally(s);

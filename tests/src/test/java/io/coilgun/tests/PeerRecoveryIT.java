@@ -108,6 +108,52 @@ class PeerRecoveryIT {
         }
     }
 
+    /**
+     * ALTER STREAM … SET (replicas = 2) adds a replica of every task online (copied from the active); then Kafka
+     * loses the history and the node leading the most tasks dies: every task goes on, exactly, on its replica.
+     */
+    @Test
+    void replicasAddedOnlineKeepTheHistory() throws Exception {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+            c.startNode("n1");
+            c.startNode("n2");
+            try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
+                        + "'id', partition_by = 'card', partitions = 4, lateness = '1 hour')");
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+                insert(conn, 1500);
+                st.execute("ALTER STREAM pay SET (replicas = 2)");
+                assertEquals(2, count(st, "SELECT replicas FROM coilgun.streams WHERE name = 'pay'"));
+                long deadline = System.currentTimeMillis() + 90_000;
+                long replicated = 0;
+                while (System.currentTimeMillis() < deadline) {
+                    replicated = count(st, "SELECT count(*) FROM coilgun.tasks WHERE replicas LIKE '%(running, lag%'");
+                    if (replicated == 4) {
+                        break;
+                    }
+                    Thread.sleep(500);
+                }
+                assertEquals(4, replicated, "every task has a running replica");
+                insert(conn, 300);
+            }
+            deleteHistory(c.bootstrap());
+            c.kill("n1");
+            awaitRunningOn(c, List.of("n2"));
+            checkAll(c.port("n2"), "n2 after n1 died");
+            try (Connection conn = connect(c.port("n2"))) {
+                insert(conn, 200);
+            }
+        }
+    }
+
+    static long count(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     /** Inserts at a steady rate on one connection, every RETURNING row checked, until stopped. */
     final class Load implements Runnable {
         final int port;

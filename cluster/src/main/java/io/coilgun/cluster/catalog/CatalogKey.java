@@ -2,7 +2,8 @@ package io.coilgun.cluster.catalog;
 
 /**
  * The key of a record of the catalog topic: {@code stream:<name>} (its CREATE STREAM), {@code stream:<name>:v<n>}
- * (its ALTER STREAM to schema version n) or {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
+ * (its ALTER STREAM to schema version n), {@code stream:<name>:options} (its latest ALTER STREAM … SET) or
+ * {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
  * metric's key is its DROP.
  *
  * @param kind what the record defines
@@ -11,11 +12,12 @@ package io.coilgun.cluster.catalog;
  */
 public record CatalogKey(Kind kind, String name, int version) {
     /** What a catalog record defines. */
-    public enum Kind { STREAM, STREAM_VERSION, METRIC }
+    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, METRIC }
 
     private static final String STREAM = "stream:";
     private static final String METRIC = "metric:";
     private static final String VERSION = ":v";
+    private static final String OPTIONS = ":options";
 
     public static CatalogKey stream(String name) {
         return new CatalogKey(Kind.STREAM, name, 0);
@@ -23,6 +25,10 @@ public record CatalogKey(Kind kind, String name, int version) {
 
     public static CatalogKey streamVersion(String name, int version) {
         return new CatalogKey(Kind.STREAM_VERSION, name, version);
+    }
+
+    public static CatalogKey streamOptions(String name) {
+        return new CatalogKey(Kind.STREAM_OPTIONS, name, 0);
     }
 
     public static CatalogKey metric(String name) {
@@ -34,6 +40,7 @@ public record CatalogKey(Kind kind, String name, int version) {
         return switch (kind) {
             case STREAM -> STREAM + name;
             case STREAM_VERSION -> STREAM + name + VERSION + version;
+            case STREAM_OPTIONS -> STREAM + name + OPTIONS;
             case METRIC -> METRIC + name;
         };
     }
@@ -47,6 +54,9 @@ public record CatalogKey(Kind kind, String name, int version) {
             throw new IllegalArgumentException("not a catalog key: " + text);
         }
         String rest = text.substring(STREAM.length());
+        if (rest.endsWith(OPTIONS)) {
+            return streamOptions(rest.substring(0, rest.length() - OPTIONS.length()));
+        }
         int v = rest.indexOf(VERSION);
         return v < 0 ? stream(rest) : streamVersion(rest.substring(0, v), Integer.parseInt(rest.substring(v + 2)));
     }

@@ -65,6 +65,12 @@ public record StreamDef(
         return schemaWidths.get(version - 1);
     }
 
+    /** The same stream with {@code replicas} copies of each task (ALTER STREAM … SET (replicas = n)). */
+    public StreamDef withReplicas(int copies) {
+        return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies);
+    }
+
     /** The next schema version: {@code column} added at the end. */
     public StreamDef withColumn(StreamColumn column) {
         List<StreamColumn> cols = new java.util.ArrayList<>(columns);

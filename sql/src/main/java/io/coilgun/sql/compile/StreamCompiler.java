@@ -141,6 +141,9 @@ final class StreamCompiler {
         String name = node.name().getSimple();
         StreamDef stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
                 "stream \"" + name + "\" does not exist", node.name()));
+        if (node.options() != null) {
+            return alterOptions(sql, node, stream, ddl);
+        }
         SqlStreamColumn c = node.column();
         String col = c.name().getSimple();
         if (stream.columnIndex(col).isPresent()) {
@@ -152,6 +155,24 @@ final class StreamCompiler {
                     + "already in stream \"" + name + "\" have no value for it", c);
         }
         return new AlterStreamStatement(stream.withColumn(new StreamColumn(col, columnType(sql, c), false)), ddl);
+    }
+
+    /**
+     * {@code ALTER STREAM name SET (replicas = n)}: the options that may change while the stream runs. The others
+     * decide where its events are and how they are judged, so they are fixed at CREATE STREAM (0A000).
+     */
+    private static AlterStreamStatement alterOptions(SqlText sql, SqlAlterStream node, StreamDef stream, String ddl) {
+        StreamDef altered = stream;
+        for (SqlNode n : node.options()) {
+            SqlOption o = (SqlOption) n;
+            String key = o.keyName().toLowerCase(Locale.ROOT);
+            if (!key.equals("replicas")) {
+                throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "stream option \"" + key + "\" cannot be changed "
+                        + "(ALTER STREAM … SET takes replicas)", o.key());
+            }
+            altered = altered.withReplicas(replicas(sql, o, o.valueAsString()));
+        }
+        return new AlterStreamStatement(altered, ddl, true);
     }
 
     private static ColumnType columnType(SqlText sql, SqlStreamColumn c) {

@@ -320,6 +320,20 @@ class StatementCompilerTest {
     }
 
     @Test
+    void alterStreamSetsReplicas() {
+        AlterStreamStatement a = (AlterStreamStatement) compile("ALTER STREAM payments SET (replicas = 3)");
+        assertTrue(a.options());
+        assertEquals(3, a.stream().replicas());
+        assertEquals(1, a.stream().schemaVersion(), "not a schema version");
+        assertEquals(2, ((AlterStreamStatement) compile("alter stream payments set (replicas = '2')")).stream()
+                .replicas());
+        CoilgunException fixed = error("ALTER STREAM payments SET (partitions = 8)", "0A000");
+        assertTrue(fixed.getMessage().contains("cannot be changed"), fixed.getMessage());
+        error("ALTER STREAM payments SET (replicas = 9)", "22023");
+        error("ALTER STREAM nope SET (replicas = 2)", "42P01");
+    }
+
+    @Test
     void dropStream() {
         assertEquals(new DropStreamStatement("payments", false, false), compile("DROP STREAM payments"));
         assertEquals(new DropStreamStatement("payments", true, true), compile("DROP STREAM IF EXISTS payments CASCADE"));
