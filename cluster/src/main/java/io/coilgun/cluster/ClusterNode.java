@@ -879,6 +879,44 @@ public final class ClusterNode implements AutoCloseable {
         return config.dataDir().resolve("tasks").resolve(id.toString());
     }
 
+    /** How long a stopping node waits for the others to take its tasks over before it leaves anyway. */
+    static final long DRAIN_TIMEOUT_MS = Long.getLong("coilgun.drainTimeoutMs", 120_000);
+
+    /**
+     * Before a graceful stop: while other nodes are in the cluster, this node's units say they are draining, and the
+     * node waits until it leads no task (each moved replica first: a copy elsewhere caught up, then a change of
+     * role), or {@link #DRAIN_TIMEOUT_MS}. Its snapshot server serves the copies meanwhile. True when it leads none.
+     */
+    public boolean drain() {
+        if (view.nodes().stream().allMatch(n -> n.equals(config.nodeId())) || units.isEmpty()) {
+            return true; // no one to hand over to
+        }
+        LOG.info("draining: this node's tasks move to the other nodes before it stops");
+        long started = System.currentTimeMillis();
+        for (ProcessorUnit unit : units) {
+            unit.startDraining();
+        }
+        long deadline = started + DRAIN_TIMEOUT_MS;
+        while (System.currentTimeMillis() < deadline) {
+            ClusterView v = view;
+            boolean leadsNone = v.placements().tasks().values().stream().noneMatch(c -> c.active() != null
+                    && v.members().containsKey(c.active()) && v.members().get(c.active()).node().equals(config.nodeId()));
+            if (leadsNone && v.generation() >= 0) {
+                LOG.info("drained in {} ms", System.currentTimeMillis() - started);
+                return true;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        LOG.warn("not drained after {} ms; stopping anyway: the others take the rest from their own copies",
+                DRAIN_TIMEOUT_MS);
+        return false;
+    }
+
     @Override
     public void close() {
         statusTimer.shutdownNow();

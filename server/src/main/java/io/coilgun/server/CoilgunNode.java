@@ -285,9 +285,15 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         return catalogService.createMetric(cm);
     }
 
-    /** Stops accepting connections, stops the tasks (checkpointing them), then Kafka. Idempotent. */
+    /**
+     * Hands this node's tasks to the other nodes of the cluster (replica first; its clients are still served
+     * meanwhile), stops accepting connections, stops the tasks (checkpointing them), then Kafka. Idempotent.
+     */
     @Override
     public synchronized void close() {
+        if (cluster != null && pgServer != null) {
+            cluster.drain();
+        }
         if (pgServer != null) {
             pgServer.close();
             pgServer = null;

@@ -14,7 +14,7 @@ import java.util.Map;
  * The user data of Coilgun's group protocol, versioned.
  *
  * <p>Subscription (member to leader): what a unit is and holds: version, node, unit index, then each held task
- * (topic, partition, role, offset). Assignment (leader to each member): version, the members (member id, node,
+ * (topic, partition, role, offset), then whether its node is draining (a byte, added later: absent means no). Assignment (leader to each member): version, the members (member id, node,
  * unit), then every task's placement (topic, partition, active member index or -1, replica member indexes).
  *
  * <p>Upgrade rule: a version only adds fields at the end. A reader takes the fields it knows of any version at
@@ -28,9 +28,15 @@ public final class AssignmentCodec {
     }
 
     public static ByteBuffer encodeSubscription(String node, int unit, Map<TaskId, UnitInfo.Held> held) {
+        return encodeSubscription(node, unit, held, false);
+    }
+
+    public static ByteBuffer encodeSubscription(String node, int unit, Map<TaskId, UnitInfo.Held> held,
+            boolean draining) {
         Writer w = new Writer();
         w.i(VERSION).s(node).i(unit).i(held.size());
         held.forEach((t, h) -> w.s(t.topic()).i(t.partition()).b(h.role().ordinal()).l(h.offset()));
+        w.b(draining ? 1 : 0);
         return w.done();
     }
 
@@ -52,7 +58,8 @@ public final class AssignmentCodec {
                 TaskId t = new TaskId(str(b), b.getInt());
                 held.put(t, new UnitInfo.Held(TaskRole.values()[b.get()], b.getLong()));
             }
-            return new UnitInfo(member, node, unit, held);
+            boolean draining = b.hasRemaining() && b.get() != 0;
+            return new UnitInfo(member, node, unit, held, draining);
         } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException e) {
             return null;
         }

@@ -48,6 +48,11 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
         /** The placement of this rebalance; the unit's own member id picks its share of it. */
         void assigned(ClusterView view, String memberId);
 
+        /** Whether the unit's node is stopping (draining its tasks to the others). */
+        default boolean draining() {
+            return false;
+        }
+
         /** The leader: rebalance again in {@code delayMs}, to see whether warm-up copies caught up. */
         default void rebalanceIn(long delayMs) {
         }
@@ -75,7 +80,7 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
 
     @Override
     public ByteBuffer subscriptionUserData(Set<String> topics) {
-        return AssignmentCodec.encodeSubscription(context.node(), context.unit(), context.held());
+        return AssignmentCodec.encodeSubscription(context.node(), context.unit(), context.held(), context.draining());
     }
 
     @Override

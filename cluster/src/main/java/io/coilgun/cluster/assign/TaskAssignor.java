@@ -29,6 +29,9 @@ import java.util.Set;
  * one more copy than the task asks for ({@link TaskPlacements#warmingUp()}); the group leader rebalances again a few
  * seconds later ({@link CoilgunAssignor}) and the active moves once the warm-up copy has caught up. So the task
  * keeps answering from a running copy the whole time.
+ *
+ * <p><b>Draining.</b> The units of a node that is stopping ({@link UnitInfo#draining()}) take no copy and count for no
+ * budget; their actives move the same way, replica first, and the node leaves once it leads nothing.
  */
 public final class TaskAssignor {
     private TaskAssignor() {
@@ -103,7 +106,7 @@ public final class TaskAssignor {
                     .thenComparing(UnitInfo::member));
             this.tasks = new ArrayList<>(asked.keySet());
             this.tasks.sort(TASK_ORDER);
-            long nodes = units.stream().map(UnitInfo::node).distinct().count();
+            long nodes = units.stream().filter(u -> !u.draining()).map(UnitInfo::node).distinct().count();
             int total = 0;
             for (TaskId t : tasks) {
                 int w = (int) Math.max(1, Math.min(asked.get(t), nodes));
@@ -115,7 +118,7 @@ public final class TaskAssignor {
             for (UnitInfo u : this.units) {
                 byMember.put(u.member(), u);
             }
-            int n = Math.max(1, units.size());
+            int n = Math.max(1, (int) units.stream().filter(u -> !u.draining()).count());
             this.actives = new Quota(tasks.size(), n);
             this.copies = new Quota(total, n);
         }
@@ -160,11 +163,15 @@ public final class TaskAssignor {
         }
 
         boolean fitsActive(String m) {
-            return actives.fits(m) && copies.fits(m);
+            return !draining(m) && actives.fits(m) && copies.fits(m);
         }
 
         boolean fitsCopy(String m) {
-            return copies.fits(m);
+            return !draining(m) && copies.fits(m);
+        }
+
+        boolean draining(String m) {
+            return byMember.get(m).draining();
         }
 
         boolean nodeFree(TaskId t, String m) {
@@ -207,7 +214,7 @@ public final class TaskAssignor {
         boolean caughtUpElsewhere(TaskId t, UnitInfo leader) {
             long at = leader.held(t).offset();
             for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
-                if (!u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG) {
+                if (!u.draining() && !u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG) {
                     return true;
                 }
             }
@@ -231,6 +238,9 @@ public final class TaskAssignor {
         void keepReplicas() {
             for (TaskId t : tasks) {
                 for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
+                    if (u.draining()) {
+                        continue;
+                    }
                     // room is left for the active when the task has none yet: a replica may be promoted
                     int room = wanted.get(t) - 1 - replicas.get(t).size() + (active.get(t) == null ? 1 : 0);
                     if (room > 0 && fitsCopy(u.member()) && nodeFree(t, u.member())) {
@@ -249,7 +259,7 @@ public final class TaskAssignor {
                     promote = m;
                 }
             }
-            if (promote == null && !replicas.get(t).isEmpty() && !anyFits(t)) {
+            if (promote == null && !replicas.get(t).isEmpty() && !anyFits(t) && !draining(replicas.get(t).get(0))) {
                 promote = replicas.get(t).get(0); // no unit has room: a replica leads over its budget
             }
             if (promote != null) {
@@ -329,7 +339,7 @@ public final class TaskAssignor {
         String makeRoom(TaskId t, boolean asActive) {
             for (UnitInfo x : units) {
                 String m = x.member();
-                if (!nodeFree(t, m)) {
+                if (!nodeFree(t, m) || x.draining()) {
                     continue;
                 }
                 if (!copies.fits(m) && !moveAReplicaAway(m)) {
@@ -370,7 +380,7 @@ public final class TaskAssignor {
                     continue;
                 }
                 for (String r : replicas.get(s)) {
-                    if (actives.fits(r)) {
+                    if (actives.fits(r) && !draining(r)) {
                         replicas.get(s).remove(r);
                         replicas.get(s).add(x);
                         active.put(s, r);
@@ -387,7 +397,7 @@ public final class TaskAssignor {
             String best = null;
             for (UnitInfo u : units) {
                 String m = u.member();
-                if (nodeFree(t, m) && (best == null || lessLoaded(m, best, asActive))) {
+                if (!u.draining() && nodeFree(t, m) && (best == null || lessLoaded(m, best, asActive))) {
                     best = m;
                 }
             }

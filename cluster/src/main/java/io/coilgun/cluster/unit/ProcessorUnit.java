@@ -207,6 +207,22 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         return host.copies(topic);
     }
 
+    /** The node is stopping: the unit asks for no copy and hands its actives over (TaskAssignor, draining). */
+    private volatile boolean draining;
+
+    @Override
+    public boolean draining() {
+        return draining;
+    }
+
+    /** The node is stopping: tells the group (a rebalance), which moves this unit's tasks away replica first. */
+    public void startDraining() {
+        submit(u -> {
+            draining = true;
+            rebalanceIn(0);
+        });
+    }
+
     /** When this unit, the group's leader, rebalances again (System.nanoTime()), 0 for not planned. */
     private long rebalanceAt;
 

@@ -59,6 +59,8 @@ final class AssignorModel {
 
     /** The offset every replica reports (the actives report 100): 90 is caught up, 100 - 1000 or less is not. */
     long replicaOffset = 90;
+    /** Nodes that are stopping (their units say they drain). */
+    final Set<String> draining = new HashSet<>();
 
     List<UnitInfo> units() {
         List<UnitInfo> units = new ArrayList<>();
@@ -80,7 +82,7 @@ final class AssignorModel {
                         }
                     }
                 }
-                units.add(new UnitInfo(m, e.getKey(), u, held));
+                units.add(new UnitInfo(m, e.getKey(), u, held, draining.contains(e.getKey())));
             }
         }
         return units;
@@ -104,7 +106,7 @@ final class AssignorModel {
         units.forEach(u -> alive.add(u.member()));
         TaskPlacements next = TaskAssignor.assign(units, copies);
         assertEquals(next, next, "");
-        int unitCount = units.size();
+        int unitCount = (int) Math.max(1, units.stream().filter(u -> !u.draining()).count());
         int totalCopies = 0;
         Map<String, Integer> activeLoad = new HashMap<>();
         Map<String, Integer> load = new HashMap<>();
@@ -114,7 +116,7 @@ final class AssignorModel {
         int lost = 0;
         for (var e : copies.entrySet()) {
             TaskId t = e.getKey();
-            int want = Math.min(e.getValue(), nodes.size());
+            int want = Math.min(e.getValue(), nodes.size() - draining.size());
             totalCopies += want;
             TaskPlacements.Copies c = next.of(t);
             assertNotNull(c, t + " placed");
@@ -162,6 +164,12 @@ final class AssignorModel {
         int totalBudget = (totalCopies + unitCount - 1) / unitCount;
         int underfill = 0;
         for (String m : alive) {
+            if (draining.contains(nodeOf(m))) {
+                if (next.warmingUp().isEmpty()) {
+                    assertEquals(0, load.getOrDefault(m, 0), m + " drained: it holds no copy");
+                }
+                continue;
+            }
             assertTrue(activeLoad.getOrDefault(m, 0) <= activeBudget, m + " actives within budget");
             if (next.warmingUp().isEmpty()) { // while copies warm up, they fill units instead of actives
                 assertTrue(load.getOrDefault(m, 0) <= totalBudget, m + " copies within budget");

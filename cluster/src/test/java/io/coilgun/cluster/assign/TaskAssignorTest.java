@@ -99,4 +99,25 @@ class TaskAssignorTest {
         }
         assertEquals(0, moved.of(new TaskId("a", 0)).replicas().size(), "the old copies are dropped");
     }
+
+    /** A stopping node hands its actives over the same way: warm-up copies elsewhere first, then a change of role. */
+    @Test
+    void aDrainingNodeHandsItsTasksOverReplicaFirst() {
+        AssignorModel m = new AssignorModel().tasks("a", 8, 1).node("n1", 2).node("n2", 2);
+        TaskPlacements before = m.rebalance();
+        m.draining.add("n2");
+        m.replicaOffset = 100 - TaskAssignor.ACCEPTABLE_LAG - 1;
+        TaskPlacements warming = m.rebalance();
+        assertEquals(4, warming.warmingUp().size(), "n2's four tasks warm up on n1");
+        for (var e : warming.tasks().entrySet()) {
+            assertEquals(before.of(e.getKey()).active(), e.getValue().active(), "no active moves yet");
+        }
+        m.replicaOffset = 100;
+        TaskPlacements drained = m.rebalance();
+        assertTrue(drained.warmingUp().isEmpty());
+        assertEquals(4, m.promotions);
+        for (var e : drained.tasks().values()) {
+            assertEquals("n1", AssignorModel.nodeOf(e.active()));
+        }
+    }
 }
