@@ -20,6 +20,7 @@ import io.coilgun.cluster.unit.UnitHost;
 import io.coilgun.cluster.directory.ClusterDirectory;
 import io.coilgun.cluster.directory.NodeStatus;
 import io.coilgun.cluster.recovery.PeerCopy;
+import io.coilgun.cluster.recovery.RecoverySources;
 import io.coilgun.cluster.recovery.SnapshotServer;
 import io.coilgun.cluster.recovery.TaskRecoveries;
 import io.coilgun.cluster.recovery.TransferLimiter;
@@ -698,13 +699,10 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * The peers to copy task {@code id} from, best first (the most advanced copy; a replica before the active at
-     * the same offset, to spare the active), when copying beats replaying Kafka from {@code localNext}: a peer is
-     * {@link #COPY_MIN_EVENTS} ahead, or Kafka lost what this node would replay ({@code logStart > localNext}).
+     * The peers to copy task {@code id} from, best first, or none when replaying Kafka is as good
+     * ({@link RecoverySources}, with {@link #COPY_MIN_EVENTS}).
      */
     private List<PeerCopy.Peer> peersToCopy(TaskId id, long localNext, long logStart) {
-        record Candidate(PeerCopy.Peer peer, long next, boolean active) {
-        }
         // a node that just started may not have read the others' statuses yet: they tell who has copies
         Set<String> others = new java.util.HashSet<>(view.nodes());
         others.remove(config.nodeId());
@@ -717,36 +715,16 @@ public final class ClusterNode implements AutoCloseable {
                 break;
             }
         }
-        List<Candidate> candidates = new ArrayList<>();
-        for (NodeStatus status : directory.statuses().values()) {
-            if (status.node().equals(config.nodeId()) || status.peer().isEmpty()) {
-                continue;
-            }
-            for (NodeStatus.TaskCopy copy : status.tasks()) {
-                boolean usable = copy.state().equals("running") || copy.role().equals("stale");
-                if (copy.task().equals(id.toString()) && usable && copy.nextOffset() > 0) {
-                    candidates.add(new Candidate(new PeerCopy.Peer(status.node(), status.peer(), status.peerToken()),
-                            copy.nextOffset(), copy.role().equals("active")));
-                }
-            }
+        Map<String, NodeStatus> statuses = directory.statuses();
+        List<PeerCopy.Peer> peers = RecoverySources.choose(statuses.values(), config.nodeId(), id, localNext, logStart,
+                COPY_MIN_EVENTS);
+        if (peers.isEmpty() && logStart > localNext) {
+            LOG.warn("task={} no peer has a copy to recover from; statuses seen: {}", id,
+                    statuses.values().stream().map(st -> st.node() + " (peer " + st.peer() + ", "
+                            + st.tasks().stream().map(t -> t.task() + " " + t.role() + " " + t.state() + " "
+                            + t.nextOffset()).toList() + ")").toList());
         }
-        candidates.sort(java.util.Comparator.comparingLong(Candidate::next).reversed()
-                .thenComparing(Candidate::active));
-        boolean lost = logStart > localNext;
-        if (candidates.isEmpty()) {
-            if (lost) {
-                LOG.warn("task={} no peer has a copy to recover from; statuses seen: {}", id,
-                        directory.statuses().values().stream().map(st -> st.node() + " (peer " + st.peer() + ", "
-                                + st.tasks().stream().map(t -> t.task() + " " + t.role() + " " + t.state() + " "
-                                + t.nextOffset()).toList() + ")").toList());
-            }
-            return List.of();
-        }
-        long best = candidates.get(0).next();
-        if (!lost && best - localNext < COPY_MIN_EVENTS) {
-            return List.of();
-        }
-        return candidates.stream().map(Candidate::peer).toList();
+        return peers;
     }
 
     /** What the units ask of the node. */
