@@ -25,12 +25,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Peer recovery for real (a KRaft broker and nodes as processes): a task's history that Kafka no longer holds (its
- * records deleted, as retention shorter than the window would) is copied from the node that has it to a node that
- * joins, and goes on exactly there; where no copy survives anywhere, the task says so and stops, loudly, instead of
- * starting an empty window.
+ * Elasticity for real (a KRaft broker and nodes as processes): peer recovery, nodes joining and draining under load,
+ * replicas added online, a rolling restart. A task's history that Kafka no longer holds (its records deleted, as
+ * retention shorter than the window would) is copied from the node that has it and goes on exactly; where no copy
+ * survives anywhere, the task says so and stops, loudly, instead of starting an empty window.
  */
-class PeerRecoveryIT {
+class ElasticityIT {
     static final int CARDS = 40;
     static final String TOPIC = "coilgun.stream.pay.card";
     static final long T0 = Timestamp.valueOf("2026-11-25 00:00:00").getTime();
@@ -62,7 +62,7 @@ class PeerRecoveryIT {
             awaitRunningOn(c, List.of("n1", "n2"));
             Thread.sleep(2000);
             load.stop();
-            System.out.println("PeerRecoveryIT: during n2's join " + load.summary());
+            System.out.println("ElasticityIT: during n2's join " + load.summary());
             assertEquals(List.of(), load.failures, "no statement failed while n2 joined");
             assertTrue(load.done > 100, "the load ran: " + load.summary());
             assertTrue(c.log("n2").contains("copied from node n1"), "n2 copied its tasks from n1:\n"
@@ -150,6 +150,48 @@ class PeerRecoveryIT {
         }
     }
 
+    /**
+     * A rolling restart of a 3-node cluster (replicas = 2) under steady load: each node in turn drains (SIGTERM) and
+     * restarts, its tasks handed over and back replica first, the load moved off it first. No statement fails, every
+     * RETURNING row is exact, and at the end every card's count and sum are its events'.
+     */
+    @Test
+    void aRollingRestartUnderLoadLosesNothing() throws Exception {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+            List<String> nodes = List.of("n1", "n2", "n3");
+            for (String n : nodes) {
+                c.startNode(n);
+            }
+            try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
+                        + "'id', partition_by = 'card', partitions = 4, replicas = 2, lateness = '1 hour')");
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+                insert(conn, 500);
+            }
+            awaitAllRunning(c, "n1");
+            Load load = new Load(c.port("n1"), 40);
+            load.start();
+            for (String n : nodes) {
+                String other = nodes.get((nodes.indexOf(n) + 1) % nodes.size());
+                load.port = c.port(other);
+                Thread.sleep(500);
+                c.stop(n);
+                assertTrue(c.log(n).contains("drained in"), n + " drained");
+                c.startNode(n);
+                awaitAllRunning(c, n);
+            }
+            Thread.sleep(2000);
+            load.stop();
+            System.out.println("ElasticityIT: during the rolling restart " + load.summary());
+            assertEquals(List.of(), load.failures, "no statement failed during the rolling restart");
+            assertTrue(load.done > 200, load.summary());
+            for (String n : nodes) {
+                checkAll(c.port(n), n + " after the rolling restart");
+            }
+        }
+    }
+
     static long count(Statement st, String sql) throws SQLException {
         try (ResultSet rs = st.executeQuery(sql)) {
             rs.next();
@@ -159,7 +201,8 @@ class PeerRecoveryIT {
 
     /** Inserts at a steady rate on one connection, every RETURNING row checked, until stopped. */
     final class Load implements Runnable {
-        final int port;
+        /** The node the load runs on; changed between two statements (as a load balancer would move it). */
+        volatile int port;
         final long periodNanos;
         final Thread thread = new Thread(this, "load");
         volatile boolean running = true;
@@ -183,10 +226,18 @@ class PeerRecoveryIT {
 
         @Override
         public void run() {
-            try (Connection conn = connect(port)) {
+            int on = port;
+            Connection conn = null;
+            try {
+                conn = connect(on);
                 long next = System.nanoTime();
                 while (running) {
                     long intended = next; // latency from when it should have been sent: no coordinated omission
+                    if (port != on) {
+                        conn.close();
+                        on = port;
+                        conn = connect(on);
+                    }
                     try {
                         insert(conn, 1);
                         done++;
@@ -202,6 +253,14 @@ class PeerRecoveryIT {
                 }
             } catch (SQLException | InterruptedException e) {
                 failures.add(e.toString());
+            } finally {
+                try {
+                    if (conn != null) {
+                        conn.close();
+                    }
+                } catch (SQLException ignored) {
+                    // the test is over
+                }
             }
         }
 
@@ -288,6 +347,24 @@ class PeerRecoveryIT {
             Thread.sleep(500);
         }
         throw new AssertionError("tasks not running on " + nodes + ": " + states);
+    }
+
+    /** Waits until every task runs (anywhere), as node {@code on} sees it. */
+    static void awaitAllRunning(ClusterProcesses c, String on) throws Exception {
+        long deadline = System.currentTimeMillis() + 90_000;
+        Map<String, String> states = Map.of();
+        while (System.currentTimeMillis() < deadline) {
+            try (Connection conn = connect(c.port(on)); Statement st = conn.createStatement()) {
+                states = states(st);
+                if (states.size() == 4 && states.values().stream().allMatch(s -> s.startsWith("running"))) {
+                    return;
+                }
+            } catch (SQLException e) {
+                // the node is busy with a rebalance: try again
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("tasks not all running: " + states);
     }
 
     /** Each task's "state [error] node". */
