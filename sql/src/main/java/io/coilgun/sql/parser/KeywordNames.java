@@ -144,13 +144,8 @@ final class KeywordNames {
             int start = i;
             if (Character.isWhitespace(c)) {
                 i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
-                    i++;
-                }
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
+            } else if (PgSyntax.commentEnd(sql, i) > i) {
+                i = PgSyntax.commentEnd(sql, i);
             } else if (c == '\'' || c == '"') {
                 i = PgSyntax.skipQuoted(sql, i, c);
                 tokens.add(new Token(Token.OTHER, start, i, ""));

@@ -70,13 +70,8 @@ public final class PgSyntax {
                 i = escapeString(sql, i, out);
             } else if (c == '\'' || c == '"') {
                 i = skipQuoted(sql, i, c);
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
-                    i++;
-                }
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
+            } else if (commentEnd(sql, i) > i) {
+                i = commentEnd(sql, i);
             } else if (isIdentifierStart(c) && (i == 0 || !isIdentifierPart(sql.charAt(i - 1)))) {
                 int end = i;
                 while (end < n && isIdentifierPart(sql.charAt(end))) {
@@ -405,6 +400,26 @@ public final class PgSyntax {
     private static int skipSpace(String sql, int i) {
         while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
             i++;
+        }
+        return i;
+    }
+
+    /** The end of the comment ({@code -- …} to the line's end, or {@code /* … *}{@code /}) at {@code i}; {@code i} if none. */
+    static int commentEnd(String sql, int i) {
+        int n = sql.length();
+        if (i + 1 >= n) {
+            return i;
+        }
+        if (sql.charAt(i) == '-' && sql.charAt(i + 1) == '-') {
+            int end = i;
+            while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') {
+                end++;
+            }
+            return end;
+        }
+        if (sql.charAt(i) == '/' && sql.charAt(i + 1) == '*') {
+            int end = sql.indexOf("*/", i + 2);
+            return end < 0 ? n : end + 2;
         }
         return i;
     }

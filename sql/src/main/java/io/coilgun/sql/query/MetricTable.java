@@ -3,7 +3,6 @@ package io.coilgun.sql.query;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.calcite.DataContext;
@@ -11,14 +10,9 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.rex.RexCall;
-import org.apache.calcite.rex.RexDynamicParam;
-import org.apache.calcite.rex.RexInputRef;
-import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.schema.ProjectableFilterableTable;
 import org.apache.calcite.schema.impl.AbstractTable;
-import org.apache.calcite.sql.SqlKind;
 
 /**
  * A metric as a table: one row per group with its current values, as of its task's stream time (column
@@ -91,25 +85,10 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
     private Object[] pointKey(DataContext root, List<RexNode> filters, int groups) {
         Object[] key = new Object[groups];
         boolean[] fixed = new boolean[groups];
-        for (RexNode f : filters) {
-            if (!(f instanceof RexCall call) || call.getKind() != SqlKind.EQUALS) {
-                continue;
-            }
-            RexNode a = call.getOperands().get(0);
-            RexNode b = call.getOperands().get(1);
-            if (!(a instanceof RexInputRef)) {
-                RexNode t = a;
-                a = b;
-                b = t;
-            }
-            if (a instanceof RexInputRef ref && ref.getIndex() < groups) {
-                ColumnType type = stream.column(metric.groupBy().get(ref.getIndex())).type();
-                Object value = constant(root, b, type);
-                if (value != null) {
-                    key[ref.getIndex()] = value;
-                    fixed[ref.getIndex()] = true;
-                }
-            }
+        for (ColumnEqualities.Equality e : ColumnEqualities.of(root, filters,
+                i -> i < groups ? stream.column(metric.groupBy().get(i)).type() : null)) {
+            key[e.column()] = e.value();
+            fixed[e.column()] = true;
         }
         for (boolean f : fixed) {
             if (!f) {
@@ -117,36 +96,5 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
             }
         }
         return key;
-    }
-
-    /**
-     * A literal or parameter as a stored value's Java class (timestamps as micros), or null when it is neither (or
-     * not surely of that type).
-     */
-    static Object constant(DataContext root, RexNode node, ColumnType type) {
-        Object v;
-        if (node instanceof RexLiteral lit) {
-            v = lit.getValue2();
-        } else if (node instanceof RexDynamicParam p) {
-            v = root.get("?" + p.getIndex());
-        } else {
-            return null;
-        }
-        if (v == null) {
-            return null;
-        }
-        try {
-            return switch (type) {
-                case VARCHAR -> v instanceof String ? v : null;
-                case BOOLEAN -> v instanceof Boolean ? v : null;
-                case INTEGER, BIGINT -> v instanceof Number n && new BigDecimal(n.toString()).scale() <= 0
-                        ? (Object) n.longValue() : null;
-                case DOUBLE -> v instanceof Number n ? (Object) n.doubleValue() : null;
-                case TIMESTAMP -> v instanceof Number n ? (Object) (n.longValue() * 1000L) : null;
-                case NUMERIC -> null; // not a group-by column type
-            };
-        } catch (NumberFormatException e) {
-            return null;
-        }
     }
 }

@@ -9,11 +9,8 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
-import org.apache.calcite.rex.RexCall;
-import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.schema.ProjectableFilterableTable;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.schema.impl.AbstractTable;
 
 /**
@@ -47,7 +44,7 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
 
     @Override
     public Enumerable<Object[]> scan(DataContext root, List<RexNode> filters, int[] projects) {
-        List<Equality> equalities = equalities(root, filters);
+        List<ColumnEqualities.Equality> equalities = equalities(root, filters);
         List<Object[]> rows = new ArrayList<>();
         for (Object[] event : data.recentEvents(stream, RECENT)) {
             if (surelyRejected(event, equalities)) {
@@ -65,40 +62,21 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
         return Linq4j.asEnumerable(rows);
     }
 
-    /** A filter {@code column = value}. */
-    private record Equality(int column, Object value) {
-    }
-
     /** The filters {@code column = constant} on integer, text and boolean columns, with the constants' values. */
-    private List<Equality> equalities(DataContext root, List<RexNode> filters) {
-        List<Equality> equalities = new ArrayList<>();
-        for (RexNode f : filters) {
-            if (!(f instanceof RexCall call) || call.getKind() != SqlKind.EQUALS) {
-                continue;
+    private List<ColumnEqualities.Equality> equalities(DataContext root, List<RexNode> filters) {
+        return ColumnEqualities.of(root, filters, i -> {
+            if (i >= columns.size()) {
+                return null;
             }
-            RexNode a = call.getOperands().get(0);
-            RexNode b = call.getOperands().get(1);
-            if (!(a instanceof RexInputRef)) {
-                RexNode t = a;
-                a = b;
-                b = t;
-            }
-            if (a instanceof RexInputRef ref && ref.getIndex() < columns.size()) {
-                ColumnType type = stream.column(ref.getIndex()).type();
-                boolean comparable = type == ColumnType.BIGINT || type == ColumnType.INTEGER
-                        || type == ColumnType.VARCHAR || type == ColumnType.BOOLEAN;
-                Object value = comparable ? MetricTable.constant(root, b, type) : null;
-                if (value != null) {
-                    equalities.add(new Equality(ref.getIndex(), value));
-                }
-            }
-        }
-        return equalities;
+            ColumnType type = stream.column(i).type();
+            return type == ColumnType.BIGINT || type == ColumnType.INTEGER || type == ColumnType.VARCHAR
+                    || type == ColumnType.BOOLEAN ? type : null;
+        });
     }
 
     /** Whether one of the equalities is surely false for the event (in doubt: not rejected). */
-    private static boolean surelyRejected(Object[] event, List<Equality> equalities) {
-        for (Equality e : equalities) {
+    private static boolean surelyRejected(Object[] event, List<ColumnEqualities.Equality> equalities) {
+        for (ColumnEqualities.Equality e : equalities) {
             Object v = e.column() < event.length ? event[e.column()] : null;
             if (v == null) {
                 return true; // NULL = anything is not true
