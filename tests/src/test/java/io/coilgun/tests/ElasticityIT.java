@@ -174,12 +174,16 @@ class ElasticityIT {
             load.start();
             for (String n : nodes) {
                 String other = nodes.get((nodes.indexOf(n) + 1) % nodes.size());
-                load.port = c.port(other);
+                load.moveTo(c.port(other));
                 Thread.sleep(500);
+                load.mark("stop " + n);
                 c.stop(n);
                 assertTrue(c.log(n).contains("drained in"), n + " drained");
+                load.mark("start " + n);
                 c.startNode(n);
+                load.mark(n + " up");
                 awaitAllRunning(c, n);
+                load.mark("all running");
             }
             Thread.sleep(2000);
             load.stop();
@@ -199,11 +203,17 @@ class ElasticityIT {
         }
     }
 
-    /** Inserts at a steady rate on one connection, every RETURNING row checked, until stopped. */
+    /**
+     * Inserts at a steady rate on one connection, every RETURNING row checked, until stopped. Statements slower than
+     * the SLO are listed with when they were sent.
+     */
     final class Load implements Runnable {
-        /** The node the load runs on; changed between two statements (as a load balancer would move it). */
-        volatile int port;
+        final int port;
+        /** A connection to another node, open and used once, that the load moves to before its next statement. */
+        volatile Connection moveTo;
         final long periodNanos;
+        final long startedNanos = System.nanoTime();
+        final List<String> slow = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         final Thread thread = new Thread(this, "load");
         volatile boolean running = true;
         final List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
@@ -219,6 +229,20 @@ class ElasticityIT {
             thread.start();
         }
 
+        /** Notes a step of the test among the slow statements, to see what they follow. */
+        void mark(String step) {
+            slow.add(String.format("+%.2fs [%s]", (System.nanoTime() - startedNanos) / 1e9, step));
+        }
+
+        /** Moves the load to the node at {@code port}, as a client's pool would: its connection opened beforehand. */
+        void moveTo(int port) throws SQLException {
+            Connection conn = connect(port);
+            try (Statement st = conn.createStatement()) {
+                st.execute("SELECT count(*) FROM coilgun.tasks");
+            }
+            moveTo = conn;
+        }
+
         void stop() throws InterruptedException {
             running = false;
             thread.join(60_000);
@@ -226,17 +250,17 @@ class ElasticityIT {
 
         @Override
         public void run() {
-            int on = port;
             Connection conn = null;
             try {
-                conn = connect(on);
+                conn = connect(port);
                 long next = System.nanoTime();
                 while (running) {
                     long intended = next; // latency from when it should have been sent: no coordinated omission
-                    if (port != on) {
+                    Connection moved = moveTo;
+                    if (moved != null) {
+                        moveTo = null;
                         conn.close();
-                        on = port;
-                        conn = connect(on);
+                        conn = moved;
                     }
                     try {
                         insert(conn, 1);
@@ -244,7 +268,11 @@ class ElasticityIT {
                     } catch (SQLException | AssertionError e) {
                         failures.add(e.toString());
                     }
-                    latency.recordValue(Math.max(0, System.nanoTime() - intended));
+                    long took = Math.max(0, System.nanoTime() - intended);
+                    latency.recordValue(took);
+                    if (took > 50_000_000L && slow.size() < 80) {
+                        slow.add(String.format("+%.2fs %.0fms", (intended - startedNanos) / 1e9, took / 1e6));
+                    }
                     next += periodNanos;
                     long sleep = next - System.nanoTime();
                     if (sleep > 0) {
@@ -265,10 +293,10 @@ class ElasticityIT {
         }
 
         String summary() {
-            return String.format("%d inserts, %d failed; latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms",
-                    done, failures.size(), latency.getValueAtPercentile(50) / 1e6,
+            return String.format("%d inserts, %d failed; latency p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f ms;"
+                    + " over 50 ms: %s", done, failures.size(), latency.getValueAtPercentile(50) / 1e6,
                     latency.getValueAtPercentile(99) / 1e6, latency.getValueAtPercentile(99.9) / 1e6,
-                    latency.getMaxValue() / 1e6);
+                    latency.getMaxValue() / 1e6, slow);
         }
     }
 

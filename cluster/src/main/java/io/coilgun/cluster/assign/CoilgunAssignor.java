@@ -14,7 +14,6 @@ import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +22,15 @@ import org.slf4j.LoggerFactory;
  * consumer. Each member says in its subscription which node and unit it is and what it holds; the leader runs
  * {@link TaskAssignor} over all of them and hands every member its active partitions (Kafka's assignment) plus the
  * whole {@link ClusterView} in the user data, which gives each unit its replicas and each node the map of the
- * cluster. The eager protocol: every rebalance revokes everything first; the units keep their tasks open across it.
+ * cluster.
+ *
+ * <p><b>Cooperative.</b> The group uses Kafka's cooperative protocol: a rebalance stops no task; each member keeps
+ * running what it keeps. A task that moves is handed over in two rebalances, as the protocol wants: in the first, the
+ * view already names its new leader, which takes the active role at once (its copy is a caught-up replica, replica
+ * first), while Kafka's partition is withheld from everyone; the old leader gives the partition back, which starts the
+ * second rebalance, and there the new leader gets it. So a moved task stops only for the moment between its old
+ * leader's last event and the new one's first (see {@link Handovers}). Eager is still spoken, for a member that only
+ * knows it.
  *
  * <p>Kafka makes the assignor from the consumer's configuration; its unit's {@link UnitContext} comes in the
  * same configuration under {@link #CONTEXT}.
@@ -75,7 +82,7 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
 
     @Override
     public List<RebalanceProtocol> supportedProtocols() {
-        return List.of(RebalanceProtocol.EAGER);
+        return List.of(RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER);
     }
 
     @Override
@@ -133,11 +140,14 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
             context.rebalanceIn(WARM_UP_PROBE_MS);
         }
         ByteBuffer view = AssignmentCodec.encodeAssignment(0, members, placements);
+        Handovers handovers = Handovers.of(subscriptions, placements);
+        if (!handovers.withheld().isEmpty()) {
+            LOG.info("{} tasks change leader: their new leaders lead them now, their partitions follow at the next "
+                    + "rebalance, once given back: {}", handovers.withheld().size(), handovers.withheld());
+        }
         Map<String, Assignment> out = new HashMap<>();
         for (String member : subscriptions.keySet()) {
-            List<TopicPartition> partitions = placements.activeOf(member).stream().map(TaskId::topicPartition)
-                    .toList();
-            out.put(member, new Assignment(partitions, view.duplicate()));
+            out.put(member, new Assignment(handovers.partitionsOf(member), view.duplicate()));
         }
         return new GroupAssignment(out);
     }

@@ -127,7 +127,7 @@ public final class EventPublisher {
         for (int i = 0; i < rows.size(); i++) {
             if (excluded != null && excluded[i]) {
                 replies.add(CompletableFuture.completedFuture(List.of(new Reply(0, ReplyStatus.DUPLICATE,
-                        "duplicate event id: already counted", Map.of()))));
+                        "duplicate event id: already counted", Map.of(), ""))));
                 continue;
             }
             byte[][] rowKeys = new byte[fields.size()][];

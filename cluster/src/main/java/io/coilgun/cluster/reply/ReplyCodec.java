@@ -8,12 +8,15 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The value of a reply record (its key is the 8-byte correlation id).
+ * The value of a reply record. Its key is the 8-byte correlation id followed by the answering task's topic in UTF-8
+ * ({@link #replyKey}).
  * <pre>
  * byte status, UTF message, short metric count,
  *   per metric: UTF name, short value count, per value: a {@link ValueCodec} value
@@ -61,10 +64,19 @@ public final class ReplyCodec {
                 }
                 metrics.put(name, values);
             }
-            return new Reply(correlation, status, message, metrics);
+            return new Reply(correlation, status, message, metrics,
+                    new String(key, 8, key.length - 8, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The key of a reply to the record that carried {@code correlation}, answered by a task of {@code topic}. */
+    public static byte[] replyKey(byte[] correlation, String topic) {
+        byte[] name = topic.getBytes(StandardCharsets.UTF_8);
+        byte[] key = Arrays.copyOf(correlation, correlation.length + name.length);
+        System.arraycopy(name, 0, key, correlation.length, name.length);
+        return key;
     }
 
     public static byte[] correlationKey(long correlation) {

@@ -3,8 +3,10 @@ package io.coilgun.cluster.reply;
 import io.coilgun.cluster.kafka.InboxFollower;
 import io.coilgun.cluster.kafka.Topics;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -92,6 +94,7 @@ public final class ReplyRouter implements AutoCloseable {
     private static final class Pending {
         final CompletableFuture<List<Reply>> future = new CompletableFuture<>();
         final List<Reply> replies;
+        final Set<String> sources = new HashSet<>();
         final int count;
 
         Pending(int count) {
@@ -100,6 +103,9 @@ public final class ReplyRouter implements AutoCloseable {
         }
 
         synchronized void add(Reply reply) {
+            if (!sources.add(reply.source())) {
+                return; // the same task's reply again (re-sent by a new leader): the first one counts
+            }
             replies.add(reply);
             if (replies.size() == count) {
                 future.complete(List.copyOf(replies));

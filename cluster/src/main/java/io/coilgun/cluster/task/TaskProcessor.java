@@ -532,7 +532,8 @@ public final class TaskProcessor implements AutoCloseable {
             return null;
         }
         String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
-        return new ProducerRecord<>(Topics.replies(node), 0, correlation.value(), reply);
+        return new ProducerRecord<>(Topics.replies(node), 0, ReplyCodec.replyKey(correlation.value(), record.topic()),
+                reply);
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */

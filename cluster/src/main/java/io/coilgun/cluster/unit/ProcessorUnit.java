@@ -58,7 +58,11 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private final KafkaConsumer<byte[], byte[]> active;
     private final KafkaConsumer<byte[], byte[]> replica;
     private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
-    private final Set<TopicPartition> replicaPartitions = new HashSet<>();
+    /**
+     * The partitions the replica consumer reads: those of the unit's replicas, and those of the tasks it leads whose
+     * Kafka partition it does not own yet (a handover: the old leader gives it back first, {@link CoilgunAssignor}).
+     */
+    private final Set<TopicPartition> replicaReads = new HashSet<>();
     /** Tasks given to this unit that are being copied from a peer first (not open yet), with the role they get. */
     private final Map<TopicPartition, TaskRole> awaitingCopy = new HashMap<>();
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -144,12 +148,12 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
             if (dropped.contains(tp.topic())) {
                 TaskProcessor task = tasks.remove(tp);
-                replicaPartitions.remove(tp);
+                replicaReads.remove(tp);
                 task.discard();
                 host.released(task.id(), this);
             }
         }
-        replica.assign(new HashSet<>(replicaPartitions));
+        replica.assign(new HashSet<>(replicaReads));
     }
 
     /** On the unit's thread: the chunk cache shared by this unit's reservoirs. */
@@ -174,7 +178,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         if (task == null) {
             return -1;
         }
-        var lag = (task.role() == TaskRole.ACTIVE ? active : replica).currentLag(tp);
+        var lag = (replicaReads.contains(tp) ? replica : active).currentLag(tp);
         return lag.isPresent() ? lag.getAsLong() : -1;
     }
 
@@ -238,7 +242,11 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         host.placed(view);
     }
 
-    /** Keeps tasks open across the eager protocol's revoke-everything; reconciles when the assignment comes. */
+    /**
+     * Keeps tasks open across rebalances and reconciles when the assignment comes. Under the cooperative protocol
+     * Kafka revokes only the partitions that move (before the new view is known) and names only the added ones;
+     * under the eager protocol it revokes everything first.
+     */
     private final class Listener implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -258,16 +266,29 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
 
         @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            reconcile(new HashSet<>(partitions));
+        public void onPartitionsAssigned(Collection<TopicPartition> added) {
+            reconcile(new HashSet<>(added));
         }
     }
 
-    /** Makes the unit's tasks what the assignment says: actives on the active consumer, replicas on the other. */
-    private void reconcile(Set<TopicPartition> leads) {
+    /**
+     * Makes the unit's tasks what the view says: the tasks it leads (the view's, whose Kafka partitions it owns or
+     * will own at the next rebalance) and those it replicates. A task whose partition the active consumer owns is
+     * read there; every other task through the replica consumer.
+     *
+     * @param added the partitions the active consumer did not own before this rebalance
+     */
+    private void reconcile(Set<TopicPartition> added) {
+        Set<TopicPartition> owned = active.assignment();
+        Set<TopicPartition> leads = new HashSet<>(owned);
+        for (TaskId id : view.placements().activeOf(memberId)) {
+            leads.add(id.topicPartition());
+        }
         Set<TopicPartition> replicas = new HashSet<>();
         for (TaskId id : view.placements().replicasOf(memberId)) {
-            replicas.add(id.topicPartition());
+            if (!leads.contains(id.topicPartition())) {
+                replicas.add(id.topicPartition());
+            }
         }
         // release first, so a task moving to another unit of this node can be opened there
         for (TopicPartition tp : new ArrayList<>(tasks.keySet())) {
@@ -276,70 +297,74 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
         }
         awaitingCopy.keySet().removeIf(tp -> !leads.contains(tp) && !replicas.contains(tp)); // the copy goes on
-        List<TopicPartition> opened = new ArrayList<>();
+        Set<TopicPartition> moved = new HashSet<>(added); // tasks whose reading consumer starts at their position
+        int opened = 0;
         Set<TopicPartition> all = union(leads, replicas);
         Map<TopicPartition, Long> logStarts = logStarts(all);
         for (TopicPartition tp : all) {
             TaskProcessor task = tasks.get(tp);
-            TaskRole wanted = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
+            TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
             if (task == null && awaitingCopy.containsKey(tp)) {
-                awaitingCopy.put(tp, wanted);
+                awaitingCopy.put(tp, role);
                 continue;
             }
             if (task == null) {
                 long logStart = logStarts.getOrDefault(tp, 0L);
                 boolean copying;
                 try {
-                    copying = host.recoverFirst(TaskId.of(tp), wanted, logStart, this,
+                    copying = host.recoverFirst(TaskId.of(tp), role, logStart, this,
                             copied -> submit(u -> u.copied(tp, copied)));
                 } catch (RuntimeException e) {
                     LOG.error("unit={} task={} peer recovery not started", name, tp, e);
                     copying = false;
                 }
                 if (copying) {
-                    awaitingCopy.put(tp, wanted);
+                    awaitingCopy.put(tp, role);
                     continue;
                 }
                 task = open(tp, logStart);
                 if (task == null) {
                     continue;
                 }
-                opened.add(tp);
-            }
-            TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
-            if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE && !opened.contains(tp)) {
+                task.role(role);
+                moved.add(tp);
+                opened++;
+            } else if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
                 int sent = task.promote(committed(tp));
                 LOG.info("unit={} task={} replica promoted to active; {} kept replies sent", name, task.id(), sent);
-            } else {
-                if (task.role() != role && !opened.contains(tp)) {
-                    LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
-                }
+            } else if (task.role() != role) {
+                LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
                 task.role(role);
             }
         }
-        replicaPartitions.clear();
-        for (TopicPartition tp : replicas) {
-            if (tasks.containsKey(tp) && !leads.contains(tp)) {
-                replicaPartitions.add(tp);
+        Set<TopicPartition> reads = new HashSet<>();
+        for (TopicPartition tp : tasks.keySet()) {
+            if (!owned.contains(tp)) {
+                reads.add(tp);
             }
         }
-        replica.assign(new HashSet<>(replicaPartitions));
-        for (TopicPartition tp : replicaPartitions) {
-            replica.seek(tp, tasks.get(tp).nextOffset());
+        Set<TopicPartition> before = new HashSet<>(replicaReads);
+        replicaReads.clear();
+        replicaReads.addAll(reads);
+        replica.assign(new HashSet<>(replicaReads)); // the partitions it keeps keep their positions
+        for (TopicPartition tp : replicaReads) {
+            if (!before.contains(tp) || moved.contains(tp)) {
+                replica.seek(tp, tasks.get(tp).nextOffset());
+            }
         }
-        for (TopicPartition tp : leads) {
+        for (TopicPartition tp : owned) {
             TaskProcessor task = tasks.get(tp);
             if (task == null) {
-                active.pause(Set.of(tp)); // its stream is not here (dropped meanwhile): nothing to run
-            } else {
+                active.pause(Set.of(tp)); // its stream is not here (dropped meanwhile), or its copy is on the way
+            } else if (moved.contains(tp)) {
                 active.seek(tp, task.nextOffset());
                 if (task.state() == TaskState.FAILED) {
                     active.pause(Set.of(tp));
                 }
             }
         }
-        LOG.info("unit={} generation={} leads {} tasks, replicates {}; opened {}", name, view.generation(),
-                leads.size(), replicaPartitions.size(), opened.size());
+        LOG.info("unit={} generation={} leads {} tasks ({} owned in Kafka), replicates {}; opened {}", name,
+                view.generation(), leads.size(), owned.size(), replicas.size(), opened);
     }
 
     /** Each partition's first offset in Kafka (what retention kept), for those this unit has not open; 0 unknown. */
@@ -402,14 +427,14 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             return;
         }
         task.role(role);
-        if (role == TaskRole.ACTIVE && active.assignment().contains(tp)) {
+        if (active.assignment().contains(tp)) {
             active.seek(tp, task.nextOffset());
             if (task.state() != TaskState.FAILED) {
                 active.resume(Set.of(tp));
             }
-        } else if (role == TaskRole.REPLICA) {
-            replicaPartitions.add(tp);
-            replica.assign(new HashSet<>(replicaPartitions));
+        } else {
+            replicaReads.add(tp);
+            replica.assign(new HashSet<>(replicaReads));
             replica.seek(tp, task.nextOffset());
         }
         LOG.info("unit={} task={} opened as {} after its copy from a peer ({}), at offset {}", name, task.id(), role,
@@ -434,7 +459,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private Map<TopicPartition, OffsetAndMetadata> activePositions() {
         Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
         for (var e : tasks.entrySet()) {
-            if (e.getValue().role() == TaskRole.ACTIVE) {
+            if (e.getValue().role() == TaskRole.ACTIVE && !replicaReads.contains(e.getKey())) { // its partition's owner
                 positions.put(e.getKey(), new OffsetAndMetadata(e.getValue().nextOffset()));
             }
         }
@@ -462,7 +487,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     /** Closes a task this unit no longer holds, with a checkpoint; its data stays on the node's disk. */
     private void release(TopicPartition tp) {
         TaskProcessor task = tasks.remove(tp);
-        replicaPartitions.remove(tp);
+        replicaReads.remove(tp);
         if (task == null) {
             return;
         }
@@ -546,7 +571,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         while ((command = commands.poll()) != null) {
             command.run();
         }
-        boolean replicating = !replicaPartitions.isEmpty();
+        boolean replicating = !replicaReads.isEmpty();
         if (topics.isEmpty() && !replicating) {
             try {
                 Thread.sleep(10); // idle until a stream is deployed; commands wake us up within 10 ms
@@ -563,7 +588,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         if (!topics.isEmpty()) {
             taken += take(active, replicating ? SHARED_POLL : POLL, touched, lastCheckpoint);
         }
-        if (!replicaPartitions.isEmpty()) {
+        if (!replicaReads.isEmpty()) {
             taken += take(replica, topics.isEmpty() ? POLL : Duration.ZERO, touched, lastCheckpoint);
         }
         // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per

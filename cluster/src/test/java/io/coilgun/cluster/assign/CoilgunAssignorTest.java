@@ -135,4 +135,68 @@ class CoilgunAssignorTest {
         assertEquals(null, AssignmentCodec.decodeSubscription("x", ByteBuffer.wrap(new byte[] {0, 0})));
         assertEquals(ClusterView.EMPTY, AssignmentCodec.decodeAssignment(ByteBuffer.wrap(new byte[] {0, 0, 0, 9})));
     }
+
+    /**
+     * The cooperative protocol's rule, as Kafka's coordinator checks it: a partition some member owns is never given
+     * to another in the same rebalance. A moved active is led by its new unit at once (the view), while its partition
+     * is withheld; the next rebalance, after the old owner gave it back, hands the partition over, and the placement
+     * stays what it was.
+     */
+    @Test
+    void aMovedActiveIsLedAtOnceAndItsPartitionFollowsOnceGivenBack() {
+        Context a = new Context("n1", 0);
+        Context b = new Context("n2", 0);
+        List<TopicPartition> all = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            TaskId t = new TaskId(TOPIC, p);
+            all.add(t.topicPartition());
+            a.held.put(t, new UnitInfo.Held(TaskRole.ACTIVE, 100));
+            b.held.put(t, new UnitInfo.Held(TaskRole.REPLICA, 100)); // caught up: the actives may move
+        }
+        Map<String, Subscription> first = Map.of(
+                "a", new Subscription(List.of(TOPIC), assignor(a).subscriptionUserData(Set.of(TOPIC)), all),
+                "b", new Subscription(List.of(TOPIC), assignor(b).subscriptionUserData(Set.of(TOPIC)), List.of()));
+        var round1 = assignor(a).assign(cluster(TOPIC, 4), new GroupSubscription(first)).groupAssignment();
+        assertCooperative(first, round1);
+        assertEquals(2, round1.get("a").partitions().size(), "a gives two partitions back");
+        assertEquals(List.of(), round1.get("b").partitions(), "withheld while a owns them");
+        assignor(a).onAssignment(round1.get("a"), new ConsumerGroupMetadata("g", 1, "a", java.util.Optional.empty()));
+        ClusterView view = a.view;
+        List<TaskId> movedToB = view.placements().activeOf("b");
+        assertEquals(2, movedToB.size(), "b leads two tasks at once, by the view");
+
+        // a gave them back and b led them since: the second rebalance gives b their partitions, nothing else moves
+        for (TaskId t : movedToB) {
+            a.held.put(t, new UnitInfo.Held(TaskRole.REPLICA, 100));
+            b.held.put(t, new UnitInfo.Held(TaskRole.ACTIVE, 110));
+        }
+        Map<String, Subscription> second = Map.of(
+                "a", new Subscription(List.of(TOPIC), assignor(a).subscriptionUserData(Set.of(TOPIC)),
+                        round1.get("a").partitions()),
+                "b", new Subscription(List.of(TOPIC), assignor(b).subscriptionUserData(Set.of(TOPIC)), List.of()));
+        var round2 = assignor(a).assign(cluster(TOPIC, 4), new GroupSubscription(second)).groupAssignment();
+        assertCooperative(second, round2);
+        assertEquals(round1.get("a").partitions(), round2.get("a").partitions());
+        assertEquals(movedToB.stream().map(TaskId::topicPartition).collect(java.util.stream.Collectors.toSet()),
+                Set.copyOf(round2.get("b").partitions()));
+        assignor(a).onAssignment(round2.get("a"), new ConsumerGroupMetadata("g", 2, "a", java.util.Optional.empty()));
+        assertEquals(view.placements().tasks(), a.view.placements().tasks(), "the placement is stable");
+    }
+
+    /** Kafka's check of a cooperative assignment: no partition both revoked from one member and added to another. */
+    static void assertCooperative(Map<String, Subscription> subs, Map<String, Assignment> assignment) {
+        Set<TopicPartition> added = new HashSet<>();
+        Set<TopicPartition> revoked = new HashSet<>();
+        subs.forEach((m, s) -> {
+            Set<TopicPartition> got = new HashSet<>(assignment.get(m).partitions());
+            Set<TopicPartition> owned = new HashSet<>(s.ownedPartitions());
+            Set<TopicPartition> plus = new HashSet<>(got);
+            plus.removeAll(owned);
+            owned.removeAll(got);
+            added.addAll(plus);
+            revoked.addAll(owned);
+        });
+        added.retainAll(revoked);
+        assertEquals(Set.of(), added, "partitions moved directly from one owner to another");
+    }
 }

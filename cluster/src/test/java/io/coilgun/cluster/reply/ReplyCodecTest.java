@@ -42,4 +42,14 @@ class ReplyCodecTest {
                 ReplyStatus.APPLIED, null, List.of(metric(1)), new Object[] {new Object()}));
         assertTrue(e.getMessage().contains("java.lang.Object"), e.getMessage());
     }
+
+    @Test
+    void aReplyNamesTheTopicOfTheTaskThatAnswered() {
+        byte[] key = ReplyCodec.replyKey(ReplyCodec.correlationKey(12), "coilgun.stream.p.card");
+        Reply reply = ReplyCodec.decode(key, ReplyCodec.encode(ReplyStatus.DUPLICATE, "again", List.of(), new Object[0]));
+        assertEquals(12, reply.correlation());
+        assertEquals("coilgun.stream.p.card", reply.source());
+        assertEquals("", ReplyCodec.decode(ReplyCodec.correlationKey(12), ReplyCodec.encode(ReplyStatus.DUPLICATE,
+                "again", List.of(), new Object[0])).source(), "a key of an older node: no topic");
+    }
 }
