@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -63,8 +65,17 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      * Kafka partition it does not own yet (a handover: the old leader gives it back first, {@link CoilgunAssignor}).
      */
     private final Set<TopicPartition> replicaReads = new HashSet<>();
-    /** Tasks given to this unit that are being copied from a peer first (not open yet), with the role they get. */
-    private final Map<TopicPartition, TaskRole> awaitingCopy = new HashMap<>();
+    /**
+     * Tasks given to this unit that are not open yet (opened by {@link #opener}, copied from a peer first where
+     * needed), with the role they get.
+     */
+    private final Map<TopicPartition, TaskRole> opening = new HashMap<>();
+    /**
+     * Opens the tasks given to this unit off its thread: opening a task's state store and reservoir takes tens to
+     * hundreds of milliseconds, which the tasks the unit leads must not wait for. Opening reads no chunk, so the
+     * unit's chunk cache stays its thread's. One thread: a task this unit closed is opened again after its close.
+     */
+    private final ExecutorService opener;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private final ChunkCache chunkCache;
@@ -95,6 +106,11 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
         this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
         this.thread = new Thread(this::run, "coilgun-" + name);
+        this.opener = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "coilgun-" + name + "-opener");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     public String name() {
@@ -200,7 +216,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         for (TaskProcessor task : tasks.values()) {
             held.put(task.id(), new UnitInfo.Held(task.role(), task.nextOffset()));
         }
-        for (TopicPartition tp : awaitingCopy.keySet()) {
+        for (TopicPartition tp : opening.keySet()) {
             held.putIfAbsent(TaskId.of(tp), new UnitInfo.Held(TaskRole.STALE, -1)); // its copy is on the way here
         }
         return held;
@@ -279,6 +295,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      * @param added the partitions the active consumer did not own before this rebalance
      */
     private void reconcile(Set<TopicPartition> added) {
+        long started = System.nanoTime();
         Set<TopicPartition> owned = active.assignment();
         Set<TopicPartition> leads = new HashSet<>(owned);
         for (TaskId id : view.placements().activeOf(memberId)) {
@@ -296,40 +313,19 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 release(tp);
             }
         }
-        awaitingCopy.keySet().removeIf(tp -> !leads.contains(tp) && !replicas.contains(tp)); // the copy goes on
+        opening.keySet().removeIf(tp -> !leads.contains(tp) && !replicas.contains(tp)); // the copy goes on
         Set<TopicPartition> moved = new HashSet<>(added); // tasks whose reading consumer starts at their position
-        int opened = 0;
         Set<TopicPartition> all = union(leads, replicas);
         Map<TopicPartition, Long> logStarts = logStarts(all);
         for (TopicPartition tp : all) {
             TaskProcessor task = tasks.get(tp);
             TaskRole role = leads.contains(tp) ? TaskRole.ACTIVE : TaskRole.REPLICA;
-            if (task == null && awaitingCopy.containsKey(tp)) {
-                awaitingCopy.put(tp, role);
-                continue;
-            }
             if (task == null) {
-                long logStart = logStarts.getOrDefault(tp, 0L);
-                boolean copying;
-                try {
-                    copying = host.recoverFirst(TaskId.of(tp), role, logStart, this,
-                            copied -> submit(u -> u.copied(tp, copied)));
-                } catch (RuntimeException e) {
-                    LOG.error("unit={} task={} peer recovery not started", name, tp, e);
-                    copying = false;
+                if (!opening.containsKey(tp)) {
+                    startOpening(tp, role, logStarts.getOrDefault(tp, 0L));
                 }
-                if (copying) {
-                    awaitingCopy.put(tp, role);
-                    continue;
-                }
-                task = open(tp, logStart);
-                if (task == null) {
-                    continue;
-                }
-                task.role(role);
-                moved.add(tp);
-                opened++;
-            } else if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
+                opening.put(tp, role);
+                continue;            } else if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
                 int sent = task.promote(committed(tp));
                 LOG.info("unit={} task={} replica promoted to active; {} kept replies sent", name, task.id(), sent);
             } else if (task.role() != role) {
@@ -363,14 +359,16 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 }
             }
         }
-        LOG.info("unit={} generation={} leads {} tasks ({} owned in Kafka), replicates {}; opened {}", name,
-                view.generation(), leads.size(), owned.size(), replicas.size(), opened);
+        LOG.info("unit={} generation={} leads {} tasks ({} owned in Kafka), replicates {}, opens {}; in {} ms", name,
+                view.generation(), leads.size(), owned.size(), replicas.size(), opening.size(),
+                (System.nanoTime() - started) / 1_000_000);
     }
 
-    /** Each partition's first offset in Kafka (what retention kept), for those this unit has not open; 0 unknown. */
+    /** Each partition's first offset in Kafka (what retention kept), for those this unit has not open or opening. */
     private Map<TopicPartition, Long> logStarts(Set<TopicPartition> partitions) {
         Set<TopicPartition> unopened = new HashSet<>(partitions);
         unopened.removeAll(tasks.keySet());
+        unopened.removeAll(opening.keySet());
         if (unopened.isEmpty()) {
             return Map.of();
         }
@@ -388,45 +386,75 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     }
 
     /**
-     * Opens a task from this node's data; null when it cannot be. A task whose data ends before the first offset
-     * Kafka still holds cannot go on exactly (the events between are gone): it is stopped, loudly, never run from
-     * an empty or partial window.
+     * Opens a task given to this unit, on the {@link #opener}: after the node copied it from a peer when it has to
+     * ({@link UnitHost#recoverFirst}), from this node's data. The unit takes it between two polls ({@link #opened}).
      */
-    private TaskProcessor open(TopicPartition tp, long logStart) {
-        TaskProcessor task;
+    private void startOpening(TopicPartition tp, TaskRole role, long logStart) {
+        TaskId id = TaskId.of(tp);
+        opener.execute(() -> {
+            boolean copying;
+            try {
+                copying = host.recoverFirst(id, role, logStart, this, copied -> {
+                    try {
+                        opener.execute(() -> openOff(tp, copied));
+                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                        // the unit stopped meanwhile; the copy stays on disk for the next start
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.error("unit={} task={} peer recovery not started", name, tp, e);
+                copying = false;
+            }
+            if (!copying) {
+                openOff(tp, null);
+            }
+        });
+    }
+
+    /** On the opener: opens the task from this node's data and hands it to the unit's thread. */
+    private void openOff(TopicPartition tp, Boolean copied) {
+        TaskProcessor task = null;
+        RuntimeException failure = null;
         try {
             task = host.open(TaskId.of(tp), this);
         } catch (RuntimeException e) {
-            LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", name, tp, e);
-            return null;
+            failure = e;
+        }
+        TaskProcessor done = task;
+        RuntimeException failed = failure;
+        submit(u -> u.opened(tp, done, failed, copied));
+    }
+
+    /**
+     * On the unit's thread: a task it was given is open (or could not be opened; null when its stream is not here).
+     * It runs with the role it has now, unless it was given to another unit or node meanwhile. A task whose data
+     * ends before the first offset Kafka still holds cannot go on exactly (the events between are gone): it is
+     * stopped, loudly, never run from an empty or partial window.
+     *
+     * @param copied whether it was copied from a peer first (null: it was not to be)
+     */
+    private void opened(TopicPartition tp, TaskProcessor task, RuntimeException failure, Boolean copied) {
+        TaskRole role = opening.remove(tp);
+        if (failure != null) {
+            LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", name, tp,
+                    failure);
+            return;
         }
         if (task == null) {
-            return null;
+            return;
         }
+        if (role == null || tasks.containsKey(tp) || !running) {
+            close(task, !topics.contains(tp.topic())); // given elsewhere meanwhile; its data stays on disk
+            return;
+        }
+        long logStart = logStarts(Set.of(tp)).getOrDefault(tp, 0L);
         tasks.put(tp, task);
+        task.role(role);
         if (task.nextOffset() < logStart) {
             task.stopFor("its history is lost: this node's copy ends at offset " + task.nextOffset() + ", Kafka keeps "
                     + "the partition only from offset " + logStart + " on, and no other node has a copy to recover "
                     + "from");
         }
-        return task;
-    }
-
-    /**
-     * On the unit's thread: the copy of a task it waits for is in place (or could not be made: the node's own data
-     * then, from Kafka what it still holds). The task opens with the role it has now.
-     */
-    private void copied(TopicPartition tp, boolean copied) {
-        TaskRole role = awaitingCopy.remove(tp);
-        if (role == null || tasks.containsKey(tp)) {
-            return; // given to another unit or node meanwhile; the copy stays on disk for a later move
-        }
-        long logStart = logStarts(Set.of(tp)).getOrDefault(tp, 0L);
-        TaskProcessor task = open(tp, logStart);
-        if (task == null) {
-            return;
-        }
-        task.role(role);
         if (active.assignment().contains(tp)) {
             active.seek(tp, task.nextOffset());
             if (task.state() != TaskState.FAILED) {
@@ -437,8 +465,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             replica.assign(new HashSet<>(replicaReads));
             replica.seek(tp, task.nextOffset());
         }
-        LOG.info("unit={} task={} opened as {} after its copy from a peer ({}), at offset {}", name, task.id(), role,
-                copied ? "copied" : "not copied: its own data and Kafka", task.nextOffset());
+        LOG.info("unit={} task={} opened as {} at offset {}{}", name, task.id(), role, task.nextOffset(),
+                copied == null ? "" : copied ? ", copied from a peer" : ", not copied: from its own data and Kafka");
     }
 
     /** The offset the task group committed for a partition (replies sent before it), or -1. */
@@ -488,11 +516,19 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private void release(TopicPartition tp) {
         TaskProcessor task = tasks.remove(tp);
         replicaReads.remove(tp);
-        if (task == null) {
-            return;
+        if (task != null) {
+            close(task, false);
         }
+    }
+
+    /** Closes a task (with a checkpoint, or discarded when its stream is being dropped) and tells the node. */
+    private void close(TaskProcessor task, boolean discard) {
         try {
-            task.close();
+            if (discard) {
+                task.discard();
+            } else {
+                task.close();
+            }
         } catch (RuntimeException e) {
             LOG.error("unit={} task={} close failed", name, task.id(), e);
         } finally {
@@ -552,6 +588,12 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 task.stopFor("its processor unit " + name + " stopped: " + fatal);
             }
             return;
+        }
+        opener.shutdownNow();
+        try {
+            opener.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS); // its last opens, closed below
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         Runnable command;
         while ((command = commands.poll()) != null) {

@@ -13,13 +13,13 @@ public interface UnitHost {
     String nodeId();
 
     /**
-     * Opens task {@code id} on {@code unit}'s thread from its data on this node (empty when there is none), after any
+     * Opens task {@code id} for {@code unit} (on its opener thread) from its data on this node (empty when there is none), after any
      * other unit of the node has released it. Null when its stream is not deployed here (dropped meanwhile).
      */
     TaskProcessor open(TaskId id, ProcessorUnit unit);
 
     /**
-     * On the unit's thread, before opening a task it was given: whether the node first copies it from a peer
+     * On the unit's opener thread, before opening a task it was given: whether the node first copies it from a peer
      * (peer recovery), because this node has no copy of it, or one far behind, or one older than what Kafka still
      * holds ({@code logStart}, the partition's first offset). When true, {@code whenDone} is called (on another
      * thread) once the copy is in place ({@code true}) or could not be made ({@code false}); the unit opens the task

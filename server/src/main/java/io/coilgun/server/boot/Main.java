@@ -116,8 +116,8 @@ public final class Main {
 
         @Option(names = "--recovery-mb-per-second", defaultValue = "" + NodeConfig.DEFAULT_RECOVERY_MB_PER_SECOND,
                 description = "Rate at which the node sends task data to peers, all copies together, MiB/s (default "
-                + "${DEFAULT-VALUE}; 0: no limit).")
-        long recoveryMbPerSecond;
+                + "${DEFAULT-VALUE}; 0: no limit; fractions allowed, e.g. 0.5).")
+        double recoveryMbPerSecond;
 
         @Option(names = "--auth", defaultValue = "trust", description = "pgwire authentication: trust (default), "
                 + "scram or password; users come from the config file (user.<name> = <password or SCRAM-SHA-256 "

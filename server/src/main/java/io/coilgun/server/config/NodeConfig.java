@@ -13,11 +13,11 @@ import java.nio.file.Path;
  * @param security pgwire authentication and TLS (default: trust, no TLS)
  * @param peerPort the port of the snapshot server peers copy tasks from (default 0: any free port, told to the
  *     peers through Kafka); it listens on {@code host}
- * @param recoveryMbPerSecond the rate at which the node sends task data to peers, MiB/s (default 50; 0: no limit)
+ * @param recoveryMbPerSecond the rate at which the node sends task data to peers, MiB/s, fractions allowed (default 50; 0: no limit)
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
         int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
-        SecurityConfig security, int peerPort, long recoveryMbPerSecond) {
+        SecurityConfig security, int peerPort, double recoveryMbPerSecond) {
 
     public static final long DEFAULT_RECOVERY_MB_PER_SECOND = 50;
 
@@ -75,7 +75,7 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
                 chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
     }
 
-    public NodeConfig withPeerRecovery(int peer, long mbPerSecond) {
+    public NodeConfig withPeerRecovery(int peer, double mbPerSecond) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
                 chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond);
     }
