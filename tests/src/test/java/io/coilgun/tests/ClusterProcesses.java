@@ -41,11 +41,18 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** Starts (or restarts, on its data) node {@code id} and waits for its ready line. */
     public void startNode(String id) throws Exception {
+        startNode(id, new String[0]);
+    }
+
+    /** Starts node {@code id} with more options of {@code coilgun start}. */
+    public void startNode(String id, String... options) throws Exception {
         int port = ports.computeIfAbsent(id, k -> freePort());
         Path log = dir.resolve(id + ".log");
         long from = Files.exists(log) ? Files.readString(log).length() : 0; // a restart appends to its log
-        Process p = java(List.of("-Xmx512m"), "start", "--kafka", bootstrap(), "--node-id", id, "--port",
-                String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2")
+        List<String> args = new java.util.ArrayList<>(List.of("start", "--kafka", bootstrap(), "--node-id", id,
+                "--port", String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2"));
+        args.addAll(List.of(options));
+        Process p = java(List.of("-Xmx512m"), args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         nodes.put(id, p);
         long deadline = System.currentTimeMillis() + 120_000;

@@ -196,6 +196,56 @@ class ElasticityIT {
         }
     }
 
+    /**
+     * The node a joining node copies a task from dies (kill -9) in the middle of the copy, slowed down by the sources'
+     * rate limit: the copy goes on from the other node holding the task, and every task runs exactly.
+     */
+    @Test
+    void aCopyWhoseSourceDiesGoesOnFromAnotherPeer() throws Exception {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+            String slow = "0.02"; // MiB/s: a task's copy takes seconds
+            c.startNode("n1", "--recovery-mb-per-second", slow);
+            c.startNode("n2", "--recovery-mb-per-second", slow);
+            try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
+                        + "'id', partition_by = 'card', partitions = 4, replicas = 2, lateness = '1 hour')");
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+                insert(conn, 2000);
+            }
+            awaitAllRunning(c, "n1");
+            deleteHistory(c.bootstrap()); // n1 and n2 hold the only copies
+            c.startNode("n3");
+            String source = null;
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (source == null && System.currentTimeMillis() < deadline) {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("copied from a peer before it runs here "
+                        + "as .*; peers \\[(n[12])").matcher(c.log("n3"));
+                if (m.find()) {
+                    source = m.group(1);
+                }
+                Thread.sleep(50);
+            }
+            assertTrue(source != null, "n3 copies a task:\n" + ClusterProcesses.tail(c.log("n3")));
+            Thread.sleep(1000); // some of its files are over
+            c.kill(source);
+            String survivor = source.equals("n1") ? "n2" : "n1";
+            awaitRunningOn(c, List.of(survivor, "n3"));
+            String log = c.log("n3");
+            assertTrue(log.contains("copy from node " + source + " failed"), "the copy from " + source + " failed:\n"
+                    + ClusterProcesses.tail(log));
+            assertTrue(log.contains("copied from node " + survivor), "then went on from " + survivor + ":\n"
+                    + ClusterProcesses.tail(log));
+            for (String n : List.of(survivor, "n3")) {
+                checkAll(c.port(n), n + " after " + source + " died mid-copy");
+            }
+            try (Connection conn = connect(c.port("n3"))) {
+                insert(conn, 300); // every RETURNING row exact
+            }
+            checkAll(c.port(survivor), survivor + " after more events");
+        }
+    }
+
     static long count(Statement st, String sql) throws SQLException {
         try (ResultSet rs = st.executeQuery(sql)) {
             rs.next();
