@@ -66,6 +66,13 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      */
     private final Set<TopicPartition> replicaReads = new HashSet<>();
     /**
+     * Tasks whose Kafka partition just came to the active consumer while the replica consumer read it (a task this
+     * unit led before it owned the partition). Both consumers read it (the task skips what it applied) until the
+     * active consumer's first record of it: its first fetch waits for the one in flight for the other partitions,
+     * up to the fetch wait, which the task's events must not.
+     */
+    private final Set<TopicPartition> handingOver = new HashSet<>();
+    /**
      * Tasks given to this unit that are not open yet (opened by {@link #opener}, copied from a peer first where
      * needed), with the role they get.
      */
@@ -165,6 +172,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             if (dropped.contains(tp.topic())) {
                 TaskProcessor task = tasks.remove(tp);
                 replicaReads.remove(tp);
+                handingOver.remove(tp);
                 task.discard();
                 host.released(task.id(), this);
             }
@@ -333,18 +341,24 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 task.role(role);
             }
         }
+        Set<TopicPartition> before = new HashSet<>(replicaReads);
+        handingOver.retainAll(owned);
         Set<TopicPartition> reads = new HashSet<>();
-        for (TopicPartition tp : tasks.keySet()) {
+        for (var e : tasks.entrySet()) {
+            TopicPartition tp = e.getKey();
             if (!owned.contains(tp)) {
                 reads.add(tp);
+            } else if (before.contains(tp) && e.getValue().state() != TaskState.FAILED) {
+                handingOver.add(tp);
+                reads.add(tp);
+                moved.add(tp); // the active consumer starts at its position
             }
         }
-        Set<TopicPartition> before = new HashSet<>(replicaReads);
         replicaReads.clear();
         replicaReads.addAll(reads);
         replica.assign(new HashSet<>(replicaReads)); // the partitions it keeps keep their positions
         for (TopicPartition tp : replicaReads) {
-            if (!before.contains(tp) || moved.contains(tp)) {
+            if (!before.contains(tp) || moved.contains(tp) && !handingOver.contains(tp)) {
                 replica.seek(tp, tasks.get(tp).nextOffset());
             }
         }
@@ -487,7 +501,9 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private Map<TopicPartition, OffsetAndMetadata> activePositions() {
         Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
         for (var e : tasks.entrySet()) {
-            if (e.getValue().role() == TaskRole.ACTIVE && !replicaReads.contains(e.getKey())) { // its partition's owner
+            TopicPartition tp = e.getKey();
+            if (e.getValue().role() == TaskRole.ACTIVE
+                    && (!replicaReads.contains(tp) || handingOver.contains(tp))) { // its partition's owner
                 positions.put(e.getKey(), new OffsetAndMetadata(e.getValue().nextOffset()));
             }
         }
@@ -516,6 +532,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private void release(TopicPartition tp) {
         TaskProcessor task = tasks.remove(tp);
         replicaReads.remove(tp);
+        handingOver.remove(tp);
         if (task != null) {
             close(task, false);
         }
@@ -682,11 +699,14 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             if (task == null || rewound != null && rewound.contains(tp) && task.state() != TaskState.FAILED) {
                 continue; // a rolled-back task gets these again after its seek
             }
+            if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {
+                replicaReads.remove(tp); // the active consumer reads it now
+                replica.assign(new HashSet<>(replicaReads));
+            }
             if (task.process(record)) {
-                if (task.state() == TaskState.FAILED) {
-                    consumer.pause(Set.of(tp));
-                } else {
-                    consumer.seek(tp, task.nextOffset());
+                rewind(consumer, tp, task);
+                if (handingOver.contains(tp)) {
+                    rewind(consumer == active ? replica : active, tp, task);
                 }
                 if (rewound == null) {
                     rewound = new HashSet<>();
@@ -703,6 +723,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
         }
         return records.count();
+    }
+
+    /** After a task rolled back: its consumer reads it again from its position, or no more while it is stopped. */
+    private static void rewind(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, TaskProcessor task) {
+        if (task.state() == TaskState.FAILED) {
+            consumer.pause(Set.of(tp));
+        } else {
+            consumer.seek(tp, task.nextOffset());
+        }
     }
 
     @Override
