@@ -25,10 +25,11 @@ import java.util.Set;
  *
  * <p><b>Replica first.</b> An active that balance would move (a node joined: its unit is over budget) moves only to
  * a copy that is caught up ({@link #ACCEPTABLE_LAG} records or less behind it), as a change of role. While there is
- * none, the active stays where it is, over budget, and the unit that would take it gets a <i>warm-up</i> replica,
- * one more copy than the task asks for ({@link TaskPlacements#warmingUp()}); the group leader rebalances again a few
- * seconds later ({@link CoilgunAssignor}) and the active moves once the warm-up copy has caught up. So the task
- * keeps answering from a running copy the whole time.
+ * none, the active stays where it is, over budget (an active whose node drains: a caught-up replica leads it over
+ * its budget when no replica's unit has room). Either way the unit that would take it gets a <i>warm-up</i> replica,
+ * one more copy than the task asks for when a node is free for it ({@link TaskPlacements#warmingUp()}); the group
+ * leader rebalances again a few seconds later ({@link CoilgunAssignor}) and the active moves once a copy with room
+ * has caught up. So the task keeps answering from a running, caught-up copy the whole time.
  *
  * <p><b>Draining.</b> The units of a node that is stopping ({@link UnitInfo#draining()}) take no copy and count for no
  * budget; their actives move the same way, replica first, and the node leaves once it leads nothing.
@@ -223,7 +224,8 @@ public final class TaskAssignor {
 
         /**
          * One more copy of a task whose active stays over budget, on the unit that would lead it: one already
-         * warming it up (it holds the task's data) first, else the least loaded unit with room.
+         * warming it up (it holds the task's data) first, else the least loaded unit with room. None when every
+         * node has a copy already: one of those replicas catches up and takes the active over.
          */
         void placeWarmUp(TaskId t) {
             String m = pick(t, true);
@@ -262,6 +264,19 @@ public final class TaskAssignor {
             if (promote == null && !replicas.get(t).isEmpty() && !anyFits(t) && !draining(replicas.get(t).get(0))) {
                 promote = replicas.get(t).get(0); // no unit has room: a replica leads over its budget
             }
+            if (promote == null && leavesADrainingUnit(t)) {
+                // Replica first, for an active whose node stops, when its replicas' units have no room: a hot
+                // replica leads over its budget rather than a unit with room that would open the task and catch up;
+                // that unit gets a warm-up copy, and the active moves on once a copy with room caught up.
+                for (String m : replicas.get(t)) {
+                    if (!draining(m) && (promote == null || actives.load(m) < actives.load(promote))) {
+                        promote = m;
+                    }
+                }
+                if (promote != null) {
+                    warmingUp.add(t);
+                }
+            }
             if (promote != null) {
                 replicas.get(t).remove(promote);
                 actives.add(promote, 1);
@@ -285,6 +300,12 @@ public final class TaskAssignor {
                 copies.add(dropped, -1);
                 nodesWithCopy.get(t).remove(byMember.get(dropped).node());
             }
+        }
+
+        /** Whether {@code t}'s active is on a unit that drains (it must move; a dead one is no holder). */
+        boolean leavesADrainingUnit(TaskId t) {
+            List<UnitInfo> leaders = holders(t, TaskRole.ACTIVE);
+            return !leaders.isEmpty() && leaders.stream().allMatch(UnitInfo::draining);
         }
 
         boolean anyFits(TaskId t) {

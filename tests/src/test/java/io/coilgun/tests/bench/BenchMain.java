@@ -37,7 +37,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count");
+            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count, cluster, rebalance");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         BenchMain b = new BenchMain(args[0], new BenchOptions(rest));
@@ -48,6 +48,7 @@ public final class BenchMain {
                 case "window-sizes" -> b.windowSizes();
                 case "window-count" -> b.windowCount();
                 case "cluster" -> b.finish(new ClusterBench(b.o, b.runDir).run(b::liveSource));
+                case "rebalance" -> b.finish(new RebalanceBench(b.o, b.runDir).run(b::liveSource));
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {

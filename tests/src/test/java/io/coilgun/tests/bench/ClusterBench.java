@@ -171,7 +171,7 @@ final class ClusterBench {
     }
 
     /** Throughput and latency of the seconds [from, to) of the run. */
-    private static void phase(Map<String, String> result, String name, OpenLoop.Result r, int from, int to) {
+    static void phase(Map<String, String> result, String name, OpenLoop.Result r, int from, int to) {
         Histogram h = new Histogram(3_600_000_000_000L, 3);
         long answered = 0;
         int n = 0;
