@@ -185,6 +185,7 @@ final class ClusterBench {
             String key = name + "_p" + (p[0] == 99.9 ? "999" : String.valueOf((int) p[0])) + "_ms";
             result.put(key, h.getTotalCount() == 0 ? "-" : OpenLoop.fmt(h.getValueAtPercentile(p[0]) / 1e6));
         }
+        result.put(name + "_max_ms", h.getTotalCount() == 0 ? "-" : OpenLoop.fmt(h.getMaxValue() / 1e6));
     }
 
     private void write(OpenLoop.Result r, int killSecond, String victim) throws IOException {

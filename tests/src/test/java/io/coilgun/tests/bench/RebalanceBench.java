@@ -47,6 +47,8 @@ final class RebalanceBench {
     private static final String TOPIC = "coilgun.stream.payments.card_id";
     private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")
             .withZone(ZoneOffset.UTC);
+    /** Processor units per node (ClusterProcesses starts every node with 2). */
+    private static final int UNITS = 2;
     private static final Pattern COPIED = Pattern.compile(
             "task=(\\S+) copied from node (\\S+) at offset \\d+: (\\d+) bytes \\((\\d+) reused\\)");
 
@@ -116,7 +118,7 @@ final class RebalanceBench {
                     c.startNode(joiner);
                     System.out.printf(Locale.ROOT, "rebalance: %s started in %.1f s; waiting for its share%n", joiner,
                             (System.currentTimeMillis() - joinStart[0]) / 1e3);
-                    int share = partitions / (nodes + 1);
+                    int share = partitions / ((nodes + 1) * UNITS) * UNITS; // the new node's units' floor
                     while (true) {
                         if (settled(c, ids.get(0), joiner, partitions, share, replicas)) {
                             joinDone[0] = System.currentTimeMillis();
@@ -166,16 +168,19 @@ final class RebalanceBench {
                 }
             }
             int held = held(c, ids.get(0), joiner);
-            long share = copies / (nodes + 1);
+            long share = copies / ((nodes + 1) * UNITS) * UNITS; // the least balance gives the new node's units
             result.put("data_mb", String.format(Locale.ROOT, "%.1f", dataBytes / 1e6));
             result.put("tasks_copied", String.valueOf(copied));
             result.put("bytes_moved", String.valueOf(moved));
             result.put("bytes_reused", String.valueOf(reused));
-            result.put("bytes_min", String.valueOf(share * perCopy));
-            result.put("moved_vs_min", share == 0 ? "-" : String.format(Locale.ROOT, "%.2f",
-                    moved / (double) (share * perCopy)));
+            // the least: the new node's share of copies, each a snapshot of the size the copies had on average
+            long minimum = copied == 0 ? 0 : share * ((moved + reused) / copied);
+            result.put("bytes_min", String.valueOf(minimum));
+            result.put("moved_vs_min", minimum == 0 ? "-" : String.format(Locale.ROOT, "%.2f",
+                    moved / (double) minimum));
             result.put("copies_on_new_node", held + "/" + share);
 
+            slowest(stats, 5);
             Map<String, Long> counted = new HashMap<>();
             try (Connection conn = ClusterBench.connect(c.port(ids.get(0)), 120); Statement st = conn.createStatement();
                     ResultSet rs = st.executeQuery("SELECT card_id, n FROM card_365d")) {
@@ -206,6 +211,13 @@ final class RebalanceBench {
             for (String id : c.nodeIds()) {
                 Files.copy(dir.resolve(id + ".log"), runDir.resolve("node-" + id + ".log"),
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            for (int b = 1; b <= brokers; b++) {
+                Path log = dir.resolve("kafka").resolve("broker-" + b + ".log");
+                if (Files.exists(log)) {
+                    Files.copy(log, runDir.resolve("broker-" + b + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
             }
         }
         return result;
@@ -239,6 +251,19 @@ final class RebalanceBench {
             done += batch;
             System.out.printf(Locale.ROOT, "rebalance: history %d / %d (%.0f events/s)%n", done, history,
                     done / ((System.nanoTime() - started) / 1e9));
+        }
+    }
+
+    /** Prints the {@code n} slowest statements: when they were sent, their task, how long they took. */
+    private static void slowest(ClusterBench.Stats stats, int n) {
+        List<long[]> answers;
+        synchronized (stats.answers) {
+            answers = new ArrayList<>(stats.answers);
+        }
+        answers.sort((a, b) -> Long.compare(b[2] - b[1], a[2] - a[1]));
+        for (long[] a : answers.subList(0, Math.min(n, answers.size()))) {
+            System.out.printf(Locale.ROOT, "rebalance: slow: task %d, sent %s, answered after %d ms%n", a[0],
+                    Instant.ofEpochMilli(a[1]), a[2] - a[1]);
         }
     }
 
