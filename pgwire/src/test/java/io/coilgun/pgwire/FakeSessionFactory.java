@@ -31,6 +31,8 @@ import java.util.stream.Collectors;
  *   <li>{@code SELECT 1}: one int4 row</li>
  *   <li>{@code SELECT many}: rows of several types, including NULL</li>
  *   <li>{@code SLOW}: completes 100 ms later on another thread</li>
+ *   <li>{@code SLOW DESCRIBE}: one text row; described only once {@link #describeGate} completes (off the event
+ *       loop, as a planned query is)</li>
  *   <li>{@code FAIL}: stage fails with 22012; {@code BOOM}: execute throws an IllegalStateException</li>
  *   <li>{@code FATAL}: stage fails with a FATAL 57P01</li>
  *   <li>{@code ECHO $1 $2 ...}: one row with the parameter values (columns typed as the parameters)</li>
@@ -52,6 +54,8 @@ final class FakeSessionFactory implements SessionFactory {
     final ConcurrentLinkedQueue<FakeFeed> feeds = new ConcurrentLinkedQueue<>();
     final java.util.concurrent.atomic.AtomicLong pulled = new java.util.concurrent.atomic.AtomicLong();
 
+    /** Completed by a test to let {@code SLOW DESCRIBE}'s Describe answer. */
+    static volatile CompletableFuture<Void> describeGate = CompletableFuture.completedFuture(null);
     static final List<Column> FEED = List.of(new Column("n", PgType.INT8), new Column("s", PgType.TEXT));
     static final List<Column> SPECIAL = List.of(new Column("a", PgType.TEXT), new Column("b", PgType.INT4));
 
@@ -270,8 +274,19 @@ final class FakeSessionFactory implements SessionFactory {
         }
 
         @Override
+        public CompletionStage<List<Column>> describeLater(Statement statement) {
+            if (statement.sql().equalsIgnoreCase("SLOW DESCRIBE")) {
+                return describeGate.thenApplyAsync(v -> describe(statement));
+            }
+            return Session.super.describeLater(statement);
+        }
+
+        @Override
         public List<Column> describe(Statement statement) {
             String upper = statement.sql().toUpperCase(Locale.ROOT);
+            if (upper.equals("SLOW DESCRIBE")) {
+                return List.of(new Column("s", PgType.TEXT));
+            }
             if (upper.startsWith("ECHO")) {
                 return echoColumns(statement);
             }
@@ -371,6 +386,9 @@ final class FakeSessionFactory implements SessionFactory {
                     rows.add(new Object[] {1L, "one", 15.5, true, LocalDateTime.of(2026, 1, 1, 10, 0, 0, 500_000_000)});
                     rows.add(new Object[] {2L, null, 0.1, false, null});
                     return CompletableFuture.completedFuture(new QueryResult(MANY, rows, "SELECT 2"));
+                case "SLOW DESCRIBE":
+                    return CompletableFuture.completedFuture(new QueryResult(List.of(new Column("s", PgType.TEXT)),
+                            List.<Object[]>of(new Object[] {"described"}), "SELECT 1"));
                 case "SLOW":
                     return CompletableFuture.supplyAsync(() -> new QueryResult(
                             List.of(new Column("s", PgType.TEXT)), List.<Object[]>of(new Object[] {"slow"}), "SELECT 1"),

@@ -208,4 +208,39 @@ class PgExtendedProtocolJdbcTest {
             }
         }
     }
+
+    /**
+     * A Describe the session answers later (a query it plans off the event loop) holds only its own connection:
+     * another connection on the same network thread runs its statements meanwhile, and the first one gets its
+     * description, then its rows, in order, once it is ready.
+     */
+    @Test
+    void aSlowDescribeHoldsOnlyItsOwnConnection() throws Exception {
+        try (PgServer one = PgServer.builder(SESSIONS).port(0).workerThreads(1).build()) {
+            one.start();
+            String url = "jdbc:postgresql://127.0.0.1:" + one.port() + "/db?user=u&socketTimeout=20";
+            CompletableFuture<Void> gate = new CompletableFuture<>();
+            FakeSessionFactory.describeGate = gate;
+            try (Connection slow = DriverManager.getConnection(url); Connection other = DriverManager.getConnection(url)) {
+                CompletableFuture<String> described = CompletableFuture.supplyAsync(() -> {
+                    try (Statement st = slow.createStatement(); ResultSet rs = st.executeQuery("SLOW DESCRIBE")) {
+                        rs.next();
+                        return rs.getMetaData().getColumnName(1) + "=" + rs.getString(1);
+                    } catch (SQLException e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                });
+                for (int i = 0; i < 5; i++) {
+                    try (Statement st = other.createStatement(); ResultSet rs = st.executeQuery("SELECT 1")) {
+                        assertTrue(rs.next(), "the other connection is answered while the Describe waits");
+                    }
+                }
+                assertFalse(described.isDone(), "the slow Describe still waits");
+                gate.complete(null);
+                assertEquals("s=described", described.get(20, java.util.concurrent.TimeUnit.SECONDS));
+            } finally {
+                FakeSessionFactory.describeGate = CompletableFuture.completedFuture(null);
+            }
+        }
+    }
 }

@@ -234,6 +234,11 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
                 database, session, cancel), queries);
     }
 
+    @Override
+    public java.util.concurrent.Executor queryExecutor() {
+        return queries;
+    }
+
     /** The columns a query returns, without running it (extended protocol Describe). */
     @Override
     public io.coilgun.sql.query.QueryEngine.Rows describeQuery(io.coilgun.sql.compile.QueryStatement q, String user,

@@ -333,7 +333,9 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                     startOpening(tp, role, logStarts.getOrDefault(tp, 0L));
                 }
                 opening.put(tp, role);
-                continue;            } else if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
+                continue;
+            }
+            if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
                 int sent = task.promote(committed(tp));
                 LOG.info("unit={} task={} replica promoted to active; {} kept replies sent", name, task.id(), sent);
             } else if (task.role() != role) {

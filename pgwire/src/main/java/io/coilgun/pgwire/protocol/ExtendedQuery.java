@@ -110,27 +110,44 @@ final class ExtendedQuery {
         ctx.write(Empty.BIND_COMPLETE);
     }
 
-    void describe(Describe describe) {
+    /**
+     * Describe: answers at once when the columns are known at once; otherwise (a statement the session describes off
+     * the event loop, {@link Session#describeLater}) returns true, and the listener hears when it has ended.
+     */
+    boolean describe(Describe describe, Listener listener) {
         if (describe.kind() == 'S') {
             Statement statement = statement(describe.name()).statement();
             List<PgType> types = statement == null ? List.of() : statement.parameterTypes();
             ctx.write(new ParameterDescription(types.stream().mapToInt(PgType::oid).toArray()));
-            List<Column> columns = statement == null || statement instanceof DeallocateStatement ? List.of()
-                    : session.describe(statement);
-            ctx.write(columns.isEmpty() ? Empty.NO_DATA : new RowDescription(columns));
-            return;
+            if (statement == null || statement instanceof DeallocateStatement) {
+                ctx.write(Empty.NO_DATA);
+                return false;
+            }
+            return describeLater(session.describeLater(statement), listener,
+                    columns -> ctx.write(columns.isEmpty() ? Empty.NO_DATA : new RowDescription(columns)));
         }
         if (!portals.containsKey(describe.name())) {
             // a cursor the session declared with DECLARE is a portal too, as in Postgres (psycopg 3 describes it)
             List<Column> cursor = describe.name().isEmpty() ? null : session.cursorColumns(describe.name());
             if (cursor != null) {
                 ctx.write(cursor.isEmpty() ? Empty.NO_DATA : new RowDescription(cursor));
-                return;
+                return false;
             }
         }
         Portal portal = portal(describe.name());
-        List<Column> columns = portal.statement == null || portal.statement instanceof DeallocateStatement ? List.of()
-                : portal.executed() ? portal.result.columns() : session.describe(portal.statement);
+        if (portal.statement == null || portal.statement instanceof DeallocateStatement) {
+            ctx.write(Empty.NO_DATA);
+            return false;
+        }
+        if (portal.executed()) {
+            describePortal(portal, portal.result.columns());
+            return false;
+        }
+        return describeLater(session.describeLater(portal.statement), listener, columns -> describePortal(portal,
+                columns));
+    }
+
+    private void describePortal(Portal portal, List<Column> columns) {
         if (columns.isEmpty()) {
             ctx.write(Empty.NO_DATA);
             return;
@@ -141,6 +158,40 @@ final class ExtendedQuery {
             formats[i] = WireValues.format(portal.resultFormats, i);
         }
         ctx.write(new RowDescription(columns, formats));
+    }
+
+    /** Writes the description now if it is ready (true: it is not, the listener hears when it was written). */
+    private boolean describeLater(CompletionStage<List<Column>> stage, Listener listener,
+            java.util.function.Consumer<List<Column>> write) {
+        java.util.concurrent.CompletableFuture<List<Column>> columns = stage.toCompletableFuture();
+        if (columns.isDone()) {
+            try {
+                write.accept(columns.join());
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+            return false;
+        }
+        columns.whenComplete((result, error) -> {
+            try {
+                ctx.executor().execute(() -> {
+                    if (error != null) {
+                        listener.executed(ErrorResponses.unwrap(error));
+                        return;
+                    }
+                    try {
+                        write.accept(result);
+                    } catch (RuntimeException e) {
+                        listener.executed(e);
+                        return;
+                    }
+                    listener.executed(null);
+                });
+            } catch (RejectedExecutionException shutDown) {
+                listener.abandoned();
+            }
+        });
+        return true;
     }
 
     /**

@@ -352,7 +352,11 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             } else if (message instanceof Bind bind) {
                 extended.bind(bind);
             } else if (message instanceof Describe describe) {
-                extended.describe(describe);
+                if (extended.describe(describe, this)) {
+                    executing = true; // the next messages wait for the description, as for an Execute
+                    state = State.BUSY;
+                    ctx.channel().config().setAutoRead(false);
+                }
             } else if (message instanceof Close close) {
                 extended.close(close);
             } else if (extended.execute((Execute) message, this)) {

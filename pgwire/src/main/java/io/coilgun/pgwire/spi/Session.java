@@ -47,6 +47,15 @@ public interface Session extends AutoCloseable {
     List<Column> describe(Statement statement);
 
     /**
+     * {@link #describe}, for the extended protocol's Describe: a session whose statements need real work to be
+     * described (a query planned by its engine) does it off the network thread and completes the stage later; the
+     * connection waits for it, the others on the same thread do not. By default, at once.
+     */
+    default CompletionStage<List<Column>> describeLater(Statement statement) {
+        return java.util.concurrent.CompletableFuture.completedFuture(describe(statement));
+    }
+
+    /**
      * Runs one statement. Must not block the caller (it runs on a network thread): slow work completes
      * the stage later. A failure completes the stage exceptionally with a {@link PgException}
      * (other exceptions are reported as internal errors).

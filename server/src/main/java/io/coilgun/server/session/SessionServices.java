@@ -42,6 +42,9 @@ public interface SessionServices {
     /** The columns a query returns, without running it (extended protocol Describe). */
     QueryEngine.Rows describeQuery(QueryStatement q, String user, String database);
 
+    /** The threads that plan and run queries: never a network thread (planning a query may take a while). */
+    java.util.concurrent.Executor queryExecutor();
+
     CompletableFuture<Void> createStream(CreateStreamStatement cs);
 
     CompletableFuture<Void> alterStream(AlterStreamStatement as);

@@ -246,10 +246,15 @@ final class ClusterBench {
         }
 
         void answered(Payment p, long firstAttempt) {
+            answered(p, firstAttempt, -1);
+        }
+
+        /** @param node the index of the node that answered it, -1 unknown */
+        void answered(Payment p, long firstAttempt, int node) {
             accepted.computeIfAbsent(p.card(), k -> new LongAdder()).increment();
             total.increment();
             int partition = EventPublisher.partition(GroupKeys.encodeOne(p.card()), partitions);
-            answers.add(new long[] {partition, firstAttempt, System.currentTimeMillis()});
+            answers.add(new long[] {partition, firstAttempt, System.currentTimeMillis(), node});
         }
 
         /** The first answer of an event of {@code partitions}, first sent after {@code since}; -1 if none. */
@@ -308,7 +313,7 @@ final class ClusterBench {
                             throw new SQLException("no RETURNING row for event " + p.id());
                         }
                     }
-                    stats.answered(p, first);
+                    stats.answered(p, first, node);
                     return;
                 } catch (SQLException e) {
                     stats.clientErrors.incrementAndGet();

@@ -262,8 +262,8 @@ final class RebalanceBench {
         }
         answers.sort((a, b) -> Long.compare(b[2] - b[1], a[2] - a[1]));
         for (long[] a : answers.subList(0, Math.min(n, answers.size()))) {
-            System.out.printf(Locale.ROOT, "rebalance: slow: task %d, sent %s, answered after %d ms%n", a[0],
-                    Instant.ofEpochMilli(a[1]), a[2] - a[1]);
+            System.out.printf(Locale.ROOT, "rebalance: slow: task %d, sent to n%d at %s, answered after %d ms%n",
+                    a[0], a[3] + 1, Instant.ofEpochMilli(a[1]), a[2] - a[1]);
         }
     }
 
