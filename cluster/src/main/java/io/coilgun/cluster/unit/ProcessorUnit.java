@@ -38,12 +38,15 @@ import org.slf4j.LoggerFactory;
  * consumer is a member of the cluster's task group (every unit of every node): Kafka's group protocol with
  * {@link CoilgunAssignor} gives it the partitions whose tasks it leads, and the assignor's view gives it the tasks
  * it keeps a hot replica of, which the replica consumer reads by manual assignment. Active records go first: the
- * replica consumer is polled without waiting while the unit leads tasks.
+ * replica consumer is polled without waiting while the unit leads tasks. A task the view gives this unit to lead
+ * before Kafka gives it the partition (a handover under the cooperative protocol) is led from the replica
+ * consumer until then.
  *
  * <p>A task stays open across rebalances while it stays on the unit, whatever its role: a replica that becomes
- * active is promoted without recovery. Commands (add a metric, read a task) are queued and run on the unit's
- * thread between polls, so a task processor is only ever touched by this thread. Checkpoints at most every 100 ms
- * and whenever the unit goes idle.
+ * active is promoted without recovery. A task given to the unit is opened (copied from a peer first where needed)
+ * on the unit's opener thread, and joins the unit between two polls. Commands (add a metric, read a task) are
+ * queued and run on the unit's thread between polls, so a running task processor is only ever touched by this
+ * thread. Checkpoints at most every 100 ms and whenever the unit goes idle.
  */
 public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitContext {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessorUnit.class);
