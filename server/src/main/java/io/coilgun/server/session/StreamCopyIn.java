@@ -125,7 +125,9 @@ final class StreamCopyIn implements CopyIn {
                 i -> "row " + (i + 1) + " of the COPY (line " + at[i] + ")", i -> "COPY " + name + ", line " + at[i])
                 .thenApply(r ->
                 new QueryResult(List.of(), List.of(), "COPY " + r.commandTag().substring("INSERT 0 ".length()),
-                        r.notices()));
+                        r.notices()))
+                // a failure the insert did not name (no reply in time, Kafka gone) gets its SQLSTATE here
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(ErrorMapper.toPg(e)));
         StatementTimeout.arm(done, left, () -> { });
         return done;
     }
