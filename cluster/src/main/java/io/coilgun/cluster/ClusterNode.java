@@ -694,7 +694,10 @@ public final class ClusterNode implements AutoCloseable {
             if (task == null || task.state() == io.coilgun.cluster.task.TaskState.FAILED) {
                 throw new SnapshotServer.NotHeldException(id);
             }
+            long started = System.nanoTime();
             taken[0] = task.plan().snapshot(into);
+            LOG.info("task={} snapshot for a peer took {} ms on {} (its tasks waited meanwhile)", id,
+                    (System.nanoTime() - started) / 1_000_000, u.name());
         }).thenApply(v -> taken[0]);
     }
 
