@@ -688,17 +688,51 @@ public final class ClusterNode implements AutoCloseable {
                 snapshotting.remove(id);
             }
         }
-        io.coilgun.planner.plan.TaskSnapshot[] taken = new io.coilgun.planner.plan.TaskSnapshot[1];
-        return unit.submit(u -> {
-            TaskProcessor task = u.task(id);
-            if (task == null || task.state() == io.coilgun.cluster.task.TaskState.FAILED) {
-                throw new SnapshotServer.NotHeldException(id);
+        // The state store's memtables are flushed in RocksDB's background first: the snapshot, on the unit's thread
+        // (the one point where the state and the reservoir agree), then has little to write while the unit's
+        // tasks wait.
+        CompletableFuture<io.coilgun.planner.plan.TaskSnapshot> taken = new CompletableFuture<>();
+        unit.submit(u -> runningTask(u, id).plan().prepareSnapshot()).whenComplete((v, e) -> {
+            if (e != null) {
+                taken.completeExceptionally(e);
+            } else {
+                snapshotWhenFlushed(unit, id, into, System.nanoTime() + SNAPSHOT_FLUSH_WAIT_NS, taken);
+            }
+        });
+        return taken;
+    }
+
+    /** How long a snapshot waits for its background flush before it flushes on the unit's thread anyway. */
+    private static final long SNAPSHOT_FLUSH_WAIT_NS = 2_000_000_000L;
+
+    private void snapshotWhenFlushed(ProcessorUnit unit, TaskId id, Path into, long deadline,
+            CompletableFuture<io.coilgun.planner.plan.TaskSnapshot> taken) {
+        unit.submit(u -> {
+            TaskProcessor task = runningTask(u, id);
+            if (!task.plan().readyForSnapshot() && System.nanoTime() < deadline) {
+                CompletableFuture.delayedExecutor(10, java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .execute(() -> snapshotWhenFlushed(unit, id, into, deadline, taken));
+                return;
             }
             long started = System.nanoTime();
-            taken[0] = task.plan().snapshot(into);
-            LOG.info("task={} snapshot for a peer took {} ms on {} (its tasks waited meanwhile)", id,
-                    (System.nanoTime() - started) / 1_000_000, u.name());
-        }).thenApply(v -> taken[0]);
+            io.coilgun.planner.plan.TaskSnapshot snapshot = task.plan().snapshot(into);
+            LOG.info("task={} snapshot for a peer took {} ms on {}", id, (System.nanoTime() - started) / 1_000_000,
+                    u.name());
+            taken.complete(snapshot);
+        }).whenComplete((v, e) -> {
+            if (e != null) {
+                taken.completeExceptionally(e);
+            }
+        });
+    }
+
+    /** On the unit's thread: the task it runs, or a NotHeldException (gone, or stopped). */
+    private static TaskProcessor runningTask(ProcessorUnit unit, TaskId id) {
+        TaskProcessor task = unit.task(id);
+        if (task == null || task.state() == io.coilgun.cluster.task.TaskState.FAILED) {
+            throw new SnapshotServer.NotHeldException(id);
+        }
+        return task;
     }
 
     /**

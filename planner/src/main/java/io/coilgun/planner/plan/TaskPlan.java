@@ -398,6 +398,19 @@ public final class TaskPlan implements AutoCloseable {
      * are append-only). A task opened from a copy of those files goes on from {@link TaskSnapshot#nextOffset()}
      * exactly as this one does. On the task's thread; the files stay valid while this task runs.
      */
+    /**
+     * Starts flushing the state store in RocksDB's background threads: a {@link #snapshot} taken once
+     * {@link #readyForSnapshot} holds keeps the task's thread for the links, not for writing the memtables.
+     */
+    public void prepareSnapshot() {
+        store.flushInBackground();
+    }
+
+    /** Whether the flush {@link #prepareSnapshot} started is over. */
+    public boolean readyForSnapshot() {
+        return !store.flushing();
+    }
+
     public TaskSnapshot snapshot(Path into) {
         checkpoint();
         List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>(

@@ -166,6 +166,40 @@ public final class StateStore implements AutoCloseable {
      * flushed, the table files hard-linked, the others copied), with the files and their lengths, paths prefixed
      * with {@code prefix}. Commit first: what is not committed is not in it.
      */
+    /**
+     * Starts writing the memtables of every family to table files in RocksDB's background threads and returns at
+     * once, so that a checkpoint taken a little later ({@link #checkpointTo}), which flushes on its caller's thread,
+     * finds little left to flush.
+     */
+    public void flushInBackground() {
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        for (Family f : families.values()) {
+            handles.add(f.handle);
+        }
+        try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(false)) {
+            db.flush(flush, handles);
+        } catch (RocksDBException e) {
+            throw new StateStoreException("cannot flush state store " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether RocksDB is still flushing memtables, or has some waiting to be flushed (false when unknown). */
+    public boolean flushing() {
+        try {
+            if (db.getLongProperty("rocksdb.num-running-flushes") > 0) {
+                return true;
+            }
+            for (Family f : families.values()) {
+                if (db.getLongProperty(f.handle, "rocksdb.mem-table-flush-pending") > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RocksDBException e) {
+            return false;
+        }
+    }
+
     public List<io.coilgun.storage.snapshot.SnapshotFile> checkpointTo(Path into, String prefix) {
         try (org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
             Files.createDirectories(into.getParent());

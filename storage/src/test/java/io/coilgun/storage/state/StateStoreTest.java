@@ -115,6 +115,36 @@ class StateStoreTest {
         }
     }
 
+    /**
+     * A background flush started before a checkpoint ends by itself, while commits go on, and leaves the memtables
+     * empty: the checkpoint then holds table files and reads back every committed row.
+     */
+    @Test
+    void aBackgroundFlushBeforeACheckpointLeavesItLittleToWrite(@TempDir Path copy) throws Exception {
+        try (StateStore store = StateStore.open(dir, 10)) {
+            for (int i = 0; i < 2000; i++) {
+                store.family("metric.a").put(b("g" + i), b("v" + i));
+            }
+            store.put(b("offset"), b("1999"));
+            store.commit();
+            store.flushInBackground();
+            store.family("metric.a").put(b("late"), b("x")); // a commit while it flushes
+            store.commit();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (store.flushing() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertFalse(store.flushing(), "the flush ended");
+            var files = store.checkpointTo(copy.resolve("state"), "state/");
+            assertTrue(files.stream().anyMatch(f -> f.path().endsWith(".sst")), files.toString());
+        }
+        try (StateStore restored = StateStore.open(copy.resolve("state"), 10)) {
+            assertArrayEquals(b("v1234"), restored.family("metric.a").get(b("g1234")));
+            assertArrayEquals(b("x"), restored.family("metric.a").get(b("late")));
+            assertArrayEquals(b("1999"), restored.get(b("offset")));
+        }
+    }
+
     private static TreeMap<String, String> view(TreeMap<String, String> committed, TreeMap<String, String> pending) {
         TreeMap<String, String> v = new TreeMap<>(committed);
         pending.forEach((k, val) -> {
