@@ -103,9 +103,10 @@ public final class ReplyRouter implements AutoCloseable {
         }
 
         synchronized void add(Reply reply) {
-            if (!sources.add(reply.source())) {
+            if (!reply.source().isEmpty() && !sources.add(reply.source())) {
                 return; // the same task's reply again (re-sent by a new leader): the first one counts
             }
+            // (a reply of a node older than the topic in its key names no source: counted, as before)
             replies.add(reply);
             if (replies.size() == count) {
                 future.complete(List.copyOf(replies));
