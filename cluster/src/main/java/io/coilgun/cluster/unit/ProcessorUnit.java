@@ -114,7 +114,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         String client = "coilgun-" + host.nodeId() + "-" + name;
         this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
                 CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
-        this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
+        // smaller batches: a replica catching up yields to the unit's actives at least every 200 records
+        this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 200, KafkaClients.IDLE_FETCH_WAIT_MS);
         this.thread = new Thread(this::run, "coilgun-" + name);
         this.opener = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "coilgun-" + name + "-opener");
@@ -696,38 +697,77 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             return 0;
         }
-        Set<TopicPartition> rewound = null; // partitions whose rest of this poll is dropped
-        int sinceClockRead = 0;
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-            TaskProcessor task = tasks.get(tp);
-            if (task == null || rewound != null && rewound.contains(tp) && task.state() != TaskState.FAILED) {
-                continue; // a rolled-back task gets these again after its seek
-            }
-            if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {
-                replicaReads.remove(tp); // the active consumer reads it now
-                replica.assign(new HashSet<>(replicaReads));
-            }
-            if (task.process(record)) {
-                rewind(consumer, tp, task);
-                if (handingOver.contains(tp)) {
-                    rewind(consumer == active ? replica : active, tp, task);
+        rewound.clear();
+        if (consumer == replica && leadsFromReplica()) {
+            // the tasks this unit leads from the replica consumer (a handover) first: a replica catching up in the
+            // same batch must not make their events wait
+            for (TopicPartition tp : records.partitions()) {
+                TaskProcessor task = tasks.get(tp);
+                if (task != null && task.role() == TaskRole.ACTIVE) {
+                    for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
+                        apply(consumer, record, touched, lastCheckpoint);
+                    }
                 }
-                if (rewound == null) {
-                    rewound = new HashSet<>();
-                }
-                rewound.add(tp);
             }
-            touched.add(task);
-            if (++sinceClockRead == 64) {
-                sinceClockRead = 0;
-                long now = System.nanoTime();
-                if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
-                    checkpoint(touched, lastCheckpoint, now);
+            for (TopicPartition tp : records.partitions()) {
+                TaskProcessor task = tasks.get(tp);
+                if (task == null || task.role() != TaskRole.ACTIVE) {
+                    for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
+                        apply(consumer, record, touched, lastCheckpoint);
+                    }
                 }
+            }
+        } else {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                apply(consumer, record, touched, lastCheckpoint);
             }
         }
         return records.count();
+    }
+
+    /** Partitions whose rest of the current poll is dropped (their task rolled back; it reads them again). */
+    private final Set<TopicPartition> rewound = new HashSet<>();
+    /** Records applied since the clock was last read (checkpoints are timed every 64 records). */
+    private int sinceClockRead;
+
+    /** Hands one polled record to its task. */
+    private void apply(KafkaConsumer<byte[], byte[]> consumer, ConsumerRecord<byte[], byte[]> record,
+            Set<TaskProcessor> touched, long[] lastCheckpoint) {
+        TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+        TaskProcessor task = tasks.get(tp);
+        if (task == null || rewound.contains(tp) && task.state() != TaskState.FAILED) {
+            return; // a rolled-back task gets these again after its seek
+        }
+        if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {
+            replicaReads.remove(tp); // the active consumer reads it now
+            replica.assign(new HashSet<>(replicaReads));
+        }
+        if (task.process(record)) {
+            rewind(consumer, tp, task);
+            if (handingOver.contains(tp)) {
+                rewind(consumer == active ? replica : active, tp, task);
+            }
+            rewound.add(tp);
+        }
+        touched.add(task);
+        if (++sinceClockRead == 64) {
+            sinceClockRead = 0;
+            long now = System.nanoTime();
+            if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
+                checkpoint(touched, lastCheckpoint, now);
+            }
+        }
+    }
+
+    /** Whether the unit leads a task from its replica consumer (a handover under way). */
+    private boolean leadsFromReplica() {
+        for (TopicPartition tp : replicaReads) {
+            TaskProcessor task = tasks.get(tp);
+            if (task != null && task.role() == TaskRole.ACTIVE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** After a task rolled back: its consumer reads it again from its position, or no more while it is stopped. */
