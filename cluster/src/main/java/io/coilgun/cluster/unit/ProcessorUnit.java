@@ -735,7 +735,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             Set<TaskProcessor> touched, long[] lastCheckpoint) {
         TopicPartition tp = new TopicPartition(record.topic(), record.partition());
         TaskProcessor task = tasks.get(tp);
-        if (task == null || rewound.contains(tp) && task.state() != TaskState.FAILED) {
+        if (task == null || !rewound.isEmpty() && rewound.contains(tp) && task.state() != TaskState.FAILED) {
             return; // a rolled-back task gets these again after its seek
         }
         if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {

@@ -135,27 +135,7 @@ final class ClusterBench {
 
             // the oracle: every card's 30-day count, read from a live node, against the events answered
             String live = ids.stream().filter(c::alive).findFirst().orElseThrow();
-            Map<String, Long> counted = new HashMap<>();
-            try (Connection conn = connect(c.port(live), 120); Statement st = conn.createStatement();
-                    ResultSet rs = st.executeQuery("SELECT card_id, n FROM card_30d")) {
-                while (rs.next()) {
-                    counted.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            long lost = 0;
-            long twice = 0;
-            Set<String> cards = new HashSet<>(counted.keySet());
-            cards.addAll(stats.accepted.keySet());
-            for (String card : cards) {
-                long expected = stats.accepted.containsKey(card) ? stats.accepted.get(card).sum() : 0;
-                long got = counted.getOrDefault(card, 0L);
-                lost += Math.max(0, expected - got);
-                twice += Math.max(0, got - expected);
-            }
-            result.put("accepted", String.valueOf(stats.total.sum()));
-            result.put("lost", String.valueOf(lost));
-            result.put("double_counted", String.valueOf(twice));
-            result.put("client_errors", String.valueOf(stats.clientErrors.get()));
+            oracle(result, stats, c.port(live), "SELECT card_id, n FROM card_30d");
             result.put("unanswered", String.valueOf(r.errors()));
             result.put("rate", String.format(Locale.ROOT, "%.0f", rate));
             result.put("nodes", String.valueOf(nodes));
@@ -168,6 +148,34 @@ final class ClusterBench {
             }
         }
         return result;
+    }
+
+    /**
+     * The oracle: every card's count read from the node at {@code port} ({@code sql}: card, count) against the
+     * events the injector saw accepted; puts accepted, lost, double_counted and client_errors.
+     */
+    static void oracle(Map<String, String> result, Stats stats, int port, String sql) throws SQLException {
+        Map<String, Long> counted = new HashMap<>();
+        try (Connection conn = connect(port, 120); Statement st = conn.createStatement();
+                ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                counted.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        long lost = 0;
+        long twice = 0;
+        Set<String> cards = new HashSet<>(counted.keySet());
+        cards.addAll(stats.accepted.keySet());
+        for (String card : cards) {
+            long expected = stats.accepted.containsKey(card) ? stats.accepted.get(card).sum() : 0;
+            long got = counted.getOrDefault(card, 0L);
+            lost += Math.max(0, expected - got);
+            twice += Math.max(0, got - expected);
+        }
+        result.put("accepted", String.valueOf(stats.total.sum()));
+        result.put("lost", String.valueOf(lost));
+        result.put("double_counted", String.valueOf(twice));
+        result.put("client_errors", String.valueOf(stats.clientErrors.get()));
     }
 
     /** Throughput and latency of the seconds [from, to) of the run. */

@@ -181,27 +181,7 @@ final class RebalanceBench {
             result.put("copies_on_new_node", held + "/" + share);
 
             slowest(stats, 5);
-            Map<String, Long> counted = new HashMap<>();
-            try (Connection conn = ClusterBench.connect(c.port(ids.get(0)), 120); Statement st = conn.createStatement();
-                    ResultSet rs = st.executeQuery("SELECT card_id, n FROM card_365d")) {
-                while (rs.next()) {
-                    counted.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            long lost = 0;
-            long twice = 0;
-            java.util.Set<String> cards = new java.util.HashSet<>(counted.keySet());
-            cards.addAll(stats.accepted.keySet());
-            for (String card : cards) {
-                long expected = stats.accepted.containsKey(card) ? stats.accepted.get(card).sum() : 0;
-                long got = counted.getOrDefault(card, 0L);
-                lost += Math.max(0, expected - got);
-                twice += Math.max(0, got - expected);
-            }
-            result.put("accepted", String.valueOf(stats.total.sum()));
-            result.put("lost", String.valueOf(lost));
-            result.put("double_counted", String.valueOf(twice));
-            result.put("client_errors", String.valueOf(stats.clientErrors.get()));
+            ClusterBench.oracle(result, stats, c.port(ids.get(0)), "SELECT card_id, n FROM card_365d");
             result.put("unanswered", String.valueOf(r.errors()));
             result.put("rate", String.format(Locale.ROOT, "%.0f", rate));
             result.put("history", String.valueOf(history));
