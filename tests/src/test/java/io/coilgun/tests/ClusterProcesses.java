@@ -52,7 +52,14 @@ public final class ClusterProcesses implements AutoCloseable {
         List<String> args = new java.util.ArrayList<>(List.of("start", "--kafka", bootstrap(), "--node-id", id,
                 "--port", String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2"));
         args.addAll(List.of(options));
-        Process p = java(List.of("-Xmx512m"), args.toArray(String[]::new))
+        List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
+        String extra = System.getenv("COILGUN_IT_NODE_JVM"); // e.g. a flight recording, to profile a test's nodes
+        if (extra != null && !extra.isBlank()) {
+            for (String option : extra.trim().split("\\s+")) {
+                jvm.add(option.replace("{node}", id + "-" + System.currentTimeMillis()));
+            }
+        }
+        Process p = java(jvm, args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         nodes.put(id, p);
         long deadline = System.currentTimeMillis() + 120_000;

@@ -46,6 +46,10 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
 
         int unit();
 
+        /** The unit is joining the group: what it tells the leader now is what this rebalance knows of it. */
+        default void joining() {
+        }
+
         /** The tasks the unit holds now (active, replica) or has data for on disk (stale). */
         Map<TaskId, UnitInfo.Held> held();
 
@@ -87,6 +91,7 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
 
     @Override
     public ByteBuffer subscriptionUserData(Set<String> topics) {
+        context.joining();
         return AssignmentCodec.encodeSubscription(context.node(), context.unit(), context.held(), context.draining());
     }
 

@@ -257,6 +257,18 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
 
     /** When this unit, the group's leader, rebalances again (System.nanoTime()), 0 for not planned. */
     private long rebalanceAt;
+    /**
+     * When the unit last asked the group to rebalance, and when it last joined (System.nanoTime()). Kafka forgets a
+     * request made while a rebalance is under way (its member joined before the request: a drain, a change of
+     * replicas the leader has not seen): the unit asks again once that rebalance is over.
+     */
+    private long askedAt;
+    private long joinedAt;
+
+    @Override
+    public void joining() {
+        joinedAt = System.nanoTime();
+    }
 
     @Override
     public void rebalanceIn(long delayMs) {
@@ -268,6 +280,9 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         this.view = view;
         this.memberId = memberId;
         host.placed(view);
+        if (askedAt - joinedAt > 0) {
+            rebalanceIn(0); // asked while this rebalance was under way: it may not know why
+        }
     }
 
     /**
@@ -647,7 +662,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
         if (rebalanceAt != 0 && System.nanoTime() - rebalanceAt >= 0) {
             rebalanceAt = 0;
-            active.enforceRebalance("warm-up copies may have caught up");
+            askedAt = System.nanoTime();
+            active.enforceRebalance(draining ? "the node drains" : "asked by the node or the leader");
         }
         int taken = 0;
         if (!topics.isEmpty()) {
