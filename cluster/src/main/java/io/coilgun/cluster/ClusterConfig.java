@@ -14,10 +14,15 @@ import java.nio.file.Path;
  * @param peerPort its port; 0 for any free one (the peers learn it from the node's status on Kafka)
  * @param recoveryBytesPerSecond the rate at which the node sends task data to peers, all transfers together; 0 for
  *     no limit
+ * @param replicaRestoreDelayMs how long the copies of a node that left or drains are awaited back before other
+ *     nodes get new ones (when this node leads the group); 0 for not at all
  */
 public record ClusterConfig(String nodeId, String bootstrapServers, Path dataDir, int processorUnits,
         long connectTimeoutMs, long replyTimeoutMs, int chunkCacheChunks, long chunkCacheBytes, String peerHost,
-        int peerPort, long recoveryBytesPerSecond) {
+        int peerPort, long recoveryBytesPerSecond, long replicaRestoreDelayMs) {
+
+    /** A minute, as Elasticsearch waits for a departed node's shards: enough for a restart, short for a loss. */
+    public static final long DEFAULT_REPLICA_RESTORE_DELAY_MS = 60_000;
 
     public static final int DEFAULT_CHUNK_CACHE_CHUNKS = 256;
     public static final long DEFAULT_CHUNK_CACHE_BYTES = 64L << 20;
@@ -28,6 +33,6 @@ public record ClusterConfig(String nodeId, String bootstrapServers, Path dataDir
             long connectTimeoutMs, long replyTimeoutMs) {
         this(nodeId, bootstrapServers, dataDir, processorUnits, connectTimeoutMs, replyTimeoutMs,
                 DEFAULT_CHUNK_CACHE_CHUNKS, DEFAULT_CHUNK_CACHE_BYTES, "127.0.0.1", 0,
-                DEFAULT_RECOVERY_BYTES_PER_SECOND);
+                DEFAULT_RECOVERY_BYTES_PER_SECOND, DEFAULT_REPLICA_RESTORE_DELAY_MS);
     }
 }

@@ -850,6 +850,11 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         @Override
+        public long replicaRestoreDelayMs() {
+            return config.replicaRestoreDelayMs();
+        }
+
+        @Override
         public int copies(String topic) {
             Deployed d = deployed.get(topic);
             return d == null ? 1 : d.stream().replicas();

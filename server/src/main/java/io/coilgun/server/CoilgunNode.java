@@ -174,7 +174,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         try {
             cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
                     config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000, config.chunkCacheChunks(),
-                    config.chunkCacheMb() << 20, config.host(), config.peerPort(), (long) (config.recoveryMbPerSecond() * (1 << 20))));
+                    config.chunkCacheMb() << 20, config.host(), config.peerPort(), (long) (config.recoveryMbPerSecond() * (1 << 20)),
+                    (long) (config.replicaRestoreSeconds() * 1000)));
         } catch (KafkaUnavailableException e) {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);

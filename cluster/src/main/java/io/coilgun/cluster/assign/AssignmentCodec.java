@@ -6,16 +6,19 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The user data of Coilgun's group protocol, versioned.
  *
  * <p>Subscription (member to leader): what a unit is and holds: version, node, unit index, then each held task
  * (topic, partition, role, offset), then whether its node is draining (a byte, added later: absent means no). Assignment (leader to each member): version, the members (member id, node,
- * unit), then every task's placement (topic, partition, active member index or -1, replica member indexes).
+ * unit), then every task's placement (topic, partition, active member index or -1, replica member indexes), then
+ * the nodes whose copies are awaited back (node, since, the tasks it held; added later: absent means none).
  *
  * <p>Upgrade rule: a version only adds fields at the end. A reader takes the fields it knows of any version at
  * least its own and ignores the rest; data of an older version than it can read counts as none (the unit holds
@@ -67,6 +70,11 @@ public final class AssignmentCodec {
 
     public static ByteBuffer encodeAssignment(int generation, Map<String, ClusterView.Member> members,
             TaskPlacements placements) {
+        return encodeAssignment(generation, members, placements, Map.of());
+    }
+
+    public static ByteBuffer encodeAssignment(int generation, Map<String, ClusterView.Member> members,
+            TaskPlacements placements, Map<String, ClusterView.AwayNode> away) {
         Writer w = new Writer();
         List<String> ids = new ArrayList<>(members.keySet());
         Map<String, Integer> index = new HashMap<>();
@@ -80,6 +88,11 @@ public final class AssignmentCodec {
         placements.tasks().forEach((t, c) -> {
             w.s(t.topic()).i(t.partition()).i(c.active() == null ? -1 : index.get(c.active())).i(c.replicas().size());
             c.replicas().forEach(r -> w.i(index.get(r)));
+        });
+        w.i(away.size());
+        away.forEach((node, a) -> {
+            w.s(node).l(a.sinceMillis()).i(a.tasks().size());
+            a.tasks().forEach(t -> w.s(t.topic()).i(t.partition()));
         });
         return w.done();
     }
@@ -115,7 +128,19 @@ public final class AssignmentCodec {
                 }
                 placed.put(t, new TaskPlacements.Copies(active < 0 ? null : ids.get(active), replicas));
             }
-            return new ClusterView(generation, members, new TaskPlacements(placed));
+            Map<String, ClusterView.AwayNode> away = new HashMap<>();
+            int awayNodes = b.hasRemaining() ? b.getInt() : 0;
+            for (int i = 0; i < awayNodes; i++) {
+                String node = str(b);
+                long since = b.getLong();
+                int k = b.getInt();
+                Set<TaskId> held = new HashSet<>();
+                for (int j = 0; j < k; j++) {
+                    held.add(new TaskId(str(b), b.getInt()));
+                }
+                away.put(node, new ClusterView.AwayNode(since, held));
+            }
+            return new ClusterView(generation, members, new TaskPlacements(placed), away);
         } catch (BufferUnderflowException | IllegalArgumentException | IndexOutOfBoundsException e) {
             return ClusterView.EMPTY;
         }

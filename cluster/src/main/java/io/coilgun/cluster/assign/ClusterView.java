@@ -3,6 +3,7 @@ package io.coilgun.cluster.assign;
 import io.coilgun.cluster.task.TaskId;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The placement of every task after a rebalance, as each member receives it: who the members are (physical node
@@ -11,8 +12,26 @@ import java.util.Map;
  *
  * @param generation the group generation it belongs to (a later one replaces it)
  */
-public record ClusterView(int generation, Map<String, Member> members, TaskPlacements placements) {
+public record ClusterView(int generation, Map<String, Member> members, TaskPlacements placements,
+        Map<String, AwayNode> away) {
     public static final ClusterView EMPTY = new ClusterView(-1, Map.of(), new TaskPlacements(Map.of()));
+
+    /**
+     * A node that left the group, or drains, recently: its copies are awaited back for a while before other nodes
+     * get new ones ({@link ReplicaRestore}).
+     *
+     * @param sinceMillis when the group's leader first saw it gone or draining (wall clock)
+     * @param tasks the tasks it held a copy of (active or replica) then
+     */
+    public record AwayNode(long sinceMillis, Set<TaskId> tasks) {
+        public AwayNode {
+            tasks = Set.copyOf(tasks);
+        }
+    }
+
+    public ClusterView(int generation, Map<String, Member> members, TaskPlacements placements) {
+        this(generation, members, placements, Map.of());
+    }
 
     /** A processor unit of the group. */
     public record Member(String node, int unit) {
@@ -24,6 +43,7 @@ public record ClusterView(int generation, Map<String, Member> members, TaskPlace
 
     public ClusterView {
         members = Map.copyOf(members);
+        away = Map.copyOf(away);
     }
 
     /** The member leading {@code task}, or null when nobody does. */

@@ -59,6 +59,16 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
         /** The placement of this rebalance; the unit's own member id picks its share of it. */
         void assigned(ClusterView view, String memberId);
 
+        /** The view of the last rebalance this unit received (the leader goes on from it). */
+        default ClusterView lastView() {
+            return ClusterView.EMPTY;
+        }
+
+        /** How long the copies of a node that left or drains are awaited back before new ones are made. */
+        default long replicaRestoreDelayMs() {
+            return 0;
+        }
+
         /** Whether the unit's node is stopping (draining its tasks to the others). */
         default boolean draining() {
             return false;
@@ -130,11 +140,18 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
                 copies.put(new TaskId(e.getKey(), p), wanted);
             }
         }
+        // a node is back once its units take tasks again: a restarted node joins before it knows its streams
+        Set<String> taking = new HashSet<>();
+        subscribers.values().forEach(taking::addAll);
+        List<UnitInfo> takingUnits = units.stream().filter(u -> taking.contains(u.member())).toList();
+        ReplicaRestore restore = ReplicaRestore.of(context.lastView(), takingUnits, System.currentTimeMillis(),
+                context.replicaRestoreDelayMs());
+        Map<TaskId, Integer> awaited = restore.awaited();
         Map<TaskId, TaskPlacements.Copies> placed = new LinkedHashMap<>();
         Set<TaskId> warming = new HashSet<>();
         for (var g : groups.entrySet()) {
             List<UnitInfo> eligible = units.stream().filter(u -> g.getKey().contains(u.member())).toList();
-            TaskPlacements part = TaskAssignor.assign(eligible, g.getValue());
+            TaskPlacements part = TaskAssignor.assign(eligible, g.getValue(), awaited);
             placed.putAll(part.tasks());
             warming.addAll(part.warmingUp());
         }
@@ -144,7 +161,13 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
                     placements.warmingUp().size(), WARM_UP_PROBE_MS);
             context.rebalanceIn(WARM_UP_PROBE_MS);
         }
-        ByteBuffer view = AssignmentCodec.encodeAssignment(0, members, placements);
+        long restoreIn = restore.nextEndInMs();
+        if (restoreIn >= 0) {
+            LOG.info("{} tasks await their copies back from {} before new replicas are made; rebalancing again in {} "
+                    + "ms", awaited.size(), restore.away().keySet(), restoreIn);
+            context.rebalanceIn(restoreIn);
+        }
+        ByteBuffer view = AssignmentCodec.encodeAssignment(0, members, placements, restore.away());
         Handovers handovers = Handovers.of(subscriptions, placements);
         if (!handovers.withheld().isEmpty()) {
             LOG.info("{} tasks change leader: their new leaders lead them now, their partitions follow at the next "
@@ -160,7 +183,7 @@ public final class CoilgunAssignor implements ConsumerPartitionAssignor, Configu
     @Override
     public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
         ClusterView view = AssignmentCodec.decodeAssignment(assignment.userData());
-        context.assigned(new ClusterView(metadata.generationId(), view.members(), view.placements()),
+        context.assigned(new ClusterView(metadata.generationId(), view.members(), view.placements(), view.away()),
                 metadata.memberId());
     }
 }

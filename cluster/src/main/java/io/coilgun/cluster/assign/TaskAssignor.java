@@ -31,6 +31,9 @@ import java.util.Set;
  * leader rebalances again a few seconds later ({@link CoilgunAssignor}) and the active moves once a copy with room
  * has caught up. So the task keeps answering from a running, caught-up copy the whole time.
  *
+ * <p><b>Awaited copies.</b> A task whose copy is awaited back from a node that left or drains a moment ago
+ * ({@link ReplicaRestore}) gets no new replica in its place yet.
+ *
  * <p><b>Draining.</b> The units of a node that is stopping ({@link UnitInfo#draining()}) take no copy and count for no
  * budget; their actives move the same way, replica first, and the node leaves once it leads nothing.
  */
@@ -43,7 +46,16 @@ public final class TaskAssignor {
 
     /** @param copies the copies each task asks for (1 = no replica) */
     public static TaskPlacements assign(List<UnitInfo> units, Map<TaskId, Integer> copies) {
-        return new Run(units, copies).run();
+        return assign(units, copies, Map.of());
+    }
+
+    /**
+     * @param awaited per task, the copies awaited back from a node that left or drains ({@link ReplicaRestore}): no
+     *     new replica is made in their place yet
+     */
+    public static TaskPlacements assign(List<UnitInfo> units, Map<TaskId, Integer> copies,
+            Map<TaskId, Integer> awaited) {
+        return new Run(units, copies, awaited).run();
     }
 
     private static final Comparator<TaskId> TASK_ORDER =
@@ -101,7 +113,10 @@ public final class TaskAssignor {
         /** Tasks whose active stays over budget until the warm-up copy placed for it has caught up. */
         final Set<TaskId> warmingUp = new HashSet<>();
 
-        Run(List<UnitInfo> units, Map<TaskId, Integer> asked) {
+        final Map<TaskId, Integer> awaited;
+
+        Run(List<UnitInfo> units, Map<TaskId, Integer> asked, Map<TaskId, Integer> awaited) {
+            this.awaited = awaited;
             this.units = new ArrayList<>(units);
             this.units.sort(Comparator.comparing(UnitInfo::node).thenComparingInt(UnitInfo::unit)
                     .thenComparing(UnitInfo::member));
@@ -139,6 +154,7 @@ public final class TaskAssignor {
             for (TaskId t : tasks) {
                 fillReplicas(t);
             }
+            fillActiveFloors();
             for (TaskId t : warmingUp) {
                 placeWarmUp(t);
             }
@@ -202,7 +218,7 @@ public final class TaskAssignor {
                         placeActive(t, u.member());
                         break;
                     }
-                    if (!caughtUpElsewhere(t, u)) {
+                    if (!caughtUpElsewhere(t, u, false)) {
                         placeActive(t, u.member()); // over budget until a copy elsewhere can take over
                         warmingUp.add(t);
                         break;
@@ -211,11 +227,33 @@ public final class TaskAssignor {
             }
         }
 
-        /** Whether a unit of another node holds a replica of {@code t} at most ACCEPTABLE_LAG behind {@code leader}. */
-        boolean caughtUpElsewhere(TaskId t, UnitInfo leader) {
+        /**
+         * Whether a unit of another node holds a replica of {@code t} at most ACCEPTABLE_LAG behind {@code leader}
+         * (and, with {@code withRoom}, may lead one more task).
+         */
+        boolean caughtUpElsewhere(TaskId t, UnitInfo leader, boolean withRoom) {
             long at = leader.held(t).offset();
             for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
-                if (!u.draining() && !u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG) {
+                if (!u.draining() && !u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG
+                        && (!withRoom || fitsActive(u.member()))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Whether a unit with room for an active is on a node with no running copy of {@code t} (a warm-up's place). */
+        boolean warmUpFits(TaskId t, UnitInfo leader) {
+            Set<String> running = new HashSet<>();
+            running.add(leader.node());
+            for (UnitInfo u : units) {
+                UnitInfo.Held h = u.held(t);
+                if (h != null && h.role() != TaskRole.STALE) {
+                    running.add(u.node());
+                }
+            }
+            for (UnitInfo u : units) {
+                if (fitsActive(u.member()) && !running.contains(u.node())) {
                     return true;
                 }
             }
@@ -263,6 +301,7 @@ public final class TaskAssignor {
             }
             if (promote == null && !replicas.get(t).isEmpty() && !anyFits(t) && !draining(replicas.get(t).get(0))) {
                 promote = replicas.get(t).get(0); // no unit has room: a replica leads over its budget
+                warmingUp.add(t); // for now: the next probe places it again
             }
             if (promote == null && leavesADrainingUnit(t)) {
                 // Replica first, for an active whose node stops, when its replicas' units have no room: a hot
@@ -284,6 +323,13 @@ public final class TaskAssignor {
                 return;
             }
             String m = pick(t, true);
+            UnitInfo leader = runningLeader(t);
+            if (m != null && leader != null && !holdsRunningCopy(t, m)) {
+                // Replica first: its caught-up replicas have no room, and the unit with room would open the task
+                // and catch up while leading it. The active stays, over budget; that unit gets a warm-up copy.
+                m = leader.member();
+                warmingUp.add(t);
+            }
             if (m == null) {
                 m = makeRoom(t, true);
             }
@@ -302,6 +348,53 @@ public final class TaskAssignor {
             }
         }
 
+        /**
+         * A unit below its floor of actives takes one over from a unit above it, where it runs a caught-up replica of
+         * that task (a change of role): what a warm-up copy placed for it earlier was for.
+         */
+        void fillActiveFloors() {
+            for (UnitInfo u : units) {
+                String m = u.member();
+                for (TaskId t : tasks) {
+                    if (u.draining() || actives.load(m) >= actives.floor) {
+                        break;
+                    }
+                    String a = active.get(t);
+                    UnitInfo.Held h = u.held(t);
+                    if (a == null || !replicas.get(t).contains(m) || h == null || h.role() != TaskRole.REPLICA
+                            || actives.load(a) <= actives.floor) {
+                        continue;
+                    }
+                    UnitInfo.Held led = byMember.get(a).held(t);
+                    if (led != null && h.offset() < led.offset() - ACCEPTABLE_LAG) {
+                        continue;
+                    }
+                    replicas.get(t).remove(m);
+                    replicas.get(t).add(a);
+                    active.put(t, m);
+                    actives.add(m, 1);
+                    actives.add(a, -1);
+                    warmingUp.remove(t);
+                }
+            }
+        }
+
+        /** The live, not draining unit leading {@code t} now, when its node may still hold a copy; else null. */
+        UnitInfo runningLeader(TaskId t) {
+            for (UnitInfo u : holders(t, TaskRole.ACTIVE)) {
+                if (!u.draining() && nodeFree(t, u.member())) {
+                    return u;
+                }
+            }
+            return null;
+        }
+
+        /** Whether unit {@code m} runs a copy of {@code t} now (active or replica: no open, no catch-up). */
+        boolean holdsRunningCopy(TaskId t, String m) {
+            UnitInfo.Held h = byMember.get(m).held(t);
+            return h != null && h.role() != TaskRole.STALE;
+        }
+
         /** Whether {@code t}'s active is on a unit that drains (it must move; a dead one is no holder). */
         boolean leavesADrainingUnit(TaskId t) {
             List<UnitInfo> leaders = holders(t, TaskRole.ACTIVE);
@@ -318,7 +411,7 @@ public final class TaskAssignor {
         }
 
         void fillReplicas(TaskId t) {
-            while (replicas.get(t).size() < wanted.get(t) - 1) {
+            while (replicas.get(t).size() < wanted.get(t) - 1 - awaited.getOrDefault(t, 0)) {
                 String m = pick(t, false);
                 if (m == null) {
                     m = makeRoom(t, false);

@@ -270,9 +270,23 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         joinedAt = System.nanoTime();
     }
 
+    /** Plans a rebalance in {@code delayMs}, unless one is planned sooner. */
     @Override
     public void rebalanceIn(long delayMs) {
-        rebalanceAt = System.nanoTime() + delayMs * 1_000_000L;
+        long at = System.nanoTime() + delayMs * 1_000_000L;
+        if (rebalanceAt == 0 || at - rebalanceAt < 0) {
+            rebalanceAt = at == 0 ? 1 : at;
+        }
+    }
+
+    @Override
+    public ClusterView lastView() {
+        return view;
+    }
+
+    @Override
+    public long replicaRestoreDelayMs() {
+        return host.replicaRestoreDelayMs();
     }
 
     @Override

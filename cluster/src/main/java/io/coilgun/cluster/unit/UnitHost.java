@@ -36,6 +36,11 @@ public interface UnitHost {
     /** The copies the tasks of a partitioner topic want (its stream's {@code replicas}). */
     int copies(String topic);
 
+    /** How long the copies of a node that left or drains are awaited back before new ones are made (ms). */
+    default long replicaRestoreDelayMs() {
+        return 0;
+    }
+
     /** Tasks with data on this node's disk that no unit of the node holds (candidates for a cheap move here). */
     Map<TaskId, UnitInfo.Held> staleTasks();
 

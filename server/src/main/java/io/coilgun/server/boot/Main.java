@@ -119,6 +119,12 @@ public final class Main {
                 + "${DEFAULT-VALUE}; 0: no limit; fractions allowed, e.g. 0.5).")
         double recoveryMbPerSecond;
 
+        @Option(names = "--replica-restore-delay", defaultValue = "" + NodeConfig.DEFAULT_REPLICA_RESTORE_SECONDS,
+                description = "Seconds the copies of a node that left the cluster or drains are awaited back (a "
+                + "restart) before other nodes build new replicas in their place (default ${DEFAULT-VALUE}; 0: at "
+                + "once). The group's leading node's setting applies.")
+        double replicaRestoreSeconds;
+
         @Option(names = "--auth", defaultValue = "trust", description = "pgwire authentication: trust (default), "
                 + "scram or password; users come from the config file (user.<name> = <password or SCRAM-SHA-256 "
                 + "verifier>).")
@@ -137,7 +143,8 @@ public final class Main {
             return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits,
                     kafkaConnectTimeoutMs, cacheChunks, cacheMb)
                     .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey))
-                    .withPeerRecovery(peerPort, recoveryMbPerSecond);
+                    .withPeerRecovery(peerPort, recoveryMbPerSecond)
+                    .withReplicaRestore(replicaRestoreSeconds);
         }
 
         @Override

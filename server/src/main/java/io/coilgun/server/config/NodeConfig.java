@@ -14,18 +14,21 @@ import java.nio.file.Path;
  * @param peerPort the port of the snapshot server peers copy tasks from (default 0: any free port, told to the
  *     peers through Kafka); it listens on {@code host}
  * @param recoveryMbPerSecond the rate at which the node sends task data to peers, MiB/s, fractions allowed (default 50; 0: no limit)
+ * @param replicaRestoreSeconds how long the copies of a node that left or drains are awaited back before other nodes
+ *     get new ones (default 60; 0: not at all)
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
         int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
-        SecurityConfig security, int peerPort, double recoveryMbPerSecond) {
+        SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds) {
 
     public static final long DEFAULT_RECOVERY_MB_PER_SECOND = 50;
+    public static final long DEFAULT_REPLICA_RESTORE_SECONDS = 60;
 
     public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
             int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
             SecurityConfig security) {
         this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs, chunkCacheChunks,
-                chunkCacheMb, security, 0, DEFAULT_RECOVERY_MB_PER_SECOND);
+                chunkCacheMb, security, 0, DEFAULT_RECOVERY_MB_PER_SECOND, DEFAULT_REPLICA_RESTORE_SECONDS);
     }
 
     public static final int DEFAULT_CHUNK_CACHE_CHUNKS = 256;
@@ -53,7 +56,7 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withSecurity(SecurityConfig s) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond);
+                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
     }
 
     public boolean embeddedKafka() {
@@ -62,21 +65,26 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withPort(int p) {
         return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
     }
 
     public NodeConfig withDataDir(Path d) {
         return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
     }
 
     public NodeConfig withKafka(String k) {
         return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
     }
 
     public NodeConfig withPeerRecovery(int peer, double mbPerSecond) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond);
+                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond, replicaRestoreSeconds);
+    }
+
+    public NodeConfig withReplicaRestore(double seconds) {
+        return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, seconds);
     }
 }
