@@ -102,7 +102,6 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             node.catalogService.recover();
             node.startPgwire();
             node.cluster.advertise(config.host() + ":" + node.port(), VERSION);
-            node.warmUpQueries();
             return node;
         } catch (StartupException e) {
             node.close();
@@ -186,54 +185,6 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
                     config.dataDir().toString(), cluster.unitCount(), VERSION}, sessions::activity));
-    }
-
-    /**
-     * Plans and runs one query over the system tables, in the background, once the node is up. The SQL engine's first
-     * query costs one to two seconds of CPU (class loading, generated code, the JIT's work on both); without this a
-     * client's first query after a start waits for it, and on a shared machine every statement does a little.
-     */
-    private void warmUpQueries() {
-        Thread warmUp = new Thread(() -> {
-            long started = System.nanoTime();
-            try {
-                queryEngine.run("SELECT node, state, count(*) AS n FROM coilgun.tasks WHERE task <> '' GROUP BY node, "
-                        + "state ORDER BY node", List.of("node", "state", "n"), List.of(), "coilgun", "coilgun");
-            } catch (RuntimeException e) {
-                LOG.warn("SQL engine warm-up: the query failed: {}", e.toString());
-            }
-            try {
-                warmUpInsert();
-            } catch (RuntimeException e) {
-                LOG.debug("SQL engine warm-up: the INSERT stopped at {}", e.toString()); // its nulls, as expected
-            }
-            LOG.info("SQL engine warmed up in {} ms", (System.nanoTime() - started) / 1_000_000);
-        }, "coilgun-sql-warm-up");
-        warmUp.setDaemon(true);
-        warmUp.setPriority(Thread.MIN_PRIORITY);
-        warmUp.start();
-    }
-
-    /**
-     * Parses and compiles (never runs) an INSERT into a stream, if there is one: the INSERT path's first time. Its
-     * values are nulls, which the compiler refuses at the event id, after the parser and the binding ran.
-     */
-    private void warmUpInsert() {
-        List<io.coilgun.planner.model.StreamDef> streams = catalog.streams();
-        if (streams.isEmpty()) {
-            return;
-        }
-        io.coilgun.planner.model.StreamDef stream = streams.get(0);
-        StringBuilder sql = new StringBuilder("INSERT INTO \"" + stream.name().replace("\"", "\"\"") + "\" VALUES (");
-        for (int i = 1; i <= stream.columns().size(); i++) {
-            sql.append(i == 1 ? "$" : ", $").append(i);
-        }
-        sql.append(") RETURNING *");
-        String rewritten = io.coilgun.sql.parser.PgSyntax.rewrite(sql.toString()).sql(); // as a session parses it
-        for (io.coilgun.sql.compile.SqlStatement st : io.coilgun.sql.compile.SqlStatement.parse(rewritten)) {
-            compiler.parameterTypes(st, stream.columns().size());
-            compiler.compile(st, java.util.Collections.nCopies(stream.columns().size(), null));
-        }
     }
 
     private void startPgwire() {
