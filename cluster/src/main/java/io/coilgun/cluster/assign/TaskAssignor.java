@@ -29,7 +29,10 @@ import java.util.Set;
  * its budget when no replica's unit has room). Either way the unit that would take it gets a <i>warm-up</i> replica,
  * one more copy than the task asks for when a node is free for it ({@link TaskPlacements#warmingUp()}); the group
  * leader rebalances again a few seconds later ({@link CoilgunAssignor}) and the active moves once a copy with room
- * has caught up. So the task keeps answering from a running, caught-up copy the whole time.
+ * has caught up. So the task keeps answering from a running, caught-up copy the whole time. The same when its
+ * caught-up replicas' units have no room and the unit with room holds no running copy (a node that joined or came
+ * back with stale data): it stays rather than be opened cold there. A unit below its floor of actives takes one over
+ * from a caught-up replica it runs, a change of role ({@code fillActiveFloors}).
  *
  * <p><b>Awaited copies.</b> A task whose copy is awaited back from a node that left or drains a moment ago
  * ({@link ReplicaRestore}) gets no new replica in its place yet.
@@ -218,7 +221,7 @@ public final class TaskAssignor {
                         placeActive(t, u.member());
                         break;
                     }
-                    if (!caughtUpElsewhere(t, u, false)) {
+                    if (!caughtUpElsewhere(t, u)) {
                         placeActive(t, u.member()); // over budget until a copy elsewhere can take over
                         warmingUp.add(t);
                         break;
@@ -227,33 +230,11 @@ public final class TaskAssignor {
             }
         }
 
-        /**
-         * Whether a unit of another node holds a replica of {@code t} at most ACCEPTABLE_LAG behind {@code leader}
-         * (and, with {@code withRoom}, may lead one more task).
-         */
-        boolean caughtUpElsewhere(TaskId t, UnitInfo leader, boolean withRoom) {
+        /** Whether a unit of another node holds a replica of {@code t} at most ACCEPTABLE_LAG behind {@code leader}. */
+        boolean caughtUpElsewhere(TaskId t, UnitInfo leader) {
             long at = leader.held(t).offset();
             for (UnitInfo u : holders(t, TaskRole.REPLICA)) {
-                if (!u.draining() && !u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG
-                        && (!withRoom || fitsActive(u.member()))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** Whether a unit with room for an active is on a node with no running copy of {@code t} (a warm-up's place). */
-        boolean warmUpFits(TaskId t, UnitInfo leader) {
-            Set<String> running = new HashSet<>();
-            running.add(leader.node());
-            for (UnitInfo u : units) {
-                UnitInfo.Held h = u.held(t);
-                if (h != null && h.role() != TaskRole.STALE) {
-                    running.add(u.node());
-                }
-            }
-            for (UnitInfo u : units) {
-                if (fitsActive(u.member()) && !running.contains(u.node())) {
+                if (!u.draining() && !u.node().equals(leader.node()) && u.held(t).offset() >= at - ACCEPTABLE_LAG) {
                     return true;
                 }
             }

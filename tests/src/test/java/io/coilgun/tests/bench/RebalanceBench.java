@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -109,11 +110,13 @@ final class RebalanceBench {
             for (int i = 0; i < connections; i++) {
                 senders.add(new ClusterBench.ClusterSender(c, ids, i % nodes, timeoutS, stats));
             }
+            Map<Integer, String> leaders = new java.util.concurrent.ConcurrentHashMap<>(); // just before the join
             long[] joinStart = {0};
             long[] joinDone = {0};
             Thread join = new Thread(() -> {
                 try {
                     Thread.sleep((long) ((warmup + joinAt) * 1000));
+                    leaders.putAll(leaders(c, ids.get(0)));
                     joinStart[0] = System.currentTimeMillis();
                     c.startNode(joiner);
                     System.out.printf(Locale.ROOT, "rebalance: %s started in %.1f s; waiting for its share%n", joiner,
@@ -159,14 +162,28 @@ final class RebalanceBench {
             long moved = 0;
             long reused = 0;
             int copied = 0;
+            Set<String> sources = new java.util.TreeSet<>();
             for (String id : c.nodeIds()) {
                 Matcher m = COPIED.matcher(c.log(id));
                 while (m.find()) {
                     moved += Long.parseLong(m.group(3)) - Long.parseLong(m.group(4));
                     reused += Long.parseLong(m.group(4));
                     copied++;
+                    sources.add(m.group(2));
                 }
             }
+            // what the nodes that sent copies paid: their own tasks' statements during the join, against the others'
+            long duringTo = joinDone[0] == 0 ? Long.MAX_VALUE : joinDone[0] + 5_000;
+            Set<Integer> sourceTasks = new java.util.TreeSet<>();
+            leaders.forEach((partition, node) -> {
+                if (sources.contains(node)) {
+                    sourceTasks.add(partition);
+                }
+            });
+            result.put("sources", sources.isEmpty() ? "-" : String.join("+", sources));
+            result.put("source_tasks", String.valueOf(sourceTasks.size()));
+            taskPhase(result, "during_source", stats, joinStart[0], duringTo, sourceTasks, true);
+            taskPhase(result, "during_others", stats, joinStart[0], duringTo, sourceTasks, false);
             int held = held(c, ids.get(0), joiner);
             long share = copies / ((nodes + 1) * UNITS) * UNITS; // the least balance gives the new node's units
             result.put("data_mb", String.format(Locale.ROOT, "%.1f", dataBytes / 1e6));
@@ -284,6 +301,41 @@ final class RebalanceBench {
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /** The node leading each partition now. */
+    private static Map<Integer, String> leaders(ClusterProcesses c, String on) {
+        Map<Integer, String> leaders = new HashMap<>();
+        try (Connection conn = ClusterBench.connect(c.port(on), 30); Statement st = conn.createStatement();
+                ResultSet rs = st.executeQuery("SELECT kafka_partition, node FROM coilgun.tasks "
+                        + "WHERE stream_name = 'payments'")) {
+            while (rs.next()) {
+                leaders.put(rs.getInt(1), rs.getString(2));
+            }
+        } catch (SQLException e) {
+            System.out.println("rebalance: the tasks' leaders before the join are unknown: " + e.getMessage());
+        }
+        return leaders;
+    }
+
+    /**
+     * p99.9 and max of the statements first sent between {@code from} and {@code to} (ms) whose task is (or, with
+     * {@code in} false, is not) one of {@code tasks}; latency from the first attempt to the answer.
+     */
+    private static void taskPhase(Map<String, String> result, String name, ClusterBench.Stats stats, long from,
+            long to, Set<Integer> tasks, boolean in) {
+        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3_600_000_000_000L, 3);
+        synchronized (stats.answers) {
+            for (long[] a : stats.answers) {
+                if (a[1] >= from && a[1] < to && tasks.contains((int) a[0]) == in) {
+                    h.recordValue(Math.max(0, a[2] - a[1]) * 1_000_000L);
+                }
+            }
+        }
+        boolean none = h.getTotalCount() == 0;
+        result.put(name + "_n", String.valueOf(h.getTotalCount()));
+        result.put(name + "_p999_ms", none ? "-" : OpenLoop.fmt(h.getValueAtPercentile(99.9) / 1e6));
+        result.put(name + "_max_ms", none ? "-" : OpenLoop.fmt(h.getMaxValue() / 1e6));
     }
 
     /** How many copies (active or replica) the new node holds. */
