@@ -370,6 +370,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             if (task.role() == TaskRole.REPLICA && role == TaskRole.ACTIVE) {
                 int sent = task.promote(committed(tp));
+                promotedAt.put(tp, System.nanoTime());
                 LOG.info("unit={} task={} replica promoted to active; {} kept replies sent", name, task.id(), sent);
             } else if (task.role() != role) {
                 LOG.info("unit={} task={} {} -> {}", name, task.id(), task.role(), role);
@@ -755,6 +756,12 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         return records.count();
     }
 
+    /**
+     * Tasks promoted at the last rebalance, until their first event as active (System.nanoTime() of the promotion):
+     * how long a handover kept events waiting is logged once per handover.
+     */
+    private final Map<TopicPartition, Long> promotedAt = new HashMap<>();
+
     /** Partitions whose rest of the current poll is dropped (their task rolled back; it reads them again). */
     private final Set<TopicPartition> rewound = new HashSet<>();
     /** Records applied since the clock was last read (checkpoints are timed every 64 records). */
@@ -771,6 +778,14 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {
             replicaReads.remove(tp); // the active consumer reads it now
             replica.assign(new HashSet<>(replicaReads));
+        }
+        if (!promotedAt.isEmpty() && task.role() == TaskRole.ACTIVE) {
+            Long promoted = promotedAt.remove(tp);
+            if (promoted != null) {
+                LOG.info("unit={} task={} first event as active {} ms after the promotion, {} ms after it was sent "
+                        + "(from the {} consumer)", name, task.id(), (System.nanoTime() - promoted) / 1_000_000,
+                        System.currentTimeMillis() - record.timestamp(), consumer == active ? "active" : "replica");
+            }
         }
         if (task.process(record)) {
             rewind(consumer, tp, task);
