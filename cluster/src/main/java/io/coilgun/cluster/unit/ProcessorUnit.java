@@ -177,6 +177,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 TaskProcessor task = tasks.remove(tp);
                 replicaReads.remove(tp);
                 handingOver.remove(tp);
+                promotedAt.remove(tp);
                 task.discard();
                 host.released(task.id(), this);
             }
@@ -569,6 +570,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         TaskProcessor task = tasks.remove(tp);
         replicaReads.remove(tp);
         handingOver.remove(tp);
+        promotedAt.remove(tp);
         if (task != null) {
             close(task, false);
         }
