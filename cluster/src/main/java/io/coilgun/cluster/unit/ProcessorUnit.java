@@ -730,29 +730,19 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             return 0;
         }
-        rewound.clear();
-        if (consumer == replica && leadsFromReplica()) {
-            // the tasks this unit leads from the replica consumer (a handover) first: a replica catching up in the
-            // same batch must not make their events wait
-            for (TopicPartition tp : records.partitions()) {
-                TaskProcessor task = tasks.get(tp);
-                if (task != null && task.role() == TaskRole.ACTIVE) {
-                    for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
-                        apply(consumer, record, touched, lastCheckpoint);
-                    }
-                }
+        // the tasks this unit leads from the replica consumer (a handover) first: a replica catching up in the
+        // same batch must not make their events wait
+        boolean activesFirst = consumer == replica && leadsFromReplica();
+        for (TopicPartition tp : records.partitions()) {
+            if (!activesFirst || ledHere(tp)) {
+                apply(consumer, tp, records.records(tp), touched, lastCheckpoint);
             }
+        }
+        if (activesFirst) {
             for (TopicPartition tp : records.partitions()) {
-                TaskProcessor task = tasks.get(tp);
-                if (task == null || task.role() != TaskRole.ACTIVE) {
-                    for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
-                        apply(consumer, record, touched, lastCheckpoint);
-                    }
+                if (!ledHere(tp)) {
+                    apply(consumer, tp, records.records(tp), touched, lastCheckpoint);
                 }
-            }
-        } else {
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                apply(consumer, record, touched, lastCheckpoint);
             }
         }
         return records.count();
@@ -764,18 +754,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      */
     private final Map<TopicPartition, Long> promotedAt = new HashMap<>();
 
-    /** Partitions whose rest of the current poll is dropped (their task rolled back; it reads them again). */
-    private final Set<TopicPartition> rewound = new HashSet<>();
     /** Records applied since the clock was last read (checkpoints are timed every 64 records). */
     private int sinceClockRead;
 
-    /** Hands one polled record to its task. */
-    private void apply(KafkaConsumer<byte[], byte[]> consumer, ConsumerRecord<byte[], byte[]> record,
-            Set<TaskProcessor> touched, long[] lastCheckpoint) {
-        TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    /** Hands one partition's polled records to its task, in order. */
+    private void apply(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
+            List<ConsumerRecord<byte[], byte[]>> batch, Set<TaskProcessor> touched, long[] lastCheckpoint) {
         TaskProcessor task = tasks.get(tp);
-        if (task == null || !rewound.isEmpty() && rewound.contains(tp) && task.state() != TaskState.FAILED) {
-            return; // a rolled-back task gets these again after its seek
+        if (task == null) {
+            return;
         }
         if (consumer == active && !handingOver.isEmpty() && handingOver.remove(tp)) {
             replicaReads.remove(tp); // the active consumer reads it now
@@ -786,31 +773,43 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             if (promoted != null) {
                 LOG.info("unit={} task={} first event as active {} ms after the promotion, {} ms after it was sent "
                         + "(from the {} consumer)", name, task.id(), (System.nanoTime() - promoted) / 1_000_000,
-                        System.currentTimeMillis() - record.timestamp(), consumer == active ? "active" : "replica");
+                        System.currentTimeMillis() - batch.get(0).timestamp(),
+                        consumer == active ? "active" : "replica");
             }
         }
-        if (task.process(record)) {
-            rewind(consumer, tp, task);
-            if (handingOver.contains(tp)) {
-                rewind(consumer == active ? replica : active, tp, task);
+        boolean rolledBack = false;
+        for (ConsumerRecord<byte[], byte[]> record : batch) {
+            if (rolledBack && task.state() != TaskState.FAILED) {
+                return; // a rolled-back task gets the rest again after its seek
             }
-            rewound.add(tp);
-        }
-        touched.add(task);
-        if (++sinceClockRead == 64) {
-            sinceClockRead = 0;
-            long now = System.nanoTime();
-            if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
-                checkpoint(touched, lastCheckpoint, now);
+            if (task.process(record)) {
+                rewind(consumer, tp, task);
+                if (handingOver.contains(tp)) {
+                    rewind(consumer == active ? replica : active, tp, task);
+                }
+                rolledBack = true;
+            }
+            touched.add(task);
+            if (++sinceClockRead == 64) {
+                sinceClockRead = 0;
+                long now = System.nanoTime();
+                if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
+                    checkpoint(touched, lastCheckpoint, now);
+                }
             }
         }
+    }
+
+    /** Whether this unit leads the task of {@code tp}. */
+    private boolean ledHere(TopicPartition tp) {
+        TaskProcessor task = tasks.get(tp);
+        return task != null && task.role() == TaskRole.ACTIVE;
     }
 
     /** Whether the unit leads a task from its replica consumer (a handover under way). */
     private boolean leadsFromReplica() {
         for (TopicPartition tp : replicaReads) {
-            TaskProcessor task = tasks.get(tp);
-            if (task != null && task.role() == TaskRole.ACTIVE) {
+            if (ledHere(tp)) {
                 return true;
             }
         }

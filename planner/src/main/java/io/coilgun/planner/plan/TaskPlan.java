@@ -393,12 +393,6 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     /**
-     * A checkpoint, then a consistent copy of the task as of it in the new directory {@code into}: the state store's
-     * checkpoint under {@code state/}, the reservoir's files under {@code reservoir/} (hard links where the files
-     * are append-only). A task opened from a copy of those files goes on from {@link TaskSnapshot#nextOffset()}
-     * exactly as this one does. On the task's thread; the files stay valid while this task runs.
-     */
-    /**
      * Starts flushing the state store in RocksDB's background threads: a {@link #snapshot} taken once
      * {@link #readyForSnapshot} holds keeps the task's thread for the links, not for writing the memtables.
      */
@@ -411,6 +405,12 @@ public final class TaskPlan implements AutoCloseable {
         return !store.flushing();
     }
 
+    /**
+     * A checkpoint, then a consistent copy of the task as of it in the new directory {@code into}: the state store's
+     * checkpoint under {@code state/}, the reservoir's files under {@code reservoir/} (hard links where the files
+     * are append-only). A task opened from a copy of those files goes on from {@link TaskSnapshot#nextOffset()}
+     * exactly as this one does. On the task's thread; the files stay valid while this task runs.
+     */
     public TaskSnapshot snapshot(Path into) {
         checkpoint();
         List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>(

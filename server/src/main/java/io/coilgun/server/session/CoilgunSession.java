@@ -186,18 +186,10 @@ public final class CoilgunSession implements Session {
     /** A query is planned to be described: on a query thread, so that other connections do not wait for it. */
     @Override
     public java.util.concurrent.CompletionStage<List<Column>> describeLater(Statement statement) {
-        if (statement instanceof ParsedSqlStatement st && isQuery(st)) {
+        if (statement instanceof ParsedSqlStatement st && st.statement().isQuery()) {
             return CompletableFuture.supplyAsync(() -> describe(statement), node.queryExecutor());
         }
         return Session.super.describeLater(statement);
-    }
-
-    private boolean isQuery(ParsedSqlStatement st) {
-        try {
-            return node.compiler().shape(st.statement()) instanceof io.coilgun.sql.compile.ResultShape.Query;
-        } catch (RuntimeException e) {
-            return false; // describe says what is wrong with it
-        }
     }
 
     @Override

@@ -162,11 +162,6 @@ public final class StateStore implements AutoCloseable {
     }
 
     /**
-     * A consistent copy of the store as of now in the new directory {@code into} (RocksDB's checkpoint: the memtables
-     * flushed, the table files hard-linked, the others copied), with the files and their lengths, paths prefixed
-     * with {@code prefix}. Commit first: what is not committed is not in it.
-     */
-    /**
      * Starts writing the memtables of every family to table files in RocksDB's background threads and returns at
      * once, so that a checkpoint taken a little later ({@link #checkpointTo}), which flushes on its caller's thread,
      * finds little left to flush.
@@ -200,6 +195,11 @@ public final class StateStore implements AutoCloseable {
         }
     }
 
+    /**
+     * A consistent copy of the store as of now in the new directory {@code into} (RocksDB's checkpoint: the memtables
+     * flushed, the table files hard-linked, the others copied), with the files and their lengths, paths prefixed
+     * with {@code prefix}. Commit first: what is not committed is not in it.
+     */
     public List<io.coilgun.storage.snapshot.SnapshotFile> checkpointTo(Path into, String prefix) {
         try (org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
             Files.createDirectories(into.getParent());
