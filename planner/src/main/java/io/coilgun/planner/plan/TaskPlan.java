@@ -58,8 +58,16 @@ public final class TaskPlan implements AutoCloseable {
     private long assignedId;
     /** The records this task skips, by offset: events it failed on (usually empty). */
     private final java.util.TreeMap<Long, FailedEvent> failedEvents = new java.util.TreeMap<>();
+    /** The metrics being filled from history ({@code WITH (backfill = …)}); they become operators when caught up. */
+    private final List<MetricBackfill> backfills = new ArrayList<>(0);
+    /** The task's directory (backfills keep a scratch reservoir under it) and the node's reservoir I/O. */
+    private final Path dir;
+    private final ReservoirIO io;
 
-    private TaskPlan(StreamDef stream, StateStore store, Reservoir reservoir, long lastOffset) {
+    private TaskPlan(Path dir, ReservoirIO io, StreamDef stream, StateStore store, Reservoir reservoir,
+            long lastOffset) {
+        this.dir = dir;
+        this.io = io;
         this.stream = stream;
         this.codec = new EventCodec(stream);
         this.store = store;
@@ -113,13 +121,23 @@ public final class TaskPlan implements AutoCloseable {
             Reservoir reservoir = Reservoir.open(dir.resolve("reservoir"), ReservoirConfig.of(stream.latenessMicros()),
                     io, cache, store.get(META_RESERVOIR));
             byte[] offset = store.get(META_OFFSET);
-            TaskPlan plan = new TaskPlan(stream, store, reservoir, offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
-            for (MetricDef m : metrics) {
-                if (!startedOnly || MetricRows.started(store, m.name())) {
-                    plan.addMetric(m);
+            TaskPlan plan = new TaskPlan(dir, io, stream, store, reservoir,
+                    offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
+            plan.deleteScratch();
+            try {
+                for (MetricDef m : metrics) {
+                    MetricRows.Backfill backfill = MetricRows.backfill(store, m.name());
+                    if (backfill != null && !MetricRows.started(store, m.name())) {
+                        plan.resumeBackfill(m, backfill); // a restart in the middle of it: begun again
+                    } else if (!startedOnly || MetricRows.started(store, m.name())) {
+                        plan.addMetric(m);
+                    }
                 }
+                plan.dropLeftoverMetrics();
+            } catch (RuntimeException e) {
+                plan.closeBackfills();
+                throw e;
             }
-            plan.dropLeftoverMetrics();
             return plan;
         } catch (RuntimeException e) {
             store.close();
@@ -172,6 +190,9 @@ public final class TaskPlan implements AutoCloseable {
         for (MetricOperator op : operators) {
             op.streamChanged(altered);
         }
+        for (MetricBackfill b : backfills) {
+            b.streamChanged(altered);
+        }
     }
 
     /** Adds a metric whose state may already be in the store (opening the task). */
@@ -188,11 +209,126 @@ public final class TaskPlan implements AutoCloseable {
         addMetric(metric);
     }
 
+    /**
+     * Starts metric {@code metric} at its start marker, filled from the history of its backfill span first: the
+     * metric counts the events after the marker and those of the span ({@code t > S - span}, or all for
+     * {@code 'all'}) already in the reservoir. It reports nothing until {@link #backfillStep} makes it live.
+     */
+    public void startBackfill(MetricDef metric) {
+        long s = streamTime();
+        long countedFrom = metric.backfillMicros() == MetricDef.BACKFILL_ALL ? Long.MIN_VALUE
+                : s == NO_TIME ? Long.MAX_VALUE : s - metric.backfillMicros() + 1;
+        // events after the marker may be up to one lateness older than S: the history read covers them too
+        long scanFrom = s == NO_TIME ? countedFrom : Math.min(countedFrom, s - stream.latenessMicros());
+        MetricRows.clear(store, metric.name());
+        MetricRows.Backfill start = new MetricRows.Backfill(nextOffset(), countedFrom, scanFrom);
+        MetricRows.backfill(store, metric.name(), start);
+        backfills.add(new MetricBackfill(metric, stream, start, store, reservoir, reservoir.lastSeq(),
+                scratchDir(metric.name()), io));
+    }
+
+    /** A backfill the task was in the middle of when it closed: begun again, with the same span. */
+    private void resumeBackfill(MetricDef metric, MetricRows.Backfill start) {
+        MetricRows.clear(store, metric.name());
+        MetricRows.backfill(store, metric.name(), start);
+        store.commit(); // the clear is immediate: the row that says a backfill is under way must not be lost
+        backfills.add(new MetricBackfill(metric, stream, start, store, reservoir, reservoir.lastSeq(),
+                scratchDir(metric.name()), io));
+    }
+
+    private Path scratchDir(String metric) {
+        Path scratch = dir.resolve("backfill").resolve(metric);
+        MetricBackfill.deleteTree(scratch);
+        return scratch;
+    }
+
+    /** Deletes the scratch reservoirs of backfills a crash interrupted. */
+    private void deleteScratch() {
+        MetricBackfill.deleteTree(dir.resolve("backfill"));
+    }
+
+    /** Whether metric {@code name} is being filled from history. */
+    public boolean backfilling(String name) {
+        return backfill(name) != null;
+    }
+
+    private MetricBackfill backfill(String name) {
+        for (MetricBackfill b : backfills) {
+            if (b.def().name().equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a backfill has events to apply ({@link #backfillStep}). */
+    public boolean hasBackfillWork() {
+        return !backfills.isEmpty();
+    }
+
+    /** Progress of each backfill under way: the metric, events applied, events in all (an estimate). */
+    public record BackfillProgress(String metric, long applied, long total) {
+    }
+
+    public List<BackfillProgress> backfillProgress() {
+        List<BackfillProgress> out = new ArrayList<>(backfills.size());
+        for (MetricBackfill b : backfills) {
+            out.add(new BackfillProgress(b.def().name(), b.applied(), b.total()));
+        }
+        return out;
+    }
+
+    /** The definitions of the metrics being filled (a plan reopened after a failure needs them). */
+    public List<MetricDef> backfillingMetrics() {
+        return backfills.stream().map(MetricBackfill::def).toList();
+    }
+
+    /**
+     * Lets the backfills apply history until {@code deadlineNanos} (System.nanoTime), between two live events. A
+     * backfill that has caught up becomes live here: its rows are checkpointed with the task, and the metric reports
+     * from the next event on. Returns the metrics that became live (usually none).
+     */
+    public List<MetricDef> backfillStep(long deadlineNanos) {
+        List<MetricDef> live = null;
+        for (int i = 0; i < backfills.size(); i++) {
+            MetricBackfill b = backfills.get(i);
+            if (!b.step(deadlineNanos)) {
+                continue;
+            }
+            checkpoint(); // the fill's rows, with the task's offset: a crash from here on reopens them as they are
+            b.close();
+            backfills.remove(i--);
+            MetricRows.backfillDone(store, b.def().name());
+            operators.add(new WindowMetric(b.def(), stream, store, reservoir, b.start().startSeq(),
+                    b.start().countedFrom(), shared));
+            checkpoint(); // the metric's start, with the span it counts: it is live in this store
+            if (live == null) {
+                live = new ArrayList<>(1);
+            }
+            live.add(b.def());
+        }
+        return live == null ? List.of() : live;
+    }
+
+    private void closeBackfills() {
+        for (MetricBackfill b : backfills) {
+            try {
+                b.close();
+            } catch (RuntimeException e) {
+                // closing the rest anyway
+            }
+        }
+        backfills.clear();
+    }
+
     /** Drops the rows of metrics that are no longer defined: dropped while the task was down, or mid-drop at a crash. */
     private void dropLeftoverMetrics() {
         java.util.Set<String> live = new java.util.HashSet<>();
         for (MetricOperator op : operators) {
             live.add(op.def().name());
+        }
+        for (MetricBackfill b : backfills) {
+            live.add(b.def().name());
         }
         for (String name : MetricRows.stored(store)) {
             if (!live.contains(name)) {
@@ -201,8 +337,15 @@ public final class TaskPlan implements AutoCloseable {
         }
     }
 
-    /** Removes a metric between two events, and its state. */
+    /** Removes a metric between two events, and its state (or its backfill). */
     public void dropMetric(String name) {
+        MetricBackfill b = backfill(name);
+        if (b != null) {
+            backfills.remove(b);
+            b.close();
+            MetricRows.clear(store, name);
+            return;
+        }
         for (int i = 0; i < operators.size(); i++) {
             if (operators.get(i).def().name().equals(name)) {
                 operators.remove(i).close();
@@ -311,6 +454,9 @@ public final class TaskPlan implements AutoCloseable {
             }
         }
         reservoir.advance();
+        for (int i = 0; i < backfills.size(); i++) {
+            backfills.get(i).arrived(eventTime, offset, codec.schemaVersion(), payload);
+        }
         int at = 0;
         long now = reservoir.streamTime();
         for (MetricOperator op : operators) {
@@ -437,7 +583,11 @@ public final class TaskPlan implements AutoCloseable {
             for (MetricOperator op : operators) {
                 reach = Math.max(reach, op.reach());
             }
-            reservoir.retainFrom(reservoir.streamTime() - reach - stream.backfillHorizonMicros());
+            long keepFrom = reservoir.streamTime() - reach - stream.backfillHorizonMicros();
+            for (MetricBackfill b : backfills) {
+                keepFrom = Math.min(keepFrom, b.keepFrom()); // what a backfill has still to read
+            }
+            reservoir.retainFrom(keepFrom);
         }
     }
 
@@ -447,6 +597,7 @@ public final class TaskPlan implements AutoCloseable {
      */
     public void discard() {
         try {
+            closeBackfills();
             for (MetricOperator op : operators) {
                 op.close();
             }
@@ -462,6 +613,7 @@ public final class TaskPlan implements AutoCloseable {
     @Override
     public void close() {
         try {
+            closeBackfills();
             for (MetricOperator op : operators) {
                 op.close();
             }

@@ -73,6 +73,37 @@ public final class MetricRows {
         return store.familyNames().contains(STATE_FAMILY) && states(store).get(prefix(name, 't')) != null;
     }
 
+    /**
+     * Where a backfill of metric {@code name} started (row {@code <name>\0b}): the metric counts the events with
+     * {@code seq >= startSeq} or {@code t >= countedFrom}; the history to read begins at {@code scanFrom}.
+     */
+    public record Backfill(long startSeq, long countedFrom, long scanFrom) {
+    }
+
+    /** The backfill under way for metric {@code name} in this store, or null. */
+    public static Backfill backfill(StateStore store, String name) {
+        if (!store.familyNames().contains(STATE_FAMILY)) {
+            return null;
+        }
+        byte[] v = states(store).get(prefix(name, 'b'));
+        if (v == null) {
+            return null;
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(v);
+        return new Backfill(b.getLong(), b.getLong(), b.getLong());
+    }
+
+    /** Records (in the next commit) that a backfill of metric {@code name} is under way. */
+    public static void backfill(StateStore store, String name, Backfill backfill) {
+        states(store).put(prefix(name, 'b'), java.nio.ByteBuffer.allocate(24).putLong(backfill.startSeq())
+                .putLong(backfill.countedFrom()).putLong(backfill.scanFrom()).array());
+    }
+
+    /** Forgets (in the next commit) the backfill of metric {@code name}: it is over. */
+    public static void backfillDone(StateStore store, String name) {
+        states(store).delete(prefix(name, 'b'));
+    }
+
     /** Deletes every row of metric {@code name} at once (not part of a checkpoint), its table closed first. */
     public static void clear(StateStore store, String name) {
         byte[] from = prefix(name);

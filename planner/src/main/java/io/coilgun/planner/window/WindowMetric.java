@@ -80,6 +80,9 @@ public final class WindowMetric implements MetricOperator {
     private final Zone tailZone;
     private final byte[] minSeqKey;
     private final long minSeq;
+    /** A backfilled metric also counts the events before its start with {@code t >= countedFrom} (row 'f'). */
+    private final byte[] countedFromKey;
+    private final long countedFrom;
     private final Subscription[] subscriptions;
     /** The group, its clock and its table entry of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
@@ -98,6 +101,15 @@ public final class WindowMetric implements MetricOperator {
      */
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             SharedOperators shared) {
+        this(def, stream, store, reservoir, nextSeq, Long.MAX_VALUE, shared);
+    }
+
+    /**
+     * A metric that counts the events with {@code seq >= nextSeq} (from its start on) or {@code t >= backfilledFrom}
+     * (the history a backfill filled it from; {@link Long#MAX_VALUE} for none). What the store says wins over both.
+     */
+    public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
+            long backfilledFrom, SharedOperators shared) {
         this.def = def;
         this.groupRows = MetricRows.states(store);
         this.aux = MetricRows.aux(store);
@@ -149,18 +161,22 @@ public final class WindowMetric implements MetricOperator {
                 GroupTable.Budget.PROCESS);
         byte[] saved = groupRows.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
+        this.countedFromKey = MetricRows.prefix(def.name(), 'f');
+        byte[] from = groupRows.get(countedFromKey);
+        this.countedFrom = from != null ? ByteBuffer.wrap(from).getLong()
+                : saved != null ? Long.MAX_VALUE : backfilledFrom;
         java.util.List<Subscription> subs = new java.util.ArrayList<>();
         if (delay > 0) {
-            subs.add(reservoir.iterator(delay).subscribe(minSeq, this::headPassed));
+            subs.add(reservoir.iterator(delay).subscribe(minSeq, countedFrom, this::headPassed));
             if (anyCandidates) {
-                subs.add(reservoir.iterator(delay + lateness).subscribe(minSeq, this::headSettled));
+                subs.add(reservoir.iterator(delay + lateness).subscribe(minSeq, countedFrom, this::headSettled));
             }
         }
         if (kind == WindowSpec.Kind.SLIDING) {
-            subs.add(reservoir.iterator(delay + size).subscribe(minSeq, this::tailPassed));
+            subs.add(reservoir.iterator(delay + size).subscribe(minSeq, countedFrom, this::tailPassed));
         }
         this.subscriptions = subs.toArray(Subscription[]::new);
-        if (minSeq <= reservoir.lastSeq()) {
+        if (minSeq <= reservoir.lastSeq() || countedFrom != Long.MAX_VALUE) {
             rebuild(headZone, delay);
             rebuild(tailZone, delay + size);
         }
@@ -173,7 +189,7 @@ public final class WindowMetric implements MetricOperator {
         }
         long s = reservoir.streamTime();
         reservoir.scan(s - lag - lateness, s - lag, (seq, t, schema, data, off, len) -> {
-            if (seq >= minSeq) {
+            if (seq >= minSeq || t >= countedFrom) {
                 Object[] scratch = shared.passed(seq, data, off, len);
                 if (passes()) {
                     zone.add(t, seq, groupBy.key(), groupBy.hash(), encodeArguments(scratch));
@@ -633,6 +649,9 @@ public final class WindowMetric implements MetricOperator {
     @Override
     public void checkpoint() {
         groupRows.put(minSeqKey, ByteBuffer.allocate(8).putLong(minSeq).array());
+        if (countedFrom != Long.MAX_VALUE) {
+            groupRows.put(countedFromKey, ByteBuffer.allocate(8).putLong(countedFrom).array());
+        }
     }
 
     @Override

@@ -5,11 +5,13 @@ import io.coilgun.planner.model.AggregationDef;
 import io.coilgun.planner.model.AggregationKind;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
 import io.coilgun.sql.parser.Intervals;
 import io.coilgun.sql.parser.SqlCreateMetric;
+import io.coilgun.sql.parser.SqlOption;
 import io.coilgun.sql.parser.SqlWindowSpec;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -70,12 +72,39 @@ final class MetricCompiler {
                     + String.join(", ", stream.partitionBy()) + ")", q.getGroup());
         }
         WindowSpec window = window(sql, node.window());
-        if (!node.options().isEmpty()) {
-            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized metric option \""
-                    + node.options().get(0).keyName() + "\"", node.options().get(0).key());
+        long backfill = 0;
+        Set<String> given = new HashSet<>();
+        for (SqlOption o : node.options()) {
+            String key = o.keyName().toLowerCase(Locale.ROOT);
+            if (!given.add(key)) {
+                throw sql.error(SqlState.SYNTAX_ERROR, "option \"" + key + "\" specified more than once", o.key());
+            }
+            if (!key.equals("backfill")) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized metric option \"" + key
+                        + "\" (known: backfill)", o.key());
+            }
+            backfill = backfill(sql, o);
         }
         return new CreateMetricStatement(new MetricDef(name, stream.name(), aggregations.list(), groupBy, partitioner,
-                window, ddl, aggregations.filter()), node.ifNotExists());
+                window, ddl, aggregations.filter(), backfill), node.ifNotExists());
+    }
+
+    /** {@code backfill = '30 days'} (a positive duration) or {@code 'all'}. */
+    private static long backfill(SqlText sql, SqlOption o) {
+        String value = o.valueAsString().trim();
+        if (value.equalsIgnoreCase("all")) {
+            return MetricDef.BACKFILL_ALL;
+        }
+        try {
+            long micros = Durations.parse(value);
+            if (micros > 0) {
+                return micros;
+            }
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            // reported below
+        }
+        throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "backfill must be a positive duration such as '30 days', "
+                + "or 'all', got '" + value + "'", o.value());
     }
 
     private static StreamDef fromStream(SqlText sql, SqlSelect q, Catalog catalog) {

@@ -59,6 +59,9 @@ public final class Reservoir implements AutoCloseable {
     private long[] firstTimes = new long[256];
     private long[] lastTimes = new long[256];
     private long[] lastSeqs = new long[256];
+    /** Per chunk, its lowest seq and its number of events (a history read knows what it has not read yet). */
+    private long[] minSeqs = new long[256];
+    private int[] counts = new int[256];
     private int[] segmentOf = new int[256];
     private long[] positions = new long[256];
     private int[] lengths = new int[256];
@@ -125,7 +128,8 @@ public final class Reservoir implements AutoCloseable {
                 firstNo = c.header().no();
                 nextNo = firstNo;
             }
-            addToIndex(c.header().firstTime(), c.header().lastTime(), c.header().lastSeq(), c.location());
+            addToIndex(c.header().firstTime(), c.header().lastTime(), c.header().lastSeq(), c.header().minSeq(),
+                    c.header().count(), c.location());
         }
         long durableTime = durable.isEmpty() ? Long.MIN_VALUE : lastTimes[count() - 1];
         long durableSeq = durable.isEmpty() ? Long.MIN_VALUE : lastSeqs[count() - 1];
@@ -150,13 +154,16 @@ public final class Reservoir implements AutoCloseable {
         return (int) (nextNo - firstNo);
     }
 
-    private void addToIndex(long firstTime, long lastTime, long lastSeqOfChunk, Segments.Location at) {
+    private void addToIndex(long firstTime, long lastTime, long lastSeqOfChunk, long minSeq, int events,
+            Segments.Location at) {
         int p = count();
         if (p == firstTimes.length) {
             int n = p * 2;
             firstTimes = Arrays.copyOf(firstTimes, n);
             lastTimes = Arrays.copyOf(lastTimes, n);
             lastSeqs = Arrays.copyOf(lastSeqs, n);
+            minSeqs = Arrays.copyOf(minSeqs, n);
+            counts = Arrays.copyOf(counts, n);
             segmentOf = Arrays.copyOf(segmentOf, n);
             positions = Arrays.copyOf(positions, n);
             lengths = Arrays.copyOf(lengths, n);
@@ -164,6 +171,8 @@ public final class Reservoir implements AutoCloseable {
         firstTimes[p] = firstTime;
         lastTimes[p] = lastTime;
         lastSeqs[p] = lastSeqOfChunk;
+        minSeqs[p] = minSeq;
+        counts[p] = events;
         segmentOf[p] = at == null ? -1 : at.segment();
         positions[p] = at == null ? -1 : at.position();
         lengths[p] = at == null ? 0 : at.length();
@@ -312,7 +321,7 @@ public final class Reservoir implements AutoCloseable {
     private void seal(int n) {
         Chunk chunk = open.cut(n, nextNo);
         epoch++;
-        addToIndex(chunk.firstTime(), chunk.lastTime(), chunk.lastSeq(), null);
+        addToIndex(chunk.firstTime(), chunk.lastTime(), chunk.lastSeq(), chunk.minSeq(), chunk.count(), null);
         pending.put(chunk.no, chunk);
         closedJournals.add(journal.roll());
         List<Path> redundant = new ArrayList<>();
@@ -332,7 +341,7 @@ public final class Reservoir implements AutoCloseable {
     }
 
     /** Takes in what the writer finished: written chunks leave memory for the cache and are read from disk. */
-    private void collect() {
+    void collect() {
         ReservoirIO.WriteJob job;
         while ((job = inflight.peek()) != null && job.done) {
             inflight.poll();
@@ -437,6 +446,30 @@ public final class Reservoir implements AutoCloseable {
         WindowIterator it = new WindowIterator(this, 0, afterTime);
         it.subscribe(Long.MIN_VALUE, handler);
         it.advanceTo(untilTime);
+    }
+
+    /**
+     * A reader of this reservoir's events from {@code fromTime} on, one chunk at a time, for a backfill or a replay
+     * on the owner's thread while it keeps appending ({@link HistoryCursor}).
+     */
+    public HistoryCursor history(long fromTime) {
+        collect();
+        return new HistoryCursor(this, fromTime);
+    }
+
+    /** The number of the oldest sealed chunk still held. */
+    long firstChunkNo() {
+        return firstNo;
+    }
+
+    /** Chunk {@code no}'s lowest seq (it is held). */
+    long minSeqOf(long no) {
+        return minSeqs[(int) (no - firstNo)];
+    }
+
+    /** Chunk {@code no}'s number of events (it is held). */
+    int countOf(long no) {
+        return counts[(int) (no - firstNo)];
     }
 
     /** Distinct iterators (lags) in use. */
@@ -569,6 +602,8 @@ public final class Reservoir implements AutoCloseable {
         System.arraycopy(firstTimes, drop, firstTimes, 0, keep);
         System.arraycopy(lastTimes, drop, lastTimes, 0, keep);
         System.arraycopy(lastSeqs, drop, lastSeqs, 0, keep);
+        System.arraycopy(minSeqs, drop, minSeqs, 0, keep);
+        System.arraycopy(counts, drop, counts, 0, keep);
         System.arraycopy(segmentOf, drop, segmentOf, 0, keep);
         System.arraycopy(positions, drop, positions, 0, keep);
         System.arraycopy(lengths, drop, lengths, 0, keep);

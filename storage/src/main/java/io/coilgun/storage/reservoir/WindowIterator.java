@@ -48,7 +48,15 @@ public final class WindowIterator {
 
     /** Passes events with {@code seq >= minSeq} to {@code handler} from now on. */
     public Subscription subscribe(long minSeq, EventHandler handler) {
-        Subscription s = new Subscription(this, minSeq, handler);
+        return subscribe(minSeq, Long.MAX_VALUE, handler);
+    }
+
+    /**
+     * Passes events with {@code seq >= minSeq} or {@code t >= countedFrom} to {@code handler} from now on (a metric
+     * filled by a backfill from {@code countedFrom}, live from {@code minSeq}).
+     */
+    public Subscription subscribe(long minSeq, long countedFrom, EventHandler handler) {
+        Subscription s = new Subscription(this, minSeq, countedFrom, handler);
         subscribers.add(s);
         return s;
     }
@@ -156,7 +164,7 @@ public final class WindowIterator {
     private void deliver(long seq, long time, int schema, byte[] data, int off, int len) {
         for (int i = 0; i < subscribers.size(); i++) {
             Subscription s = subscribers.get(i);
-            if (seq >= s.minSeq()) {
+            if (s.counts(time, seq)) {
                 s.handler().passed(seq, time, schema, data, off, len);
             }
         }

@@ -1,0 +1,198 @@
+package io.coilgun.planner.plan;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.window.MetricRows;
+import io.coilgun.planner.window.SharedOperators;
+import io.coilgun.planner.window.WindowMetric;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.HistoryCursor;
+import io.coilgun.storage.reservoir.Reservoir;
+import io.coilgun.storage.reservoir.ReservoirConfig;
+import io.coilgun.storage.reservoir.ReservoirIO;
+import io.coilgun.storage.state.StateStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.PriorityQueue;
+
+/**
+ * Fills one metric of a task from the history in the task's reservoir ({@code CREATE METRIC … WITH (backfill = …)})
+ * while the task goes on applying live events; the task makes it live once it has caught up
+ * ({@link TaskPlan#backfillStep}).
+ *
+ * <p>The metric counts the events with {@code seq >= startSeq} (after its start marker, as any new metric) or
+ * {@code t >= countedFrom} (the span of history). The fill applies exactly those, in the order the task accepted
+ * them (their seq, the Kafka offset), to a {@link WindowMetric} of its own: the operator live processing runs, so
+ * the state it leaves is the one the metric would have had, had it run over those events live (a group's results
+ * depend only on the sequence of its own events). Its windows read a scratch reservoir of the events it applied, not
+ * the task's (which also holds events the fill has not reached); its group states and candidates go to the task's
+ * store under the metric's name, where the live metric finds them.
+ *
+ * <p>Order: the history (what the reservoir held when the fill began, {@code seq <= untilSeq}) is read in key order
+ * {@code (t, seq)} by a {@link HistoryCursor} and put back in seq order by a heap: an event leaves it once no unread
+ * event has a lower seq. Out of order events are within one lateness of their place, so the heap holds about one
+ * lateness of events. Live events that arrive meanwhile are queued and applied after the history.
+ */
+final class MetricBackfill implements AutoCloseable {
+    /** How many events the fill applies between two checkpoints of its scratch reservoir (chunks leave memory). */
+    private static final int SCRATCH_CHECKPOINT_EVERY = 8192;
+
+    private final MetricDef def;
+    private final MetricRows.Backfill start;
+    private final long untilSeq;
+    private final HistoryCursor cursor;
+    private final Path scratchDir;
+    private final Reservoir scratch;
+    private final SharedOperators shared;
+    private final WindowMetric metric;
+    private final PriorityQueue<Pending> reorder = new PriorityQueue<>(Comparator.comparingLong(Pending::seq));
+    private final ArrayDeque<Pending> live = new ArrayDeque<>();
+    private EventCodec codec;
+    private Object[] values;
+    private long applied;
+    private long queued;
+    private int sinceCheckpoint;
+
+    /** An event to apply: its key, schema and payload. */
+    private record Pending(long seq, long time, int schema, byte[] payload) {
+    }
+
+    /**
+     * @param history the task's reservoir, read from {@code start.scanFrom()} on, up to {@code untilSeq}
+     * @param scratchDir an empty directory the fill may use; deleted when it closes
+     */
+    MetricBackfill(MetricDef def, StreamDef stream, MetricRows.Backfill start, StateStore store, Reservoir history,
+            long untilSeq, Path scratchDir, ReservoirIO io) {
+        this.def = def;
+        this.start = start;
+        this.untilSeq = untilSeq;
+        this.scratchDir = scratchDir;
+        this.codec = new EventCodec(stream);
+        this.values = new Object[codec.columnCount()];
+        this.shared = new SharedOperators(stream);
+        this.scratch = Reservoir.open(scratchDir, ReservoirConfig.of(stream.latenessMicros()), io,
+                new ChunkCache(64, 16L << 20), null);
+        try {
+            this.metric = new WindowMetric(def, stream, store, scratch, Long.MIN_VALUE, shared);
+        } catch (RuntimeException e) {
+            scratch.discard();
+            throw e;
+        }
+        this.cursor = history.history(start.scanFrom());
+    }
+
+    MetricDef def() {
+        return def;
+    }
+
+    MetricRows.Backfill start() {
+        return start;
+    }
+
+    /** Events applied so far. */
+    long applied() {
+        return applied;
+    }
+
+    /** About how many events the fill applies in all, as far as it knows now (history and live so far). */
+    long total() {
+        return Math.max(applied, cursor.estimatedEvents() + queued);
+    }
+
+    /** The oldest event time the fill still has to read from the task's reservoir (retention keeps it). */
+    long keepFrom() {
+        return cursor.done() ? Long.MAX_VALUE : Math.min(cursor.position(), start.scanFrom());
+    }
+
+    /** A live event the task just accepted (in seq order): applied after the history. */
+    void arrived(long time, long seq, int schema, byte[] payload) {
+        live.add(new Pending(seq, time, schema, payload));
+        queued++;
+    }
+
+    /** The stream's next schema version: events are decoded with it from now on. */
+    void streamChanged(StreamDef altered) {
+        codec = new EventCodec(altered);
+        values = new Object[codec.columnCount()];
+        shared.streamChanged(altered);
+        metric.streamChanged(altered);
+    }
+
+    /**
+     * Applies events until {@code deadlineNanos} (System.nanoTime) or until it has caught up with the task: true
+     * then (every counted event the task accepted is applied, and none is waiting).
+     */
+    boolean step(long deadlineNanos) {
+        do {
+            if (!cursor.done()) {
+                cursor.step(this::read);
+                long unread = cursor.minUnreadSeq();
+                while (!reorder.isEmpty() && reorder.peek().seq() < unread) {
+                    apply(reorder.poll());
+                }
+            } else if (!reorder.isEmpty()) {
+                apply(reorder.poll());
+            } else if (!live.isEmpty()) {
+                apply(live.poll());
+            } else {
+                return true;
+            }
+        } while (System.nanoTime() - deadlineNanos < 0);
+        return false;
+    }
+
+    private void read(long seq, long time, int schema, byte[] data, int off, int len) {
+        if (seq <= untilSeq && (seq >= start.startSeq() || time >= start.countedFrom())) {
+            reorder.add(new Pending(seq, time, schema, Arrays.copyOfRange(data, off, off + len)));
+        }
+    }
+
+    /** Applies one counted event as {@link TaskPlan#process} would have, to this fill's metric only. */
+    private void apply(Pending e) {
+        scratch.append(e.time(), e.seq(), e.schema(), e.payload());
+        codec.decode(e.payload(), values);
+        shared.arrived(values);
+        metric.accept(values, e.time(), e.seq());
+        scratch.advance();
+        applied++;
+        if (++sinceCheckpoint == SCRATCH_CHECKPOINT_EVERY) {
+            sinceCheckpoint = 0;
+            scratch.checkpoint();
+            scratch.committed();
+            scratch.retainFrom(scratch.streamTime() - metric.reach());
+        }
+    }
+
+    /**
+     * Releases the fill: its metric stops writing (what the task's store did not commit yet of its rows is dropped)
+     * and its scratch reservoir is deleted.
+     */
+    @Override
+    public void close() {
+        try {
+            metric.close();
+        } finally {
+            scratch.discard();
+            deleteTree(scratchDir);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+}

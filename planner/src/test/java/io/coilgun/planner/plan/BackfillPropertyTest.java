@@ -1,0 +1,233 @@
+package io.coilgun.planner.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.lifecycle.AfterContainer;
+
+/**
+ * {@code CREATE METRIC … WITH (backfill = …)} against {@link SpecOracle}: a task applies a random stream (many keys,
+ * out-of-order events within the lateness, late ones), a metric starts in the middle with a backfill span, and from
+ * the moment it is live every value it reports equals the oracle's over the events it counts (those of the span
+ * already accepted, then every event after its start), in the order the task accepted them. The backfill runs in
+ * slices between live events, across clean restarts and crashes (reopened at the last checkpoint, the records after
+ * it applied again, as Kafka would redeliver them).
+ */
+class BackfillPropertyTest {
+    static final ReservoirIO IO = ReservoirIO.defaults();
+    static final long LATENESS = WindowSemanticsPropertyTest.LATENESS;
+    static final long T0 = WindowSemanticsPropertyTest.T0;
+
+    @AfterContainer
+    static void closeIo() {
+        IO.close();
+    }
+
+    static MetricDef withBackfill(MetricDef m, long span) {
+        return new MetricDef(m.name(), m.stream(), m.aggregations(), m.groupBy(), m.partitioner(), m.window(),
+                m.ddl(), m.filter(), span);
+    }
+
+    @Property(tries = 40)
+    void aBackfilledMetricReportsWhatItWouldHaveHadItRunFromTheSpansStart(
+            @ForAll @IntRange(min = 0, max = 2) int kindIndex, @ForAll @IntRange(min = 1, max = 120) int sizeSeconds,
+            @ForAll @IntRange(min = 0, max = 3) int delayChoice, @ForAll @IntRange(min = 0, max = 3) int spanChoice,
+            @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
+            throws IOException {
+        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        long size = sizeSeconds * Durations.SECOND;
+        long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
+        long span = new long[] {30 * Durations.SECOND, 10 * Durations.MINUTE, Durations.DAY,
+            MetricDef.BACKFILL_ALL}[spanChoice];
+        run(kind, size, delay, span, groups, seed, 1500, 2 * Durations.SECOND);
+    }
+
+    /** A day-long window over a long history: the backfill reads chunks back from disk, in many slices. */
+    @Property(tries = 3)
+    void longHistoryIsReadFromDisk(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
+            @ForAll @LongRange(min = 1, max = 1_000_000) long seed) throws IOException {
+        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        run(kind, Durations.DAY, 7 * Durations.SECOND, MetricDef.BACKFILL_ALL, 5, seed, 12_000, 40 * Durations.SECOND);
+    }
+
+    /** One record of the partition: an event, or the metrics' start marker (null payload). */
+    record Rec(long offset, byte[] payload, SpecOracle.Event event) {
+    }
+
+    void run(SpecOracle.Kind kind, long size, long delay, long span, int groups, long seed, int events, long meanGap)
+            throws IOException {
+        Path dir = Files.createTempDirectory("backfill");
+        String where = kind + " size " + Durations.format(size) + " delay " + Durations.format(delay) + " span "
+                + (span == MetricDef.BACKFILL_ALL ? "all" : Durations.format(span)) + " groups " + groups + " seed "
+                + seed;
+        Random rnd = new Random(seed);
+        WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
+                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+        MetricDef m = withBackfill(WindowSemanticsPropertyTest.metric(window), span);
+        MetricDef f = withBackfill(WindowSemanticsPropertyTest.filtered(window), span);
+        List<MetricDef> defined = List.of(m, f);
+        EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
+
+        // The partition: events, with the start marker somewhere in the middle.
+        int markerAt = events / 4 + rnd.nextInt(events / 2);
+        List<Rec> partition = new ArrayList<>();
+        long clock = T0;
+        for (int i = 0; i < events; i++) {
+            if (i == markerAt) {
+                partition.add(new Rec(partition.size(), null, null));
+            }
+            clock += (long) (rnd.nextDouble() * 2 * meanGap);
+            long t = clock - (rnd.nextInt(4) == 0 ? (long) (rnd.nextDouble() * 12 * Durations.SECOND) : 0);
+            String card = "c" + (int) (groups * Math.pow(rnd.nextDouble(), 2));
+            Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
+            long qty = rnd.nextInt(7) - 2;
+            long offset = partition.size();
+            partition.add(new Rec(offset, codec.encode(new Object[] {offset, t, card, amount, qty}, 0),
+                    new SpecOracle.Event(offset, t, card, amount, qty)));
+        }
+
+        // What the metrics must report for each event they count: the oracle over the counted events, in order.
+        SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+        Map<Long, Object[]> expected = new HashMap<>();
+        long streamTime = Long.MIN_VALUE;
+        long countedFrom = Long.MAX_VALUE;
+        boolean started = false;
+        List<SpecOracle.Event> history = new ArrayList<>();
+        for (Rec r : partition) {
+            if (r.payload() == null) {
+                started = true;
+                countedFrom = span == MetricDef.BACKFILL_ALL ? Long.MIN_VALUE : streamTime - span + 1;
+                for (SpecOracle.Event e : history) {
+                    if (e.time() >= countedFrom) {
+                        oracle.accept(e);
+                    }
+                }
+                continue;
+            }
+            SpecOracle.Event e = r.event();
+            if (streamTime != Long.MIN_VALUE && e.time() < streamTime - LATENESS) {
+                continue; // late: rejected by the task, counted nowhere
+            }
+            streamTime = Math.max(streamTime, e.time());
+            if (!started) {
+                history.add(e);
+            } else {
+                expected.put(r.offset(), oracle.accept(e));
+            }
+        }
+
+        TaskPlan plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, defined, IO, new ChunkCache(2, 1 << 20), true);
+        Object[] decoded = new Object[5];
+        Object[] results = new Object[16];
+        int compared = 0;
+        try {
+            int i = 0;
+            while (i < partition.size()) {
+                Rec r = partition.get(i);
+                if (r.offset() < plan.nextOffset()) {
+                    i++;
+                    continue;
+                }
+                if (r.payload() == null) {
+                    plan.skip(r.offset());
+                    if (!plan.backfilling(m.name()) && plan.operator(m.name()) == null) {
+                        plan.startBackfill(m);
+                        plan.startBackfill(f);
+                    }
+                    plan.checkpoint();
+                } else {
+                    TaskPlan.Outcome outcome = plan.process(r.payload(), r.offset(), decoded, results);
+                    Object[] want = expected.get(r.offset());
+                    if (outcome == TaskPlan.Outcome.APPLIED) {
+                        compared += compare(plan, want, results, where + " offset " + r.offset());
+                    }
+                }
+                i++;
+                if (plan.hasBackfillWork() && rnd.nextInt(3) == 0) {
+                    // a slice: usually one chunk or one event, sometimes a few milliseconds' worth
+                    plan.backfillStep(System.nanoTime() + (rnd.nextInt(20) == 0 ? 2_000_000 : 0));
+                }
+                if (rnd.nextInt(300) == 0) {
+                    plan.checkpoint();
+                }
+                int restart = rnd.nextInt(900);
+                if (restart == 0) {
+                    plan.checkpoint();
+                    plan.close();
+                    plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, defined, IO, new ChunkCache(2, 1 << 20), true);
+                } else if (restart == 1) {
+                    plan.close(); // a crash: what followed the last checkpoint is applied again
+                    plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, defined, IO, new ChunkCache(2, 1 << 20), true);
+                    i = 0;
+                }
+            }
+            while (plan.hasBackfillWork()) {
+                plan.backfillStep(System.nanoTime() + 1_000_000);
+            }
+            assertFalse(plan.backfilling(m.name()), where);
+            assertTrue(plan.operator(m.name()) != null && plan.operator(f.name()) != null, where + ": both live");
+            assertTrue(compared > 0 || expected.isEmpty(), where + ": values were compared");
+            assertEquals(List.of(), listFiles(dir.resolve("backfill")), where + ": scratch reservoirs deleted");
+        } finally {
+            plan.close();
+            MetricBackfill.deleteTree(dir);
+        }
+    }
+
+    /** Compares what each live backfilled metric reported with the oracle's values; how many metrics it compared. */
+    static int compare(TaskPlan plan, Object[] want, Object[] results, String where) {
+        int at = 0;
+        int compared = 0;
+        for (MetricDef d : plan.metrics()) {
+            int n = d.aggregations().size();
+            if (d.name().equals("m")) {
+                WindowSemanticsPropertyTest.compare(Arrays.copyOfRange(want, 0, 12), Arrays.copyOfRange(results, at,
+                        at + n), where + " metric m");
+                compared++;
+            } else if (d.name().equals("f")) {
+                Object[] got = Arrays.copyOfRange(results, at, at + n);
+                Object[] exp = Arrays.copyOfRange(want, 12, 14);
+                for (int k = 0; k < 2; k++) {
+                    if (exp[k] == null) {
+                        org.junit.jupiter.api.Assertions.assertNull(got[k], where + " metric f " + k);
+                    } else {
+                        assertEquals(((Number) exp[k]).longValue(), ((Number) got[k]).longValue(),
+                                where + " metric f " + k);
+                    }
+                }
+                compared++;
+            }
+            at += n;
+        }
+        return compared;
+    }
+
+    static List<Path> listFiles(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return List.of();
+        }
+        try (var s = Files.list(dir)) {
+            return s.toList();
+        }
+    }
+}
