@@ -627,7 +627,8 @@ public final class ClusterNode implements AutoCloseable {
                         synchronized (copies) {
                             copies.add(new NodeStatus.TaskCopy(t.id().toString(), t.role().name().toLowerCase(
                                     java.util.Locale.ROOT), u.name(), t.nextOffset(), lag, lagMs, t.streamTime(),
-                                    t.state().name().toLowerCase(java.util.Locale.ROOT)));
+                                    t.state().name().toLowerCase(java.util.Locale.ROOT), 0, -1, -1,
+                                    t.backfillProgress()));
                         }
                     }
                 }));

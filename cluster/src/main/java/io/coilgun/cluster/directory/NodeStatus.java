@@ -26,12 +26,24 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
      * @param copiedBytes while the copy is copied from a peer ({@code recovering}): the bytes it has
      * @param copyBytes the bytes it copies, -1 when it is not being copied (or before the peer answered)
      * @param copyEtaSeconds the estimated time left of the copy, -1 unknown
+     * @param backfills the metrics the copy fills from history, each {@code metric:applied:total:etaSeconds}
      */
     public record TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
-            long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds) {
+            long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds,
+            List<String> backfills) {
+        public TaskCopy {
+            backfills = List.copyOf(backfills);
+        }
+
         public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
                 long streamTime, String state) {
-            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1);
+            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1, List.of());
+        }
+
+        public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
+                long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds) {
+            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, copiedBytes, copyBytes, copyEtaSeconds,
+                    List.of());
         }
     }
 
@@ -52,7 +64,7 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                     .append('\t').append(t.nextOffset()).append('\t').append(t.lag()).append('\t').append(t.lagMs())
                     .append('\t').append(t.streamTime()).append('\t').append(t.state()).append('\t')
                     .append(t.copiedBytes()).append('\t').append(t.copyBytes()).append('\t').append(t.copyEtaSeconds())
-                    .append('\n');
+                    .append('\t').append(String.join(",", t.backfills())).append('\n');
         }
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -89,12 +101,14 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                     case "peer" -> peer = v;
                     case "peer_token" -> peerToken = v;
                     case "task" -> {
-                        String[] f = v.split("\t");
-                        // fields after the eighth came later: a status without them is not being copied
+                        String[] f = v.split("\t", -1);
+                        // fields after the eighth came later: a status without them is not being copied, and one
+                        // without the twelfth fills nothing from history
                         tasks.add(new TaskCopy(f[0], f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
                                 Long.parseLong(f[5]), Long.parseLong(f[6]), f[7],
                                 f.length > 10 ? Long.parseLong(f[8]) : 0, f.length > 10 ? Long.parseLong(f[9]) : -1,
-                                f.length > 10 ? Long.parseLong(f[10]) : -1));
+                                f.length > 10 ? Long.parseLong(f[10]) : -1,
+                                f.length > 11 && !f[11].isEmpty() ? List.of(f[11].split(",")) : List.of()));
                     }
                     default -> {
                         // a field of a later version

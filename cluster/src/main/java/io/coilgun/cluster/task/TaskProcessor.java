@@ -230,6 +230,64 @@ public final class TaskProcessor implements AutoCloseable {
         decoded = new Object[altered.columns().size()];
     }
 
+    /** When each backfill under way here began (wall clock, ms), for its ETA. */
+    private final java.util.Map<String, Long> backfillStartedAt = new java.util.HashMap<>(0);
+
+    /** Whether a metric of this task is being filled from history ({@link #backfill}). */
+    public boolean hasBackfillWork() {
+        return state != TaskState.FAILED && plan.hasBackfillWork();
+    }
+
+    /**
+     * Lets the task's backfills apply history until {@code deadlineNanos}, between two records; a metric whose
+     * backfill caught up reports from the next event on. A failing backfill rolls the task back to its checkpoint
+     * (where the backfill begins again), as a failing event does.
+     */
+    public void backfill(long deadlineNanos) {
+        if (!hasBackfillWork()) {
+            return;
+        }
+        try {
+            dirty = true; // the backfill's rows go with the next checkpoint
+            for (MetricDef live : plan.backfillStep(deadlineNanos)) {
+                Long began = backfillStartedAt.remove(live.name());
+                LOG.info("task={} metric={} backfilled{}: it is live at offset {}", id, live.name(),
+                        began == null ? "" : " in " + (System.currentTimeMillis() - began) + " ms", plan.nextOffset());
+                planChanged();
+            }
+        } catch (Throwable t) {
+            rethrowIfFatal(t);
+            LOG.error("task={} a backfill failed: rolling back to the last checkpoint, where it begins again", id, t);
+            noteFailure(t);
+            if (recentFailures.size() >= MAX_FAILURES) {
+                stop("failed " + recentFailures.size() + " times within " + FAILURE_WINDOW_MS / 1000 + " s, last: "
+                        + t);
+                return;
+            }
+            reopen();
+        }
+    }
+
+    /**
+     * The backfills under way, each {@code metric:applied:total:etaSeconds} (-1 when unknown), for coilgun.metrics;
+     * empty when there are none.
+     */
+    public List<String> backfillProgress() {
+        if (state == TaskState.FAILED || !plan.hasBackfillWork()) {
+            return List.of();
+        }
+        long now = System.currentTimeMillis();
+        List<String> out = new java.util.ArrayList<>();
+        for (TaskPlan.BackfillProgress p : plan.backfillProgress()) {
+            Long began = backfillStartedAt.computeIfAbsent(p.metric(), m -> now); // resumed after a reopen: from now
+            long elapsed = now - began;
+            long eta = p.applied() <= 0 || elapsed <= 0 ? -1
+                    : Math.max(0, (p.total() - p.applied()) * elapsed / p.applied() / 1000);
+            out.add(p.metric() + ":" + p.applied() + ":" + p.total() + ":" + eta);
+        }
+        return out;
+    }
+
     /** Removes a metric and its state between two events. */
     public void dropMetric(String name) {
         if (state == TaskState.FAILED) {
@@ -332,10 +390,16 @@ public final class TaskProcessor implements AutoCloseable {
         String name = marker.lastIndexOf('@') < 0 ? marker : marker.substring(0, marker.lastIndexOf('@'));
         try {
             plan.skip(offset);
-            if (def != null && plan.operator(name) == null) {
-                plan.addNewMetric(def);
-                planChanged();
-                LOG.info("task={} metric={} starts after offset {}", id, name, offset);
+            if (def != null && plan.operator(name) == null && !plan.backfilling(name)) {
+                if (def.backfills()) {
+                    plan.startBackfill(def);
+                    backfillStartedAt.put(name, System.currentTimeMillis());
+                    LOG.info("task={} metric={} starts after offset {}, filled from history first", id, name, offset);
+                } else {
+                    plan.addNewMetric(def);
+                    planChanged();
+                    LOG.info("task={} metric={} starts after offset {}", id, name, offset);
+                }
             } else if (def == null) {
                 LOG.info("task={} offset={} start marker {} starts nothing here (a metric dropped since, or an "
                         + "earlier one of that name)", id, offset, marker);
@@ -443,18 +507,36 @@ public final class TaskProcessor implements AutoCloseable {
             stop("failed " + recentFailures.size() + " times within " + FAILURE_WINDOW_MS / 1000 + " s, last: " + text);
             return true;
         }
+        if (!reopen()) {
+            return true;
+        }
         try {
-            plan.close(); // without a checkpoint: what it changed since the last one is dropped
+            plan.recordFailedEvent(failed);
+        } catch (RuntimeException recording) {
+            LOG.error("task={} cannot record the event it failed on", id, recording);
+            stop("cannot record the event it failed on: " + recording);
+        }
+        return true;
+    }
+
+    /**
+     * Closes the plan without a checkpoint (what it changed since the last one is dropped) and opens it again at the
+     * checkpoint; false when it cannot (the task is stopped then).
+     */
+    private boolean reopen() {
+        List<MetricDef> all = new java.util.ArrayList<>(metrics);
+        all.addAll(plan.backfillingMetrics());
+        try {
+            plan.close();
         } catch (RuntimeException closing) {
             LOG.warn("task={} closing its plan after a failure failed too", id, closing);
         }
         try {
-            plan = opener.open(stream, metrics);
-            plan.recordFailedEvent(failed);
+            plan = opener.open(stream, all);
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);
             stop("cannot reopen its data: " + reopening);
-            return true;
+            return false;
         }
         state = TaskState.RECOVERING;
         planChanged();

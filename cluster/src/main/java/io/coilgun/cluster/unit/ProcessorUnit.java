@@ -54,6 +54,12 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     /** How long the active consumer waits for records while the unit also runs replicas. */
     private static final Duration SHARED_POLL = Duration.ofMillis(5);
     private static final long CHECKPOINT_EVERY_NS = 100_000_000L;
+    /**
+     * How long a backfill may run between two polls: live records wait for it at most that long. Shorter right after
+     * records were taken (live traffic), so that a backfill goes at the speed of the unit's idle time.
+     */
+    private static final long BACKFILL_SLICE_IDLE_NS = 2_000_000L;
+    private static final long BACKFILL_SLICE_BUSY_NS = 300_000L;
     /** How often the active tasks' positions are committed to the task group (each commit is a broker write). */
     private static final long COMMIT_EVERY_NS = 500_000_000L;
 
@@ -682,17 +688,23 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             askedAt = System.nanoTime();
             active.enforceRebalance(draining ? "the node drains" : "asked by the node or the leader");
         }
+        boolean backfilling = anyBackfillWork();
         int taken = 0;
         if (!topics.isEmpty()) {
-            taken += take(active, replicating ? SHARED_POLL : POLL, touched, lastCheckpoint);
+            taken += take(active, backfilling ? Duration.ZERO : replicating ? SHARED_POLL : POLL, touched,
+                    lastCheckpoint);
         }
         if (!replicaReads.isEmpty()) {
-            taken += take(replica, topics.isEmpty() ? POLL : Duration.ZERO, touched, lastCheckpoint);
+            taken += take(replica, topics.isEmpty() && !backfilling ? POLL : Duration.ZERO, touched, lastCheckpoint);
+        }
+        if (backfilling) {
+            backfill(System.nanoTime() + (taken == 0 ? BACKFILL_SLICE_IDLE_NS : BACKFILL_SLICE_BUSY_NS), touched);
         }
         // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
         // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.
         long now = System.nanoTime();
-        if (!touched.isEmpty() && (taken == 0 || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
+        // (A backfill keeps the unit busy without records: checkpoints at the interval then.)
+        if (!touched.isEmpty() && ((taken == 0 && !backfilling) || now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS)) {
             checkpoint(touched, lastCheckpoint, now);
             // Every COMMIT_EVERY_NS, commit the positions noted at the previous commit: their replies were sent that
             // long ago (acks=all, no linger), so a promoted replica re-sends only the replies that may have died
@@ -746,6 +758,31 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
         }
         return records.count();
+    }
+
+    private boolean anyBackfillWork() {
+        for (TaskProcessor task : tasks.values()) {
+            if (task.hasBackfillWork()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Runs the tasks' backfills (history of metrics created WITH (backfill = …)) until {@code deadlineNanos}, at a
+     * lower priority than live records: only between polls, in slices.
+     */
+    private void backfill(long deadlineNanos, Set<TaskProcessor> touched) {
+        for (TaskProcessor task : tasks.values()) {
+            if (task.hasBackfillWork()) {
+                task.backfill(deadlineNanos);
+                touched.add(task); // its rows are checkpointed with the task's, as it goes
+                if (System.nanoTime() - deadlineNanos >= 0) {
+                    return;
+                }
+            }
+        }
     }
 
     /**

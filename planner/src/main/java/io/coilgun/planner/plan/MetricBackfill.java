@@ -95,6 +95,11 @@ final class MetricBackfill implements AutoCloseable {
         return start;
     }
 
+    /** The stream time of the events applied so far: the task's own once the backfill has caught up. */
+    long streamTime() {
+        return scratch.streamTime();
+    }
+
     /** Events applied so far. */
     long applied() {
         return applied;
@@ -130,14 +135,12 @@ final class MetricBackfill implements AutoCloseable {
      */
     boolean step(long deadlineNanos) {
         do {
-            if (!cursor.done()) {
-                cursor.step(this::read);
-                long unread = cursor.minUnreadSeq();
-                while (!reorder.isEmpty() && reorder.peek().seq() < unread) {
-                    apply(reorder.poll());
-                }
-            } else if (!reorder.isEmpty()) {
+            // one event or one chunk at a time, so that a slice ends close to its deadline
+            long unread = cursor.done() ? Long.MAX_VALUE : cursor.minUnreadSeq();
+            if (!reorder.isEmpty() && reorder.peek().seq() < unread) {
                 apply(reorder.poll());
+            } else if (!cursor.done()) {
+                cursor.step(this::read);
             } else if (!live.isEmpty()) {
                 apply(live.poll());
             } else {
@@ -157,6 +160,9 @@ final class MetricBackfill implements AutoCloseable {
     private void apply(Pending e) {
         scratch.append(e.time(), e.seq(), e.schema(), e.payload());
         codec.decode(e.payload(), values);
+        if (TestFaults.ENABLED) {
+            TestFaults.whileBackfilling(values);
+        }
         shared.arrived(values);
         metric.accept(values, e.time(), e.seq());
         scratch.advance();

@@ -295,6 +295,11 @@ public final class TaskPlan implements AutoCloseable {
             if (!b.step(deadlineNanos)) {
                 continue;
             }
+            if (b.streamTime() != streamTime() && b.applied() > 0) {
+                // its windows' positions would not be the task's: never make such a metric live
+                throw new IllegalStateException("the backfill of metric " + b.def().name() + " caught up at stream "
+                        + "time " + b.streamTime() + ", the task's is " + streamTime());
+            }
             checkpoint(); // the fill's rows, with the task's offset: a crash from here on reopens them as they are
             b.close();
             backfills.remove(i--);

@@ -10,7 +10,9 @@ package io.coilgun.planner.plan;
  *   <li>{@code coilgun:fail} makes the task throw while its metrics take the event (after the first metric took
  *       it and the reservoir holds it: the task's state is half changed, as with a bug in an aggregation);</li>
  *   <li>{@code coilgun:sleep:<ms>} makes the task's thread sleep that long before applying the event (a slow or
- *       stuck task, for statement timeouts and cancels).</li>
+ *       stuck task, for statement timeouts and cancels);</li>
+ *   <li>{@code coilgun:slow-backfill:<ms>} makes a backfill sleep that long when it applies the event (a long
+ *       backfill, to restart a node in the middle of one); live processing ignores it.</li>
  * </ul>
  */
 public final class TestFaults {
@@ -19,6 +21,7 @@ public final class TestFaults {
 
     static final String FAIL = "coilgun:fail";
     static final String SLEEP = "coilgun:sleep:";
+    static final String SLOW_BACKFILL = "coilgun:slow-backfill:";
 
     private TestFaults() {
     }
@@ -29,6 +32,19 @@ public final class TestFaults {
             if (v instanceof String s && s.startsWith(SLEEP)) {
                 try {
                     Thread.sleep(Long.parseLong(s.substring(SLEEP.length())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Sleeps if the event asks a backfill to. */
+    static void whileBackfilling(Object[] values) {
+        for (Object v : values) {
+            if (v instanceof String s && s.startsWith(SLOW_BACKFILL)) {
+                try {
+                    Thread.sleep(Long.parseLong(s.substring(SLOW_BACKFILL.length())));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

@@ -29,8 +29,12 @@ import java.util.SplittableRandom;
  * With {@code --metrics N}, window-count's metric set instead (N misaligned sliding windows of SUM(amount) by card,
  * sizes 30 s to 5 min, delays 0 to 30 s): what many metrics per stream cost the engine, without Kafka.
  *
+ * <p>With {@code --backfill}, a second metric like the first is then created {@code WITH (backfill = 'all')} on the
+ * same task and filled from the history just applied, with no live events: the fill's events/s, against the live
+ * engine's in the same run.
+ *
  * <pre>scripts/bench engine [--window 5m|30d] [--events N] [--cards N] [--rate N (events/s of event time)]
- *     [--metrics N]</pre>
+ *     [--metrics N] [--backfill]</pre>
  */
 public final class EngineBench {
     private EngineBench() {
@@ -90,6 +94,27 @@ public final class EngineBench {
             }
             plan.checkpoint();
             double secs = (System.nanoTime() - t0) / 1e9;
+            String backfill = "";
+            if (java.util.Arrays.asList(args).contains("--backfill")) {
+                MetricDef first = metrics.get(0);
+                MetricDef filled = new MetricDef(first.name() + "_backfilled", first.stream(), first.aggregations(),
+                        first.groupBy(), first.partitioner(), first.window(), "", first.filter(),
+                        MetricDef.BACKFILL_ALL);
+                plan.skip(events); // its start marker
+                long b0 = System.nanoTime();
+                plan.startBackfill(filled);
+                long lastPrint = b0;
+                while (plan.backfillStep(System.nanoTime() + 10_000_000L).isEmpty()) {
+                    long now = System.nanoTime();
+                    if (now - lastPrint > 2_000_000_000L) {
+                        lastPrint = now;
+                        System.out.printf(Locale.ROOT, "backfill: %s%n", plan.backfillProgress());
+                    }
+                }
+                double bsecs = (System.nanoTime() - b0) / 1e9;
+                backfill = String.format(Locale.ROOT, " backfill_events_per_s=%.0f backfill_vs_live=%.2f",
+                        events / bsecs, (events / bsecs) / (events / secs));
+            }
             long reservoirBytes;
             try (var files = Files.walk(dir)) {
                 reservoirBytes = files.filter(p -> p.toString().contains("reservoir") && Files.isRegularFile(p))
@@ -100,8 +125,8 @@ public final class EngineBench {
             System.gc();
             Runtime rt = Runtime.getRuntime();
             System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
-                    + "heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%n", window, events, cards, events / secs,
-                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0);
+                    + "heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%s%n", window, events, cards, events / secs,
+                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0, backfill);
         } finally {
             try (var s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -48,6 +48,20 @@ final class SpecOracle {
         for (Event x : events) {
             clock = Math.max(clock, x.time());
         }
+        return valuesAt(events, clock);
+    }
+
+    /** The groups with events. */
+    java.util.Set<String> groups() {
+        return byGroup.keySet();
+    }
+
+    /** What {@link #accept} reports for {@code group} were its clock {@code clock} (SELECT: the stream time). */
+    Object[] valuesAt(String group, long clock) {
+        return valuesAt(byGroup.get(group), clock);
+    }
+
+    private Object[] valuesAt(List<Event> events, long clock) {
         long upper = clock - delay;
         List<Event> window = new ArrayList<>();
         for (Event x : events) {

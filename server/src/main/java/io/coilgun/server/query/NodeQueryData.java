@@ -153,6 +153,47 @@ public final class NodeQueryData implements QueryData {
         return micros <= TaskPlan.NO_TIME ? null : Math.floorDiv(micros, 1000L);
     }
 
+    /**
+     * The backfills under way, from each task's active copy: this node's read on their units, the others' from their
+     * nodes' statuses (a second old at most).
+     */
+    @Override
+    public Map<String, Backfill> backfills() {
+        ClusterView view = cluster.view();
+        Map<String, NodeStatus> statuses = cluster.directory().statuses();
+        Map<String, long[]> sums = new java.util.TreeMap<>();
+        for (StreamDef s : catalog.streams()) {
+            if (catalog.metricsOf(s.name()).stream().noneMatch(MetricDef::backfills)) {
+                continue;
+            }
+            for (String field : s.partitionBy()) {
+                for (int p = 0; p < s.partitions(); p++) {
+                    TaskId id = TaskId.of(s, field, p);
+                    ClusterView.Member active = view.activeOf(id);
+                    List<String> progress = cluster.onTask(id, task -> task.role() != TaskRole.ACTIVE ? null
+                            : task.backfillProgress()).join();
+                    if (progress == null) {
+                        NodeStatus.TaskCopy remote = copy(statuses, active == null ? null : active.node(), id);
+                        progress = remote == null ? List.of() : remote.backfills();
+                    }
+                    for (String entry : progress) {
+                        String[] f = entry.split(":");
+                        if (f.length != 4) {
+                            continue;
+                        }
+                        long[] sum = sums.computeIfAbsent(f[0], k -> new long[] {0, 0, -1});
+                        sum[0] += Long.parseLong(f[1]);
+                        sum[1] += Long.parseLong(f[2]);
+                        sum[2] = Math.max(sum[2], Long.parseLong(f[3]));
+                    }
+                }
+            }
+        }
+        Map<String, Backfill> out = new java.util.HashMap<>();
+        sums.forEach((name, v) -> out.put(name, new Backfill(v[0], v[1], v[2])));
+        return out;
+    }
+
     private static NodeStatus.TaskCopy copy(Map<String, NodeStatus> statuses, String node, TaskId id) {
         NodeStatus status = node == null ? null : statuses.get(node);
         if (status == null) {

@@ -64,6 +64,17 @@ public final class StatementCompiler {
                 "lateness", "late_events", "dedup_horizon", "schema_version", "replicas"), rows, "SHOW");
     }
 
+    /** What SHOW METRICS says of the events before a metric was created. */
+    private static String history(MetricDef m) {
+        if (!m.backfills()) {
+            return "started empty when created: events before it are not counted (no backfill)";
+        }
+        return "filled when created from " + (m.backfillMicros() == MetricDef.BACKFILL_ALL
+                ? "all the history the reservoirs held"
+                : "the last " + io.coilgun.planner.model.Durations.format(m.backfillMicros()).toLowerCase(Locale.ROOT)
+                        + " of history the reservoirs held") + " (backfill)";
+    }
+
     private RowsStatement showMetrics() {
         List<String[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
@@ -71,8 +82,7 @@ public final class StatementCompiler {
                 PlanExplainer.MetricSql text = metricSql(m);
                 rows.add(new String[] {m.name(), m.stream(), text == null ? null : String.join(", ",
                         text.aggregations()), text == null ? null : text.filter(), String.join(", ", m.groupBy()
-                        .stream().map(i -> s.column(i).name()).toList()), m.window().toString(),
-                    "started empty when created: events before it are not counted (no backfill)"});
+                        .stream().map(i -> s.column(i).name()).toList()), m.window().toString(), history(m)});
             }
         }
         return new RowsStatement(List.of("name", "stream", "aggregations", "filter", "group_by", "window",

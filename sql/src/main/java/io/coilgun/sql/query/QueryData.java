@@ -4,6 +4,7 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +37,18 @@ public interface QueryData {
 
     /** Rows of {@code coilgun.statistics}: see {@link SystemTables#STATISTICS}. */
     List<Object[]> statistics();
+
+    /**
+     * The metrics being filled from history ({@code WITH (backfill = …)}) by name: events applied and in all over the
+     * active copies of their tasks, and the longest estimated time left (-1 unknown).
+     */
+    default Map<String, Backfill> backfills() {
+        return Map.of();
+    }
+
+    /** A metric's backfill progress, summed over its tasks. */
+    record Backfill(long applied, long total, long etaSeconds) {
+    }
 
     /** The node's client sessions, for {@code pg_stat_activity}. */
     default List<SessionActivity> sessions() {

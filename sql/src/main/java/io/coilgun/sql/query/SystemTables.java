@@ -39,7 +39,8 @@ public final class SystemTables {
                 text("partition_by"), int4("partitions"), text("lateness"), text("late_events"),
                 text("dedup_horizon"), int4("schema_version"), int4("replicas"), text("ddl")), () -> streams(data.catalog())));
         t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
-                text("group_by"), text("window_spec"), text("partitioner"), text("ddl")), () -> metrics(data.catalog())));
+                text("group_by"), text("window_spec"), text("partitioner"), text("ddl"), text("state"),
+                int8("backfilled_events"), int8("backfill_events"), int8("backfill_eta_s")), () -> metrics(data)));
         t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
                 text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics"),
                 text("state"), text("error"), Col.timestamp("error_at"), int8("failed_events"), text("node"),
@@ -65,13 +66,22 @@ public final class SystemTables {
         return rows;
     }
 
-    private static List<Object[]> metrics(Catalog catalog) {
+    /**
+     * The catalog's metrics; {@code state} is {@code backfilling} while some task fills the metric from history
+     * (events applied and in all over its tasks' active copies, and the longest ETA), else {@code running}.
+     */
+    private static List<Object[]> metrics(QueryData data) {
+        Catalog catalog = data.catalog();
+        Map<String, QueryData.Backfill> backfills = data.backfills();
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
             for (MetricDef m : catalog.metricsOf(s.name())) {
+                QueryData.Backfill b = backfills.get(m.name());
                 rows.add(new Object[] {m.name(), m.stream(), String.join(", ", m.aggregations().stream()
                         .map(a -> a.name()).toList()), String.join(", ", m.groupBy().stream()
-                        .map(i -> s.column(i).name()).toList()), m.window().toString(), m.partitioner(), m.ddl()});
+                        .map(i -> s.column(i).name()).toList()), m.window().toString(), m.partitioner(), m.ddl(),
+                    b == null ? "running" : "backfilling", b == null ? null : b.applied(),
+                    b == null ? null : b.total(), b == null || b.etaSeconds() < 0 ? null : b.etaSeconds()});
             }
         }
         return rows;
