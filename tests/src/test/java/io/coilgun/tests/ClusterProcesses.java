@@ -52,7 +52,8 @@ public final class ClusterProcesses implements AutoCloseable {
         List<String> args = new java.util.ArrayList<>(List.of("start", "--kafka", bootstrap(), "--node-id", id,
                 "--port", String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2"));
         args.addAll(List.of(options));
-        List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
+        // test faults armed, as in the test JVM: an event can make a task fail or a backfill slow (TestFaults)
+        List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Dcoilgun.testFaults=true"));
         String extra = System.getenv("COILGUN_IT_NODE_JVM"); // e.g. a flight recording, to profile a test's nodes
         if (extra != null && !extra.isBlank()) {
             for (String option : extra.trim().split("\\s+")) {
