@@ -46,6 +46,11 @@ final class MetricBackfill implements AutoCloseable {
     private final MetricDef def;
     private final MetricRows.Backfill start;
     private final long untilSeq;
+    /** Events after this time are not counted (a REPLAY's upper bound; {@link Long#MAX_VALUE} for a backfill). */
+    private final long untilTime;
+    /** Where each applied event's row goes (REPLAY), or null. */
+    private final RowSink sink;
+    private final Object[] results;
     private final HistoryCursor cursor;
     private final Path scratchDir;
     private final Reservoir scratch;
@@ -59,6 +64,14 @@ final class MetricBackfill implements AutoCloseable {
     private long queued;
     private int sinceCheckpoint;
 
+    /** Receives, for each event applied, its column values and the metric's values for it (arrays reused). */
+    interface RowSink {
+        void row(Object[] event, Object[] values);
+
+        /** True while the sink takes no more rows: the fill pauses. */
+        boolean full();
+    }
+
     /** An event to apply: its key, schema and payload. */
     private record Pending(long seq, long time, int schema, byte[] payload) {
     }
@@ -69,9 +82,20 @@ final class MetricBackfill implements AutoCloseable {
      */
     MetricBackfill(MetricDef def, StreamDef stream, MetricRows.Backfill start, StateStore store, Reservoir history,
             long untilSeq, Path scratchDir, ReservoirIO io) {
+        this(def, stream, start, store, history, untilSeq, Long.MAX_VALUE, null, scratchDir, io);
+    }
+
+    /**
+     * A replay: the events with {@code t <= untilTime} of the counted ones, each applied event's row to {@code sink}.
+     */
+    MetricBackfill(MetricDef def, StreamDef stream, MetricRows.Backfill start, StateStore store, Reservoir history,
+            long untilSeq, long untilTime, RowSink sink, Path scratchDir, ReservoirIO io) {
         this.def = def;
         this.start = start;
         this.untilSeq = untilSeq;
+        this.untilTime = untilTime;
+        this.sink = sink;
+        this.results = new Object[def.aggregations().size()];
         this.scratchDir = scratchDir;
         this.codec = new EventCodec(stream);
         this.values = new Object[codec.columnCount()];
@@ -146,12 +170,12 @@ final class MetricBackfill implements AutoCloseable {
             } else {
                 return true;
             }
-        } while (System.nanoTime() - deadlineNanos < 0);
+        } while (System.nanoTime() - deadlineNanos < 0 && (sink == null || !sink.full()));
         return false;
     }
 
     private void read(long seq, long time, int schema, byte[] data, int off, int len) {
-        if (seq <= untilSeq && (seq >= start.startSeq() || time >= start.countedFrom())) {
+        if (seq <= untilSeq && time <= untilTime && (seq >= start.startSeq() || time >= start.countedFrom())) {
             reorder.add(new Pending(seq, time, schema, Arrays.copyOfRange(data, off, off + len)));
         }
     }
@@ -167,6 +191,10 @@ final class MetricBackfill implements AutoCloseable {
         metric.accept(values, e.time(), e.seq());
         scratch.advance();
         applied++;
+        if (sink != null) {
+            metric.report(scratch.streamTime(), results, 0);
+            sink.row(values, results);
+        }
         if (++sinceCheckpoint == SCRATCH_CHECKPOINT_EVERY) {
             sinceCheckpoint = 0;
             scratch.checkpoint();

@@ -60,6 +60,8 @@ public final class TaskPlan implements AutoCloseable {
     private final java.util.TreeMap<Long, FailedEvent> failedEvents = new java.util.TreeMap<>();
     /** The metrics being filled from history ({@code WITH (backfill = …)}); they become operators when caught up. */
     private final List<MetricBackfill> backfills = new ArrayList<>(0);
+    /** The REPLAYs reading this task's history (their rows go to readers on other threads). */
+    private final List<MetricReplay> replays = new ArrayList<>(0);
     /** The task's directory (backfills keep a scratch reservoir under it) and the node's reservoir I/O. */
     private final Path dir;
     private final ReservoirIO io;
@@ -242,9 +244,10 @@ public final class TaskPlan implements AutoCloseable {
         return scratch;
     }
 
-    /** Deletes the scratch reservoirs of backfills a crash interrupted. */
+    /** Deletes the scratch data of backfills and replays a crash interrupted. */
     private void deleteScratch() {
         MetricBackfill.deleteTree(dir.resolve("backfill"));
+        MetricBackfill.deleteTree(dir.resolve("replay"));
     }
 
     /** Whether metric {@code name} is being filled from history. */
@@ -261,9 +264,29 @@ public final class TaskPlan implements AutoCloseable {
         return null;
     }
 
-    /** Whether a backfill has events to apply ({@link #backfillStep}). */
+    /** Whether a backfill or a replay has events to apply ({@link #backfillStep}). */
     public boolean hasBackfillWork() {
-        return !backfills.isEmpty();
+        if (!backfills.isEmpty()) {
+            return true;
+        }
+        for (int i = 0; i < replays.size(); i++) {
+            if (replays.get(i).wantsWork()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Starts a REPLAY of {@code metric} over this task's history: the events with {@code from <= t <= to} held now,
+     * in the order the task accepted them ({@link MetricReplay}); it runs in {@link #backfillStep}.
+     *
+     * @param id a name for its scratch directory, unique among this task's replays
+     */
+    public MetricReplay replay(MetricDef metric, long from, long to, String id) {
+        MetricReplay r = new MetricReplay(metric, stream, reservoir, from, to, dir.resolve("replay").resolve(id), io);
+        replays.add(r);
+        return r;
     }
 
     /** Progress of each backfill under way: the metric, events applied, events in all (an estimate). */
@@ -289,6 +312,15 @@ public final class TaskPlan implements AutoCloseable {
      * from the next event on. Returns the metrics that became live (usually none).
      */
     public List<MetricDef> backfillStep(long deadlineNanos) {
+        for (int i = 0; i < replays.size(); i++) {
+            MetricReplay r = replays.get(i);
+            if (r.wantsWork()) {
+                r.step(deadlineNanos);
+            }
+            if (r.over()) {
+                replays.remove(i--);
+            }
+        }
         List<MetricDef> live = null;
         for (int i = 0; i < backfills.size(); i++) {
             MetricBackfill b = backfills.get(i);
@@ -316,6 +348,10 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     private void closeBackfills() {
+        for (MetricReplay r : replays) {
+            r.abandon("its task closed (it moved to another node, failed, or its stream was dropped)");
+        }
+        replays.clear();
         for (MetricBackfill b : backfills) {
             try {
                 b.close();
@@ -591,6 +627,9 @@ public final class TaskPlan implements AutoCloseable {
             long keepFrom = reservoir.streamTime() - reach - stream.backfillHorizonMicros();
             for (MetricBackfill b : backfills) {
                 keepFrom = Math.min(keepFrom, b.keepFrom()); // what a backfill has still to read
+            }
+            for (MetricReplay r : replays) {
+                keepFrom = Math.min(keepFrom, r.keepFrom());
             }
             reservoir.retainFrom(keepFrom);
         }

@@ -79,6 +79,102 @@ class BackfillPropertyTest {
         run(kind, Durations.DAY, 7 * Durations.SECOND, MetricDef.BACKFILL_ALL, 5, seed, 12_000, 40 * Durations.SECOND);
     }
 
+    /**
+     * REPLAY: a metric definition over a task's stored history, between two times, while live events keep coming.
+     * Each row is an event the task had accepted with {@code from <= t <= to}, in the order it accepted them, and the
+     * oracle's values over exactly those events.
+     */
+    @Property(tries = 25)
+    void aReplayGivesWhatAMetricCountingThoseEventsWouldHaveGiven(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
+            @ForAll @IntRange(min = 1, max = 120) int sizeSeconds, @ForAll @IntRange(min = 0, max = 3) int delayChoice,
+            @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
+            throws IOException {
+        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        long size = sizeSeconds * Durations.SECOND;
+        long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
+        WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
+                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+        String where = "replay " + kind + " size " + Durations.format(size) + " delay " + Durations.format(delay)
+                + " groups " + groups + " seed " + seed;
+        Path dir = Files.createTempDirectory("replay");
+        Random rnd = new Random(seed);
+        EventCodec codec = new EventCodec(STREAM);
+        MetricDef running = withBackfill(WindowSemanticsPropertyTest.metric(window), 0);
+        MetricDef replayed = WindowSemanticsPropertyTest.metric(window);
+        TaskPlan plan = TaskPlan.open(dir, STREAM, List.of(running), IO, new ChunkCache(2, 1 << 20));
+        List<SpecOracle.Event> accepted = new ArrayList<>();
+        long streamTime = Long.MIN_VALUE;
+        long clock = T0;
+        Object[] decoded = new Object[5];
+        Object[] results = new Object[16];
+        int events = 1500;
+        int replayAt = events / 2 + rnd.nextInt(events / 2);
+        MetricReplay replay = null;
+        long from = 0;
+        long to = 0;
+        List<Object[]> rows = new ArrayList<>();
+        try {
+            for (int i = 0; i < events; i++) {
+                clock += (long) (rnd.nextDouble() * 4 * Durations.SECOND);
+                long t = clock - (rnd.nextInt(4) == 0 ? (long) (rnd.nextDouble() * 12 * Durations.SECOND) : 0);
+                String card = "c" + (int) (groups * Math.pow(rnd.nextDouble(), 2));
+                Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
+                long qty = rnd.nextInt(7) - 2;
+                TaskPlan.Outcome outcome = plan.process(codec.encode(new Object[] {(long) i, t, card, amount, qty}, 0),
+                        i, decoded, results);
+                if (outcome == TaskPlan.Outcome.APPLIED) {
+                    accepted.add(new SpecOracle.Event(i, t, card, amount, qty));
+                    streamTime = Math.max(streamTime, t);
+                }
+                if (i == replayAt) {
+                    long span = streamTime - T0;
+                    from = T0 + (long) (rnd.nextDouble() * span / 2);
+                    to = rnd.nextBoolean() ? Long.MAX_VALUE : from + (long) (rnd.nextDouble() * span);
+                    replay = plan.replay(replayed, from, to, "r1");
+                }
+                if (replay != null && rnd.nextInt(3) == 0) {
+                    plan.backfillStep(System.nanoTime() + (rnd.nextInt(6) == 0 ? 2_000_000 : 0));
+                    drain(replay, rows);
+                }
+                if (rnd.nextInt(300) == 0) {
+                    plan.checkpoint();
+                }
+            }
+            while (!replay.ended()) {
+                plan.backfillStep(System.nanoTime() + 1_000_000);
+                drain(replay, rows);
+            }
+            // the oracle: the events accepted before the replay began, with from <= t <= to, in order
+            SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+            List<Object[]> expected = new ArrayList<>();
+            for (SpecOracle.Event e : accepted) {
+                if (e.id() <= replayAt && e.time() >= from && e.time() <= to) {
+                    expected.add(new Object[] {e, oracle.accept(e)});
+                }
+            }
+            assertEquals(expected.size(), rows.size(), where + ": rows");
+            for (int k = 0; k < rows.size(); k++) {
+                SpecOracle.Event e = (SpecOracle.Event) expected.get(k)[0];
+                Object[] row = rows.get(k);
+                assertEquals(e.id(), row[0], where + ": row " + k + " is event " + e.id());
+                assertEquals(e.time(), row[1], where + ": row " + k + " time");
+                WindowSemanticsPropertyTest.compare(Arrays.copyOfRange((Object[]) expected.get(k)[1], 0, 12),
+                        Arrays.copyOfRange(row, 5, 17), where + " row " + k + " (event " + e.id() + ")");
+            }
+            assertEquals(List.of(), listFiles(dir.resolve("replay")), where + ": scratch data deleted");
+        } finally {
+            plan.close();
+            MetricBackfill.deleteTree(dir);
+        }
+    }
+
+    private static void drain(MetricReplay replay, List<Object[]> rows) {
+        Object[] row;
+        while ((row = replay.poll()) != null) {
+            rows.add(row);
+        }
+    }
+
     /** One record of the partition: an event, or the metrics' start marker (null payload). */
     record Rec(long offset, byte[] payload, SpecOracle.Event event) {
     }
