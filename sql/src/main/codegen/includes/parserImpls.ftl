@@ -594,6 +594,34 @@ SqlNode SqlCopyTo() :
     }
 }
 
+/**
+ * Parses {@code REPLAY SELECT … FROM stream [WHERE …] GROUP BY … OVER <window> [BETWEEN <literal> AND <literal>]}:
+ * the SELECT and window of CREATE METRIC (the same OVER take-back), then the event times replayed.
+ */
+SqlNode SqlReplay() :
+{
+    final Span s;
+    final SqlSelect query;
+    final SqlWindowSpec window;
+    final SqlIdentifier keyword;
+    SqlNode from = null;
+    SqlNode to = null;
+}
+{
+    <REPLAY> { s = span(); } query = SqlSelect()
+    (
+        <OVER> window = MetricWindow()
+    |
+        LOOKAHEAD({ ParserSupport.endsWithWindowKeyword(query) })
+        { keyword = ParserSupport.takeBackWindowKeyword(query); }
+        window = MetricWindowRest(Span.of(keyword), ParserSupport.windowKind(keyword))
+    )
+    [ <BETWEEN> from = Literal() <AND> to = Literal() ]
+    {
+        return new SqlReplay(s.end(this), query, window, (SqlLiteral) from, (SqlLiteral) to);
+    }
+}
+
 /** Parses {@code SUBSCRIBE [TO] <metric | stream> [WHERE condition]}. */
 SqlNode SqlSubscribe() :
 {

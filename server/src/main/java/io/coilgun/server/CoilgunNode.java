@@ -291,6 +291,36 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         return catalogService.createMetric(cm);
     }
 
+    @Override
+    public CompletableFuture<List<io.coilgun.planner.plan.MetricReplay>> startReplay(
+            io.coilgun.sql.compile.ReplayStatement replay) {
+        io.coilgun.planner.model.StreamDef stream = replay.stream();
+        String id = "r" + REPLAYS.incrementAndGet();
+        List<CompletableFuture<io.coilgun.planner.plan.MetricReplay>> started = new java.util.ArrayList<>();
+        for (int p = 0; p < stream.partitions(); p++) {
+            io.coilgun.cluster.task.TaskId task = io.coilgun.cluster.task.TaskId.of(stream,
+                    replay.metric().partitioner(), p);
+            started.add(cluster.onTask(task, t -> t.role() != io.coilgun.cluster.assign.TaskRole.ACTIVE ? null
+                    : t.plan().replay(replay.metric(), replay.fromMicros(), replay.toMicros(), id)));
+        }
+        return CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<io.coilgun.planner.plan.MetricReplay> replays = started.stream().map(CompletableFuture::join)
+                    .toList();
+            if (replays.contains(null)) {
+                replays.stream().filter(java.util.Objects::nonNull).forEach(io.coilgun.planner.plan.MetricReplay::cancel);
+                throw new io.coilgun.planner.error.CoilgunException(
+                        io.coilgun.planner.error.SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "REPLAY runs where every "
+                        + "task of stream \"" + stream.name() + "\" is led: this node leads "
+                        + replays.stream().filter(java.util.Objects::nonNull).count() + " of " + replays.size()
+                        + " (REPLAY across nodes is not there yet)", 0);
+            }
+            return replays;
+        });
+    }
+
+    /** Names the scratch directories of the replays this node starts. */
+    private static final java.util.concurrent.atomic.AtomicLong REPLAYS = new java.util.concurrent.atomic.AtomicLong();
+
     /**
      * Hands this node's tasks to the other nodes of the cluster (replica first; its clients are still served
      * meanwhile), stops accepting connections, stops the tasks (checkpointing them), then Kafka. Idempotent.

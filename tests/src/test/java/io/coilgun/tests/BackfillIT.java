@@ -46,6 +46,8 @@ class BackfillIT {
 
     long nextId;
     long clock = T0;
+    /** The event time of the last event {@link #insertOne} sent. */
+    long lastTime;
     final Random rnd = new Random(42);
 
     @ParameterizedTest(name = "{0} partition(s), restart in the middle: {1}")
@@ -120,6 +122,72 @@ class BackfillIT {
         }
     }
 
+    /**
+     * REPLAY of a metric's SELECT over the whole history gives, for each event, the values the metric that ran from
+     * the start returned for it live; BETWEEN keeps the events of that span; JDBC reads it with a fetch size, and
+     * COPY (REPLAY …) TO STDOUT streams it.
+     */
+    @org.junit.jupiter.api.Test
+    void aReplayGivesTheValuesTheLivePathGave() throws Exception {
+        try (TestNode node = new TestNode(dir); Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, shop VARCHAR, amount DOUBLE, "
+                    + "note VARCHAR) WITH (event_id = 'id', partition_by = 'card', partitions = 4, "
+                    + "lateness = '1 minute', late_events = 'drop')");
+            s.execute("CREATE METRIC ref AS " + SELECT);
+            Map<Long, List<Object>> live = new HashMap<>();
+            Map<Long, Long> times = new HashMap<>();
+            for (int i = 0; i < 600; i++) {
+                try (ResultSet rs = insertOne(c, rnd.nextInt(5) == 0 ? 50_000 : 0, "")) {
+                    assertTrue(rs.next());
+                    List<Object> values = new ArrayList<>();
+                    for (String a : AGGREGATIONS) {
+                        values.add(rs.getObject("ref_" + a));
+                    }
+                    live.put(rs.getLong("id"), values);
+                    times.put(rs.getLong("id"), lastTime);
+                }
+            }
+            c.setAutoCommit(false); // a fetch size needs a transaction in pgjdbc (a portal read in pages)
+            int rows = 0;
+            try (Statement replay = c.createStatement()) {
+                replay.setFetchSize(50);
+                try (ResultSet rs = replay.executeQuery("REPLAY " + SELECT)) {
+                    while (rs.next()) {
+                        long id = rs.getLong("id");
+                        List<Object> values = new ArrayList<>();
+                        for (String a : AGGREGATIONS) {
+                            values.add(rs.getObject(a));
+                        }
+                        assertEquals(live.get(id), values, "the replayed values of event " + id);
+                        rows++;
+                    }
+                }
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            assertEquals(live.size(), rows, "one row per event");
+            // a span: the events of that hour of event time
+            long from = T0 + 20 * 60_000;
+            long to = T0 + 80 * 60_000;
+            long inSpan = times.values().stream().filter(t -> t >= from && t <= to).count();
+            String between = " BETWEEN TIMESTAMP '" + new Timestamp(from) + "' AND TIMESTAMP '" + new Timestamp(to)
+                    + "'";
+            try (ResultSet rs = s.executeQuery("REPLAY " + SELECT + between)) {
+                int n = 0;
+                while (rs.next()) {
+                    long t = rs.getTimestamp("ts").getTime();
+                    assertTrue(t >= from && t <= to, "in the span: " + rs.getTimestamp("ts"));
+                    n++;
+                }
+                assertEquals(inSpan, n, "the events of the span");
+            }
+            java.io.StringWriter out = new java.io.StringWriter();
+            long copied = c.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+                    .copyOut("COPY (REPLAY " + SELECT + between + ") TO STDOUT", out);
+            assertEquals(inSpan, copied, "COPY (REPLAY …) TO STDOUT: " + out.toString().lines().findFirst());
+        }
+    }
+
     /** Events over {@code cards} cards, a few seconds apart, a quarter out of order (some by more than the lateness). */
     void insertHistory(Connection c, int events, int cards) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?, ?, ?)")) {
@@ -150,6 +218,7 @@ class BackfillIT {
     synchronized ResultSet insertOne(Connection c, long maxLateMs, String note, String card) throws SQLException {
         clock += rnd.nextInt(2000);
         long t = clock - (maxLateMs > 0 ? rnd.nextLong(maxLateMs) : 0);
+        lastTime = t;
         PreparedStatement ps = c.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?, ?, ?) RETURNING *");
         ps.closeOnCompletion();
         bind(ps, t, card != null ? card : "c" + rnd.nextInt(300), note);

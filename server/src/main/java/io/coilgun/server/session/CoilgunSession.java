@@ -322,6 +322,13 @@ public final class CoilgunSession implements Session {
                     new StreamCopyIn(copy, node.compiler(), node.inserter(), timeoutMs)));
         } else if (compiled instanceof SubscribeStatement sub) {
             return CompletableFuture.completedFuture(subscribe(sub));
+        } else if (compiled instanceof io.coilgun.sql.compile.ReplayStatement replay) {
+            return node.startReplay(replay).thenApply(replays -> {
+                ReplayRows rows = new ReplayRows(replay, replays);
+                rows.onRelease(StatementTimeout.after(settings.statementTimeoutMs(),
+                        () -> rows.fail(StatementTimeout.expired())));
+                return QueryResult.stream(Subscription.columns(replay.shape()), rows, "REPLAY");
+            });
         } else if (compiled instanceof TransactionStatement tx) {
             return CompletableFuture.completedFuture(transaction(tx));
         }

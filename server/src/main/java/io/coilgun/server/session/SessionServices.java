@@ -55,4 +55,11 @@ public interface SessionServices {
     CompletableFuture<Void> dropMetric(DropMetricStatement dm);
 
     CompletableFuture<Void> createMetric(CreateMetricStatement cm);
+
+    /**
+     * Starts REPLAY on every task of its metric's partitioner topic, each on the unit that leads it; completes with
+     * one replay per task, or fails (55000) when a task is not led by this node.
+     */
+    CompletableFuture<List<io.coilgun.planner.plan.MetricReplay>> startReplay(
+            io.coilgun.sql.compile.ReplayStatement replay);
 }

@@ -7,5 +7,6 @@ package io.coilgun.sql.compile;
 public sealed interface CompiledStatement
         permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement,
         DropStreamStatement, ExplainStatement, InsertStatement, RowsStatement, SetStatement, ShowStatement,
-        TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement, CursorStatement {
+        TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement, CursorStatement,
+        ReplayStatement {
 }

@@ -199,6 +199,9 @@ public final class StatementCompiler {
         if (node instanceof io.coilgun.sql.parser.SqlSubscribe) {
             return new ResultShape.Subscribe((SubscribeStatement) compile(statement, List.of()));
         }
+        if (node instanceof io.coilgun.sql.parser.SqlReplay) {
+            return new ResultShape.Subscribe(((ReplayStatement) compile(statement, List.of())).shape());
+        }
         if (node instanceof SqlCursor cursor && cursor.kind() == SqlCursor.Kind.FETCH) {
             return new ResultShape.Fetch(cursor.name());
         }
@@ -300,6 +303,9 @@ public final class StatementCompiler {
         }
         if (node instanceof io.coilgun.sql.parser.SqlSubscribe subscribe) {
             return SubscribeCompiler.compile(sql, subscribe, catalog);
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlReplay replay) {
+            return ReplayCompiler.compile(sql, replay, catalog);
         }
         if (node instanceof io.coilgun.sql.parser.SqlCopyTo copyTo) {
             return SubscribeCompiler.copyTo(sql, copyTo);
