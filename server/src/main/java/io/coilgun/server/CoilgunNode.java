@@ -61,6 +61,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private EmbeddedKafka embeddedKafka;
     private String bootstrapServers;
     private ClusterNode cluster;
+    /** REPLAY: this node's tasks, and the other nodes' through the peer link. */
+    private io.coilgun.server.query.RemoteReplays replays;
     private Inserter inserter;
     /** The DDL operations and the catalog's recovery at start. */
     private CatalogService catalogService;
@@ -182,6 +184,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         }
         inserter = new Inserter(catalog, new io.coilgun.cluster.ingest.IngestService(catalog, cluster.publisher()));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
+        replays = new io.coilgun.server.query.RemoteReplays(cluster, () -> catalog);
         queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
                 new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
                     config.dataDir().toString(), cluster.unitCount(), VERSION}, sessions::activity));
@@ -292,34 +295,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     @Override
-    public CompletableFuture<List<io.coilgun.planner.plan.MetricReplay>> startReplay(
+    public CompletableFuture<List<io.coilgun.server.query.ReplaySource>> startReplay(
             io.coilgun.sql.compile.ReplayStatement replay) {
-        io.coilgun.planner.model.StreamDef stream = replay.stream();
-        String id = "r" + REPLAYS.incrementAndGet();
-        List<CompletableFuture<io.coilgun.planner.plan.MetricReplay>> started = new java.util.ArrayList<>();
-        for (int p = 0; p < stream.partitions(); p++) {
-            io.coilgun.cluster.task.TaskId task = io.coilgun.cluster.task.TaskId.of(stream,
-                    replay.metric().partitioner(), p);
-            started.add(cluster.onTask(task, t -> t.role() != io.coilgun.cluster.assign.TaskRole.ACTIVE ? null
-                    : t.plan().replay(replay.metric(), replay.fromMicros(), replay.toMicros(), id)));
-        }
-        return CompletableFuture.allOf(started.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            List<io.coilgun.planner.plan.MetricReplay> replays = started.stream().map(CompletableFuture::join)
-                    .toList();
-            if (replays.contains(null)) {
-                replays.stream().filter(java.util.Objects::nonNull).forEach(io.coilgun.planner.plan.MetricReplay::cancel);
-                throw new io.coilgun.planner.error.CoilgunException(
-                        io.coilgun.planner.error.SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "REPLAY runs where every "
-                        + "task of stream \"" + stream.name() + "\" is led: this node leads "
-                        + replays.stream().filter(java.util.Objects::nonNull).count() + " of " + replays.size()
-                        + " (REPLAY across nodes is not there yet)", 0);
-            }
-            return replays;
-        });
+        return replays.start(replay.stream(), replay.metric(), replay.fromMicros(), replay.toMicros());
     }
-
-    /** Names the scratch directories of the replays this node starts. */
-    private static final java.util.concurrent.atomic.AtomicLong REPLAYS = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Hands this node's tasks to the other nodes of the cluster (replica first; its clients are still served
@@ -343,6 +322,9 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             ddl.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (replays != null) {
+            replays.close();
         }
         if (cluster != null) {
             cluster.close();

@@ -4,7 +4,7 @@ import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.RowStream;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
-import io.coilgun.planner.plan.MetricReplay;
+import io.coilgun.server.query.ReplaySource;
 import io.coilgun.sql.compile.ReplayStatement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,24 +12,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The rows of one REPLAY: each task's replay in the order that task accepted its events, the tasks' rows
  * interleaved as they come. pgwire pulls; a task whose rows the client has not taken yet pauses (its replay keeps
- * at most {@link MetricReplay#CAPACITY} rows), so a slow client holds no more than that per task.
+ * at most a few thousand rows waiting), so a slow client holds no more than that per task.
  */
 final class ReplayRows implements RowStream {
-    private final List<MetricReplay> replays;
+    private final List<ReplaySource> replays;
     private final ColumnType[] types;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile PgException failed;
     private volatile Runnable released = () -> { };
     private int next;
 
-    ReplayRows(ReplayStatement statement, List<MetricReplay> replays) {
+    ReplayRows(ReplayStatement statement, List<ReplaySource> replays) {
         this.replays = replays;
         this.types = statement.shape().columnTypes().toArray(ColumnType[]::new);
     }
 
     @Override
     public void onAvailable(Runnable callback) {
-        for (MetricReplay r : replays) {
+        for (ReplaySource r : replays) {
             r.onAvailable(callback);
         }
     }
@@ -41,7 +41,7 @@ final class ReplayRows implements RowStream {
             throw f;
         }
         for (int i = 0; i < replays.size(); i++) {
-            MetricReplay r = replays.get(next);
+            ReplaySource r = replays.get(next);
             next = (next + 1) % replays.size(); // round robin: every task's rows move
             Object[] row;
             try {
@@ -63,7 +63,7 @@ final class ReplayRows implements RowStream {
 
     @Override
     public boolean ended() {
-        for (MetricReplay r : replays) {
+        for (ReplaySource r : replays) {
             if (!r.ended()) {
                 return false;
             }
@@ -74,7 +74,7 @@ final class ReplayRows implements RowStream {
     /** Ends the statement with {@code error} (statement timeout): the next {@link #poll} throws it. */
     void fail(PgException error) {
         failed = error;
-        for (MetricReplay r : replays) {
+        for (ReplaySource r : replays) {
             r.cancel();
         }
     }
@@ -87,7 +87,7 @@ final class ReplayRows implements RowStream {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            for (MetricReplay r : replays) {
+            for (ReplaySource r : replays) {
                 r.cancel();
             }
             released.run();

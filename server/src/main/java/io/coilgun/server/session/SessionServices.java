@@ -57,9 +57,9 @@ public interface SessionServices {
     CompletableFuture<Void> createMetric(CreateMetricStatement cm);
 
     /**
-     * Starts REPLAY on every task of its metric's partitioner topic, each on the unit that leads it; completes with
-     * one replay per task, or fails (55000) when a task is not led by this node.
+     * Starts REPLAY on every task of its metric's partitioner topic, each where it is led (this node or another);
+     * completes with one source of rows per task, or fails (55000) when a task is led nowhere now.
      */
-    CompletableFuture<List<io.coilgun.planner.plan.MetricReplay>> startReplay(
+    CompletableFuture<List<io.coilgun.server.query.ReplaySource>> startReplay(
             io.coilgun.sql.compile.ReplayStatement replay);
 }
