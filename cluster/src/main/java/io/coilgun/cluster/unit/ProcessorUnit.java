@@ -60,6 +60,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      */
     private static final long BACKFILL_SLICE_IDLE_NS = 2_000_000L;
     private static final long BACKFILL_SLICE_BUSY_NS = 300_000L;
+    /** How long a unit with background work polls while another unit runs its slice. */
+    private static final Duration BACKGROUND_WAIT = Duration.ofMillis(2);
     /** How often the active tasks' positions are committed to the task group (each commit is a broker write). */
     private static final long COMMIT_EVERY_NS = 500_000_000L;
 
@@ -688,17 +690,29 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             askedAt = System.nanoTime();
             active.enforceRebalance(draining ? "the node drains" : "asked by the node or the leader");
         }
+        // Background work (backfills, replays) runs in slices between polls, one unit of the node at a time and within
+        // the node's share of a core: a unit that has some polls without waiting when its slice is due and it holds
+        // the slot, else briefly.
         boolean backfilling = anyBackfillWork();
+        java.util.concurrent.Semaphore slots = host.backgroundSlots();
+        boolean slot = backfilling && System.nanoTime() - host.backgroundNotBefore() >= 0 && slots.tryAcquire();
+        Duration wait = slot ? Duration.ZERO : backfilling ? BACKGROUND_WAIT : null;
         int taken = 0;
         if (!topics.isEmpty()) {
-            taken += take(active, backfilling ? Duration.ZERO : replicating ? SHARED_POLL : POLL, touched,
-                    lastCheckpoint);
+            taken += take(active, wait != null ? wait : replicating ? SHARED_POLL : POLL, touched, lastCheckpoint);
         }
         if (!replicaReads.isEmpty()) {
-            taken += take(replica, topics.isEmpty() && !backfilling ? POLL : Duration.ZERO, touched, lastCheckpoint);
+            taken += take(replica, topics.isEmpty() && wait == null ? POLL : wait != null ? wait : Duration.ZERO,
+                    touched, lastCheckpoint);
         }
-        if (backfilling) {
-            backfill(System.nanoTime() + (taken == 0 ? BACKFILL_SLICE_IDLE_NS : BACKFILL_SLICE_BUSY_NS), touched);
+        if (slot) {
+            try {
+                long began = System.nanoTime();
+                backfill(began + (taken == 0 ? BACKFILL_SLICE_IDLE_NS : BACKFILL_SLICE_BUSY_NS), touched);
+                host.backgroundRan(began, System.nanoTime());
+            } finally {
+                slots.release();
+            }
         }
         // Checkpoints bound what a crash replays from Kafka; replies never wait for them. At most one per
         // CHECKPOINT_EVERY_NS under load, and at once when the unit goes idle.

@@ -46,4 +46,25 @@ public interface UnitHost {
 
     /** The placement of the latest rebalance, as one of the node's units received it. */
     void placed(ClusterView view);
+
+    /**
+     * What lets one unit at a time run background work (backfills, replays) in a slice: a unit takes it before a
+     * slice and gives it back after, so that background work uses at most one core of the node and live events
+     * keep the others. Permits: 1 (or the number of units minus one when it is larger).
+     */
+    default java.util.concurrent.Semaphore backgroundSlots() {
+        return UNLIMITED;
+    }
+
+    /** When the next background slice may begin (System.nanoTime): the node keeps background work to its share. */
+    default long backgroundNotBefore() {
+        return System.nanoTime();
+    }
+
+    /** A background slice ran from {@code began} to {@code ended} (System.nanoTime). */
+    default void backgroundRan(long began, long ended) {
+    }
+
+    /** No limit (a host that does not share one): every unit runs its background work. */
+    java.util.concurrent.Semaphore UNLIMITED = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
 }

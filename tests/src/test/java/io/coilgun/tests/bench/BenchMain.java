@@ -49,6 +49,7 @@ public final class BenchMain {
                 case "window-count" -> b.windowCount();
                 case "cluster" -> b.finish(new ClusterBench(b.o, b.runDir).run(b::liveSource));
                 case "rebalance" -> b.finish(new RebalanceBench(b.o, b.runDir).run(b::liveSource));
+                case "backfill" -> b.finish(new BackfillBench(b.o, b.runDir).run());
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {

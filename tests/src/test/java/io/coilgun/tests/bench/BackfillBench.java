@@ -1,0 +1,309 @@
+package io.coilgun.tests.bench;
+
+import io.coilgun.tests.ClusterProcesses;
+import java.io.StringReader;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.postgresql.PGConnection;
+
+/**
+ * {@code scripts/bench backfill}: one node (its own process) and a broker. {@code --history} events (default 10
+ * million) are loaded with COPY through the live path (Kafka, the tasks, a running metric): the live path's
+ * events/s. Then, under an open-loop load of {@code --rate} INSERTs per second, a metric with the same SELECT is
+ * created {@code WITH (backfill = 'all')}: the backfill's events/s and the live statements' latency before and
+ * during it. Then {@code COPY (REPLAY …) TO STDOUT} of the same SELECT: the replay's events/s. Both are checked
+ * against the running metric: every card's values after the backfill, and every card's last replayed row (the
+ * history is in time order and the window INFINITE, so that row is the card's current value).
+ */
+final class BackfillBench {
+    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")
+            .withZone(ZoneOffset.UTC);
+    private static final String SELECT = "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
+            + "OVER INFINITE";
+
+    private final BenchOptions o;
+    private final Path runDir;
+
+    BackfillBench(BenchOptions o, Path runDir) {
+        this.o = o;
+        this.runDir = runDir;
+    }
+
+    Map<String, String> run() throws Exception {
+        long history = o.integer("history", 10_000_000);
+        int partitions = o.integer("partitions", 4);
+        double rate = o.number("rate", 200);
+        int cards = o.integer("cards", 100_000);
+        // --span none: the same CREATE METRIC without a backfill, to tell what the backfill costs from what creating
+        // a metric under load costs
+        String span = o.string("span", "all");
+        Map<String, String> result = new LinkedHashMap<>();
+        Path dir = runDir.resolve("data-backfill");
+        System.out.println("backfill: starting a Kafka broker and a node (logs in " + runDir + ")");
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+            c.startNode("n1");
+            int port = c.port("n1");
+            try (Connection conn = ClusterBench.connect(port, 3600); Statement st = conn.createStatement()) {
+                st.execute(String.format(Locale.ROOT, "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+                        + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', "
+                        + "partition_by = 'card_id', partitions = %d, lateness = '1 minute', "
+                        + "backfill_horizon = '3650 days')", partitions));
+                st.execute("CREATE METRIC card_total AS " + SELECT);
+
+                long t0 = System.nanoTime();
+                long endMicros = preload(conn, history, cards);
+                awaitApplied(st, history);
+                double loadS = (System.nanoTime() - t0) / 1e9;
+                double live = history / loadS;
+                System.out.printf(Locale.ROOT, "backfill: live path: %d events applied in %.1f s: %.0f events/s%n",
+                        history, loadS, live);
+                result.put("history", String.valueOf(history));
+                result.put("live_events_per_s", String.format(Locale.ROOT, "%.0f", live));
+
+                // the live load, and the backfill in its middle
+                Load load = new Load(port, rate, endMicros, cards);
+                Thread loader = new Thread(load, "bench-load");
+                loader.start();
+                Thread.sleep(10_000);
+                load.phase = 1;
+                long b0 = System.nanoTime();
+                st.execute("CREATE METRIC filled AS " + SELECT
+                        + (span.equals("none") ? "" : " WITH (backfill = '" + span + "')"));
+                awaitRunning(st, "filled");
+                double backfillS = (System.nanoTime() - b0) / 1e9;
+                load.phase = 2;
+                Thread.sleep(10_000);
+                load.running = false;
+                loader.join();
+                double backfill = history / backfillS;
+                System.out.printf(Locale.ROOT, "backfill: %d events filled in %.1f s: %.0f events/s%n", history,
+                        backfillS, backfill);
+                result.put("backfill_s", String.format(Locale.ROOT, "%.1f", backfillS));
+                result.put("backfill_events_per_s", String.format(Locale.ROOT, "%.0f", backfill));
+                result.put("backfill_vs_live", String.format(Locale.ROOT, "%.1f", backfill / live));
+                String[] phases = {"before", "during", "after"};
+                for (int p = 0; p < 3; p++) {
+                    Histogram h = load.latency[p];
+                    result.put(phases[p] + "_p99_ms", String.format(Locale.ROOT, "%.1f",
+                            h.getValueAtPercentile(99) / 1e6));
+                    result.put(phases[p] + "_p999_ms", String.format(Locale.ROOT, "%.1f",
+                            h.getValueAtPercentile(99.9) / 1e6));
+                    result.put(phases[p] + "_max_ms", String.format(Locale.ROOT, "%.1f", h.getMaxValue() / 1e6));
+                }
+                result.put("live_errors", String.valueOf(load.errors));
+
+                Map<String, double[]> expected = values(st, "card_total");
+                Map<String, double[]> filled = values(st, "filled");
+                result.put("backfill_mismatches", span.equals("none") ? "-"
+                        : String.valueOf(mismatches(expected, filled)));
+                result.put("span", span);
+
+                // the replay, read as a client would: COPY … TO STDOUT, each card's last row kept
+                LastRows last = new LastRows();
+                long r0 = System.nanoTime();
+                long rows = conn.unwrap(PGConnection.class).getCopyAPI()
+                        .copyOut("COPY (REPLAY " + SELECT + ") TO STDOUT", last);
+                double replayS = (System.nanoTime() - r0) / 1e9;
+                double replay = rows / replayS;
+                System.out.printf(Locale.ROOT, "backfill: REPLAY gave %d rows in %.1f s: %.0f events/s%n", rows,
+                        replayS, replay);
+                result.put("replay_rows", String.valueOf(rows));
+                result.put("replay_events_per_s", String.format(Locale.ROOT, "%.0f", replay));
+                result.put("replay_vs_live", String.format(Locale.ROOT, "%.1f", replay / live));
+                result.put("replay_mismatches", String.valueOf(mismatches(values(st, "card_total"), last.cards)));
+                result.put("rate", String.format(Locale.ROOT, "%.0f", rate));
+                result.put("partitions", String.valueOf(partitions));
+            }
+            java.nio.file.Files.copy(dir.resolve("n1.log"), runDir.resolve("node-n1.log"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return result;
+    }
+
+    /** Loads the history in time order (one event every 10 ms of event time, ending now); its end in micros. */
+    private static long preload(Connection conn, long history, int cards) throws Exception {
+        PaymentGenerator gen = new PaymentGenerator(7, cards, 10_000, 0, 0, 1);
+        long step = 10_000;
+        long end = System.currentTimeMillis() * 1000 - 120_000_000L;
+        long t = end - history * step;
+        long started = System.nanoTime();
+        var copy = conn.unwrap(PGConnection.class).getCopyAPI();
+        long lastPrint = started;
+        for (long done = 0; done < history; ) {
+            int batch = (int) Math.min(50_000, history - done);
+            StringBuilder rows = new StringBuilder(batch * 64);
+            for (int i = 0; i < batch; i++) {
+                Payment p = gen.next(t);
+                t += step;
+                rows.append(p.id()).append('\t').append(TS.format(Instant.ofEpochSecond(0, p.timeMicros() * 1000)))
+                        .append('\t').append(p.card()).append('\t').append(p.merchant()).append('\t')
+                        .append(p.amount()).append('\n');
+            }
+            copy.copyIn("COPY payments FROM STDIN", new StringReader(rows.toString()));
+            done += batch;
+            if (System.nanoTime() - lastPrint > 10_000_000_000L || done == history) {
+                lastPrint = System.nanoTime();
+                System.out.printf(Locale.ROOT, "backfill: history %d / %d (%.0f events/s)%n", done, history,
+                        done / ((System.nanoTime() - started) / 1e9));
+            }
+        }
+        return t;
+    }
+
+    private static void awaitApplied(Statement st, long history) throws Exception {
+        while (true) {
+            try (ResultSet rs = st.executeQuery("SELECT SUM(n) FROM card_total")) {
+                if (rs.next() && rs.getLong(1) >= history) {
+                    return;
+                }
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private static void awaitRunning(Statement st, String metric) throws Exception {
+        long lastPrint = System.nanoTime();
+        while (true) {
+            try (ResultSet rs = st.executeQuery("SELECT state, backfilled_events, backfill_events, backfill_eta_s "
+                    + "FROM coilgun.metrics WHERE name = '" + metric + "'")) {
+                if (rs.next()) {
+                    if (rs.getString(1).equals("running")) {
+                        return;
+                    }
+                    if (System.nanoTime() - lastPrint > 5_000_000_000L) {
+                        lastPrint = System.nanoTime();
+                        System.out.printf(Locale.ROOT, "backfill: %s %s of %s events, ETA %s s%n", rs.getString(1),
+                                rs.getObject(2), rs.getObject(3), rs.getObject(4));
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Each card's total and count in {@code metric}. */
+    private static Map<String, double[]> values(Statement st, String metric) throws SQLException {
+        Map<String, double[]> out = new HashMap<>();
+        try (ResultSet rs = st.executeQuery("SELECT card_id, total, n FROM " + metric)) {
+            while (rs.next()) {
+                out.put(rs.getString(1), new double[] {rs.getDouble(2), rs.getLong(3)});
+            }
+        }
+        return out;
+    }
+
+    private static long mismatches(Map<String, double[]> expected, Map<String, double[]> actual) {
+        long bad = 0;
+        for (var e : expected.entrySet()) {
+            double[] a = actual.get(e.getKey());
+            if (a == null || a[1] != e.getValue()[1]
+                    || Math.abs(a[0] - e.getValue()[0]) > 1e-9 * Math.max(1, Math.abs(e.getValue()[0]))) {
+                bad++;
+            }
+        }
+        return bad + Math.max(0, actual.size() - expected.size());
+    }
+
+    /** COPY text rows of the replay (id, ts, card_id, merchant_id, amount, total, n): each card's last. */
+    private static final class LastRows extends Writer {
+        final Map<String, double[]> cards = new HashMap<>();
+        private final StringBuilder line = new StringBuilder();
+
+        @Override
+        public void write(char[] buf, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                char ch = buf[i];
+                if (ch == '\n') {
+                    String[] f = line.toString().split("\t");
+                    cards.put(f[2], new double[] {Double.parseDouble(f[5]), Long.parseLong(f[6])});
+                    line.setLength(0);
+                } else {
+                    line.append(ch);
+                }
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** INSERTs at a fixed rate on one connection, latency from each one's due time, per phase. */
+    private static final class Load implements Runnable {
+        final Histogram[] latency = {new Histogram(60_000_000_000L, 3), new Histogram(60_000_000_000L, 3),
+            new Histogram(60_000_000_000L, 3)};
+        volatile int phase;
+        volatile boolean running = true;
+        long errors;
+        private final int port;
+        private final long periodNanos;
+        private final int cards;
+        private long timeMicros;
+        private long id = 1L << 40;
+
+        Load(int port, double rate, long fromMicros, int cards) {
+            this.port = port;
+            this.periodNanos = (long) (1e9 / rate);
+            this.timeMicros = fromMicros;
+            this.cards = cards;
+        }
+
+        @Override
+        public void run() {
+            java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+            try (Connection conn = ClusterBench.connect(port, 60);
+                    PreparedStatement ps = conn.prepareStatement(
+                            "INSERT INTO payments VALUES (?, ?, ?, ?, ?) RETURNING *")) {
+                long next = System.nanoTime();
+                int slow = 0;
+                while (running) {
+                    long due = next;
+                    long sent = System.nanoTime();
+                    timeMicros += 1000;
+                    ps.setLong(1, ++id);
+                    ps.setTimestamp(2, new Timestamp(timeMicros / 1000));
+                    ps.setString(3, "card-" + rnd.nextInt(cards));
+                    ps.setString(4, "m-" + rnd.nextInt(100));
+                    ps.setDouble(5, rnd.nextInt(100_000) / 100.0);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                    } catch (SQLException e) {
+                        errors++;
+                    }
+                    long took = Math.max(0, System.nanoTime() - due);
+                    latency[phase].recordValue(took);
+                    long answered = System.nanoTime() - sent;
+                    if (answered > 200_000_000L && slow++ < 10) {
+                        System.out.printf(Locale.ROOT, "backfill: a live INSERT took %.0f ms (answered at %s)%n",
+                                answered / 1e6, Instant.now());
+                    }
+                    next += periodNanos;
+                    long sleep = next - System.nanoTime();
+                    if (sleep > 0) {
+                        Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                    }
+                }
+            } catch (Exception e) {
+                System.out.println("backfill: the live load stopped: " + e);
+            }
+        }
+    }
+}
