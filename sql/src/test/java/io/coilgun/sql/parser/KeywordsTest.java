@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class KeywordsTest {
     private static final Set<String> ADDED =
         Set.of("COPY", "DELAYED", "IF", "INFINITE", "METRIC", "MILLISECONDS", "SLIDING", "STDIN", "STDOUT",
-            "SUBSCRIBE", "TUMBLING");
+            "REPLAY", "SUBSCRIBE", "TUMBLING");
     private static final Set<String> RESERVED_BY_COILGUN = Set.of("RETURNING");
 
     private static final SqlAbstractParserImpl.Metadata METADATA =
