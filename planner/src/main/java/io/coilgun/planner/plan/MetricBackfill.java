@@ -136,7 +136,7 @@ final class MetricBackfill implements AutoCloseable {
 
     /** The oldest event time the fill still has to read from the task's reservoir (retention keeps it). */
     long keepFrom() {
-        return cursor.done() ? Long.MAX_VALUE : Math.min(cursor.position(), start.scanFrom());
+        return cursor.done() ? Long.MAX_VALUE : cursor.position(); // it starts at start.scanFrom()
     }
 
     /** A live event the task just accepted (in seq order): applied after the history. */
