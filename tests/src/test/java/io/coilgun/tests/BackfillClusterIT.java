@@ -51,7 +51,8 @@ class BackfillClusterIT {
                 st.execute("CREATE METRIC ref AS " + SELECT);
                 insert(conn, 2000, 400, "");
                 // every task's fill then takes a few seconds (test fault), long enough to kill a node in the middle
-                for (int i = 0; i < 40; i++) {
+                // (12 such events, 300 ms each: with background work at a quarter of a core, several seconds per copy)
+                for (int i = 0; i < 12; i++) {
                     insert(conn, 1, 400, "coilgun:slow-backfill:300");
                 }
             }

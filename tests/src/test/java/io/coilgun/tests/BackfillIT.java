@@ -64,8 +64,8 @@ class BackfillIT {
                 // two hours of history, then a few events that make the backfill slow (a test fault), so that it
                 // is still going while live events come and, in one case, while the node restarts
                 insertHistory(c, 3000, 2400);
-                // (one card: one task, whose backfill then takes 20 x 2 x that long)
-                insertRows(c, 20, 0, "coilgun:slow-backfill:" + (restart ? 250 : 100), "slow");
+                // (one card: one task, whose backfill then sleeps 8 x 2 x that long, at a quarter of a core)
+                insertRows(c, 8, 0, "coilgun:slow-backfill:" + (restart ? 250 : 100), "slow");
                 s.execute("CREATE METRIC bf_all AS " + SELECT + " WITH (backfill = 'all')");
                 s.execute("CREATE METRIC bf_30m AS " + SELECT + " WITH (backfill = '30 minutes')");
                 try (ResultSet rs = s.executeQuery("SHOW METRICS")) {
