@@ -11,8 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -30,8 +28,6 @@ import org.postgresql.PGConnection;
  * history is in time order and the window INFINITE, so that row is the card's current value).
  */
 final class BackfillBench {
-    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")
-            .withZone(ZoneOffset.UTC);
     private static final String SELECT = "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
             + "OVER INFINITE";
 
@@ -149,9 +145,7 @@ final class BackfillBench {
             for (int i = 0; i < batch; i++) {
                 Payment p = gen.next(t);
                 t += step;
-                rows.append(p.id()).append('\t').append(TS.format(Instant.ofEpochSecond(0, p.timeMicros() * 1000)))
-                        .append('\t').append(p.card()).append('\t').append(p.merchant()).append('\t')
-                        .append(p.amount()).append('\n');
+                RebalanceBench.appendCopyRow(rows, p);
             }
             copy.copyIn("COPY payments FROM STDIN", new StringReader(rows.toString()));
             done += batch;

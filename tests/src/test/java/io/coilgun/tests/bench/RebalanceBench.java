@@ -239,9 +239,7 @@ final class RebalanceBench {
             for (int i = 0; i < batch; i++) {
                 Payment p = gen.next(t);
                 t += step;
-                rows.append(p.id()).append('\t').append(TS.format(Instant.ofEpochSecond(0, p.timeMicros() * 1000)))
-                        .append('\t').append(p.card()).append('\t').append(p.merchant()).append('\t')
-                        .append(p.amount()).append('\n');
+                appendCopyRow(rows, p);
                 accepted.computeIfAbsent(p.card(), k -> new LongAdder()).increment();
             }
             copy.copyIn("COPY payments FROM STDIN", new StringReader(rows.toString()));
@@ -249,6 +247,13 @@ final class RebalanceBench {
             System.out.printf(Locale.ROOT, "rebalance: history %d / %d (%.0f events/s)%n", done, history,
                     done / ((System.nanoTime() - started) / 1e9));
         }
+    }
+
+    /** One payment as a line of COPY text (id, ts, card_id, merchant_id, amount). */
+    static void appendCopyRow(StringBuilder rows, Payment p) {
+        rows.append(p.id()).append('\t').append(TS.format(Instant.ofEpochSecond(0, p.timeMicros() * 1000)))
+                .append('\t').append(p.card()).append('\t').append(p.merchant()).append('\t')
+                .append(p.amount()).append('\n');
     }
 
     /** Prints the {@code n} slowest statements: when they were sent, their task, how long they took. */
