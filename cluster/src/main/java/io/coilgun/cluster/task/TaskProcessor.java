@@ -249,10 +249,12 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             dirty = true; // the backfill's rows go with the next checkpoint
+            long stepBegan = System.nanoTime();
             for (MetricDef live : plan.backfillStep(deadlineNanos)) {
                 Long began = backfillStartedAt.remove(live.name());
-                LOG.info("task={} metric={} backfilled{}: it is live at offset {}", id, live.name(),
-                        began == null ? "" : " in " + (System.currentTimeMillis() - began) + " ms", plan.nextOffset());
+                LOG.info("task={} metric={} backfilled{}: it is live at offset {} (the last step took {} ms)", id,
+                        live.name(), began == null ? "" : " in " + (System.currentTimeMillis() - began) + " ms",
+                        plan.nextOffset(), (System.nanoTime() - stepBegan) / 1_000_000);
                 planChanged();
             }
         } catch (Throwable t) {
@@ -392,9 +394,11 @@ public final class TaskProcessor implements AutoCloseable {
             plan.skip(offset);
             if (def != null && plan.operator(name) == null && !plan.backfilling(name)) {
                 if (def.backfills()) {
+                    long began = System.nanoTime();
                     plan.startBackfill(def);
                     backfillStartedAt.put(name, System.currentTimeMillis());
-                    LOG.info("task={} metric={} starts after offset {}, filled from history first", id, name, offset);
+                    LOG.info("task={} metric={} starts after offset {}, filled from history first (begun in {} ms)",
+                            id, name, offset, (System.nanoTime() - began) / 1_000_000);
                 } else {
                     plan.addNewMetric(def);
                     planChanged();

@@ -40,8 +40,29 @@ import java.util.PriorityQueue;
  * lateness of events. Live events that arrive meanwhile are queued and applied after the history.
  */
 final class MetricBackfill implements AutoCloseable {
-    /** How many events the fill applies between two checkpoints of its scratch reservoir (chunks leave memory). */
-    private static final int SCRATCH_CHECKPOINT_EVERY = 8192;
+    /** How many events the fill applies between two retention passes over its scratch reservoir. */
+    private static final int SCRATCH_RETAIN_EVERY = 8192;
+    /**
+     * The raw bytes of sealed chunks a fill's scratch reservoir keeps in memory (older ones are compressed and
+     * written): windows that reach back less than that (INFINITE, short SLIDING ones) never write anything.
+     */
+    static final String SCRATCH_MEMORY_PROPERTY = "coilgun.backfillScratchBytes";
+    /**
+     * The group states a fill writes per step once it has caught up (default 2,048): it holds them back from the
+     * task's checkpoints until then ({@link WindowMetric#holdRows}), and writes them in steps of this many before it
+     * goes live.
+     */
+    static final String FLUSH_ROWS_PROPERTY = "coilgun.backfillFlushRows";
+
+    /** What a {@link #step} left to do. */
+    enum Step {
+        /** Events to apply. */
+        APPLYING,
+        /** Every event is applied; group states are to be written: checkpoint the task, then step again. */
+        WRITING,
+        /** Caught up, with at most {@link #flushRows} group states held: it may go live. */
+        CAUGHT_UP
+    }
 
     private final MetricDef def;
     private final MetricRows.Backfill start;
@@ -62,7 +83,8 @@ final class MetricBackfill implements AutoCloseable {
     private Object[] values;
     private long applied;
     private long queued;
-    private int sinceCheckpoint;
+    private int sinceRetain;
+    private final int flushRows = Integer.getInteger(FLUSH_ROWS_PROPERTY, 2048);
 
     /** Receives, for each event applied, its column values and the metric's values for it (arrays reused). */
     interface RowSink {
@@ -100,10 +122,11 @@ final class MetricBackfill implements AutoCloseable {
         this.codec = new EventCodec(stream);
         this.values = new Object[codec.columnCount()];
         this.shared = new SharedOperators(stream);
-        this.scratch = Reservoir.open(scratchDir, ReservoirConfig.of(stream.latenessMicros()), io,
-                new ChunkCache(64, 16L << 20), null);
+        this.scratch = Reservoir.openScratch(scratchDir, ReservoirConfig.of(stream.latenessMicros()), io,
+                new ChunkCache(64, 16L << 20), Long.getLong(SCRATCH_MEMORY_PROPERTY, 16L << 20));
         try {
             this.metric = new WindowMetric(def, stream, store, scratch, Long.MIN_VALUE, shared);
+            metric.holdRows(sink == null); // a replay's go to its own scratch store, as they come
         } catch (RuntimeException e) {
             scratch.discard();
             throw e;
@@ -154,10 +177,36 @@ final class MetricBackfill implements AutoCloseable {
     }
 
     /**
-     * Applies events until {@code deadlineNanos} (System.nanoTime) or until it has caught up with the task: true
-     * then (every counted event the task accepted is applied, and none is waiting).
+     * Applies events until {@code deadlineNanos} (System.nanoTime) or until it has caught up with the task (every
+     * counted event the task accepted is applied, and none is waiting); then lets the next checkpoint write some of
+     * its group states ({@link Step#WRITING}), and says {@link Step#CAUGHT_UP} once few are left.
      */
-    boolean step(long deadlineNanos) {
+    Step step(long deadlineNanos) {
+        if (!apply(deadlineNanos)) {
+            return Step.APPLYING;
+        }
+        if (sink == null && metric.heldRows() > flushRows) {
+            metric.releaseRows(flushRows);
+            return Step.WRITING;
+        }
+        return Step.CAUGHT_UP;
+    }
+
+    /** Makes the metric's group states go with every checkpoint: the fill goes live. */
+    void releaseAllRows() {
+        metric.holdRows(false);
+    }
+
+    /**
+     * The live metric that goes on from this fill on the task's reservoir, with its group states as the fill left them
+     * (committed: call after {@link #releaseAllRows} and a checkpoint). Then {@link #close} the fill.
+     */
+    WindowMetric goLive(StreamDef stream, StateStore store, Reservoir reservoir, SharedOperators taskShared) {
+        return new WindowMetric(metric, stream, store, reservoir, start.startSeq(), start.countedFrom(), taskShared);
+    }
+
+    /** Applies events until the deadline (false) or until none is left (true). */
+    private boolean apply(long deadlineNanos) {
         do {
             // one event or one chunk at a time, so that a slice ends close to its deadline
             long unread = cursor.done() ? Long.MAX_VALUE : cursor.minUnreadSeq();
@@ -195,10 +244,8 @@ final class MetricBackfill implements AutoCloseable {
             metric.report(scratch.streamTime(), results, 0);
             sink.row(values, results);
         }
-        if (++sinceCheckpoint == SCRATCH_CHECKPOINT_EVERY) {
-            sinceCheckpoint = 0;
-            scratch.checkpoint();
-            scratch.committed();
+        if (++sinceRetain == SCRATCH_RETAIN_EVERY) {
+            sinceRetain = 0;
             scratch.retainFrom(scratch.streamTime() - metric.reach());
         }
     }

@@ -84,7 +84,7 @@ public final class MetricReplay {
             return;
         }
         try {
-            if (canceled || core.step(deadlineNanos)) {
+            if (canceled || core.step(deadlineNanos) == MetricBackfill.Step.CAUGHT_UP) {
                 release();
             }
         } catch (RuntimeException e) {

@@ -308,8 +308,9 @@ public final class TaskPlan implements AutoCloseable {
 
     /**
      * Lets the backfills apply history until {@code deadlineNanos} (System.nanoTime), between two live events. A
-     * backfill that has caught up becomes live here: its rows are checkpointed with the task, and the metric reports
-     * from the next event on. Returns the metrics that became live (usually none).
+     * backfill that has applied everything writes the group states it held back, a checkpoint per step, then becomes
+     * live here: its rows are checkpointed with the task, and the metric reports from the next event on. Returns the
+     * metrics that became live (usually none).
      */
     public List<MetricDef> backfillStep(long deadlineNanos) {
         for (int i = 0; i < replays.size(); i++) {
@@ -324,7 +325,12 @@ public final class TaskPlan implements AutoCloseable {
         List<MetricDef> live = null;
         for (int i = 0; i < backfills.size(); i++) {
             MetricBackfill b = backfills.get(i);
-            if (!b.step(deadlineNanos)) {
+            MetricBackfill.Step step = b.step(deadlineNanos);
+            if (step == MetricBackfill.Step.WRITING) {
+                checkpoint(); // some of the group states it held back: in the background's time, not the next event's
+                continue;
+            }
+            if (step == MetricBackfill.Step.APPLYING) {
                 continue;
             }
             if (b.streamTime() != streamTime() && b.applied() > 0) {
@@ -332,12 +338,13 @@ public final class TaskPlan implements AutoCloseable {
                 throw new IllegalStateException("the backfill of metric " + b.def().name() + " caught up at stream "
                         + "time " + b.streamTime() + ", the task's is " + streamTime());
             }
+            b.releaseAllRows();
             checkpoint(); // the fill's rows, with the task's offset: a crash from here on reopens them as they are
+            WindowMetric metric = b.goLive(stream, store, reservoir, shared); // its group states, as they are
             b.close();
             backfills.remove(i--);
             MetricRows.backfillDone(store, b.def().name());
-            operators.add(new WindowMetric(b.def(), stream, store, reservoir, b.start().startSeq(),
-                    b.start().countedFrom(), shared));
+            operators.add(metric);
             checkpoint(); // the metric's start, with the span it counts: it is live in this store
             if (live == null) {
                 live = new ArrayList<>(1);

@@ -60,6 +60,12 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
     private int[] dirty = new int[1 << 9];
     private int dirtyCount;
     private int hand;
+    /** A backfill's table: commits write its changed rows only while the budget is spent, or as {@link #release}d. */
+    private boolean holdWrites;
+    /** How many held rows the next commit may write. */
+    private int allowance;
+    /** How many of the {@link #dirty} entries the commit under way writes (the first ones). */
+    private int writing;
 
     /**
      * @param keyPrefix what precedes the group key in the family's keys
@@ -154,14 +160,39 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
         return size;
     }
 
+    /**
+     * Holds the changed rows back from commits (a backfill's table: nothing reads them before it goes live, and a
+     * restart begins it again), so that a group changed by many events of the history is written once, not at every
+     * checkpoint of the task. They are written while the memory budget is spent (only committed rows can be
+     * evicted), and as {@link #release} allows.
+     */
+    void holdWrites(boolean hold) {
+        holdWrites = hold;
+    }
+
+    /** Lets the next commit write up to {@code rows} of the held rows, oldest changes first. */
+    void release(int rows) {
+        allowance = rows;
+    }
+
+    /** The rows changed and not written yet. */
+    int changedRows() {
+        return dirtyCount;
+    }
+
+    private int rowsToWrite() {
+        return !holdWrites || budget.spent() ? dirtyCount : Math.min(allowance, dirtyCount);
+    }
+
     @Override
     public boolean hasChanges() {
-        return dirtyCount > 0;
+        return rowsToWrite() > 0;
     }
 
     @Override
     public void writeChanges(StateStore.RowWriter out) {
-        for (int i = 0; i < dirtyCount; i++) {
+        writing = rowsToWrite();
+        for (int i = 0; i < writing; i++) {
             int id = dirty[i];
             out.put(keys[id], rows[id].array());
         }
@@ -169,14 +200,17 @@ final class GroupTable implements StateStore.Owner, AutoCloseable {
 
     @Override
     public void committed() {
-        for (int i = 0; i < dirtyCount; i++) {
+        for (int i = 0; i < writing; i++) {
             int id = dirty[i];
             if ((flags[id] & STORED) == 0) {
                 stored.addHash(hashes[id]);
             }
             flags[id] = (byte) (flags[id] & ~DIRTY | STORED);
         }
-        dirtyCount = 0;
+        System.arraycopy(dirty, writing, dirty, 0, dirtyCount - writing);
+        dirtyCount -= writing;
+        writing = 0;
+        allowance = 0;
         countStored();
         evictWhileOverBudget(2 * nextId, Integer.MAX_VALUE); // rows just committed may go now
     }

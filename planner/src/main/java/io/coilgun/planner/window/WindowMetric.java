@@ -93,6 +93,8 @@ public final class WindowMetric implements MetricOperator {
     /** The reported bucket's aggregates with the zones' corrections (reused per report). */
     private final ByteBuffer window;
     private final List<Long> droppedBuckets = new java.util.ArrayList<>(0);
+    /** Its group table went to the metric that took over from it ({@link #handOverTable}). */
+    private boolean handedOver;
 
     /**
      * @param nextSeq the seq (Kafka offset) of the task's next event: a metric created on a live stream starts
@@ -110,6 +112,21 @@ public final class WindowMetric implements MetricOperator {
      */
     public WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
             long backfilledFrom, SharedOperators shared) {
+        this(def, stream, store, reservoir, nextSeq, backfilledFrom, shared, null);
+    }
+
+    /**
+     * The metric a backfill filled ({@code filled}, over its scratch reservoir), live on the task's reservoir: it
+     * takes over the filled one's group states in memory (they are committed) instead of reading the store again.
+     * {@code filled} is closed.
+     */
+    public WindowMetric(WindowMetric filled, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
+            long backfilledFrom, SharedOperators shared) {
+        this(filled.def, stream, store, reservoir, nextSeq, backfilledFrom, shared, filled);
+    }
+
+    private WindowMetric(MetricDef def, StreamDef stream, StateStore store, Reservoir reservoir, long nextSeq,
+            long backfilledFrom, SharedOperators shared, WindowMetric filled) {
         this.def = def;
         this.groupRows = MetricRows.states(store);
         this.aux = MetricRows.aux(store);
@@ -157,8 +174,9 @@ public final class WindowMetric implements MetricOperator {
         this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
         boolean bucketZero = kind != WindowSpec.Kind.TUMBLING;
-        this.table = new GroupTable(groupRows, statePrefix, () -> GroupState.empty(aggBytes, bucketZero),
-                GroupTable.Budget.PROCESS);
+        this.table = filled != null ? filled.handOverTable()
+                : new GroupTable(groupRows, statePrefix, () -> GroupState.empty(aggBytes, bucketZero),
+                        GroupTable.Budget.PROCESS);
         byte[] saved = groupRows.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
         this.countedFromKey = MetricRows.prefix(def.name(), 'f');
@@ -654,11 +672,43 @@ public final class WindowMetric implements MetricOperator {
         }
     }
 
+    /**
+     * A backfill's metric: its group states are held back from the task's checkpoints, except as {@link #releaseRows}
+     * allows (see {@link GroupTable#holdWrites}).
+     */
+    public void holdRows(boolean hold) {
+        table.holdWrites(hold);
+    }
+
+    /** Lets the next commit write up to {@code rows} of the group states held back. */
+    public void releaseRows(int rows) {
+        table.release(rows);
+    }
+
+    /** The group states changed and not written yet. */
+    public int heldRows() {
+        return table.changedRows();
+    }
+
+    /** Stops this metric and gives its group table, committed, to the metric that goes on with it. */
+    private GroupTable handOverTable() {
+        if (table.changedRows() > 0) {
+            throw new IllegalStateException("metric " + def.name() + " hands over group states not committed");
+        }
+        for (Subscription s : subscriptions) {
+            s.cancel();
+        }
+        handedOver = true;
+        return table;
+    }
+
     @Override
     public void close() {
         for (Subscription s : subscriptions) {
             s.cancel();
         }
-        table.close();
+        if (!handedOver) {
+            table.close();
+        }
     }
 }

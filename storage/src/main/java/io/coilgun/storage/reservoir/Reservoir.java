@@ -35,6 +35,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * reservoir drops a torn chunk by its checksum, takes the open chunk back from the journal, and reports in
  * {@link #lastSeq()} the Kafka offset to replay after: nothing accepted is lost, nothing is applied twice.
  *
+ * <p>A <b>scratch</b> reservoir ({@link #openScratch}) has none of that: it is a backfill's or a replay's copy of
+ * what it applied, thrown away at the end. It keeps no journal, and its sealed chunks stay in memory, uncompressed,
+ * until retention drops them; only when they pass its memory bound are the oldest written, as a durable reservoir's.
+ *
  * <p>Single-threaded: the task's processor thread calls everything here.
  */
 public final class Reservoir implements AutoCloseable {
@@ -51,7 +55,16 @@ public final class Reservoir implements AutoCloseable {
     private final Queue<ReservoirIO.WriteJob> writeQueue = new ConcurrentLinkedQueue<>();
     private final Map<Long, CompletableFuture<Chunk>> loads = new HashMap<>();
     private final ReservoirStats stats = new ReservoirStats();
+    /** Null in a scratch reservoir. */
     private Journal journal;
+    /** A scratch reservoir's bound on the raw bytes of its sealed chunks in memory; 0 for a durable one. */
+    private final long memoryBytes;
+    /** The raw bytes of the sealed chunks a scratch reservoir holds in memory only. */
+    private long inMemoryBytes;
+    /** In a scratch reservoir, the oldest chunk not handed to the writer: chunks before it were (memory bound). */
+    private long spillNext;
+    /** A scratch reservoir handed a chunk to the writer: its discard waits for the writer. */
+    private boolean spilled;
 
     // The index of sealed chunks, numbered firstNo .. nextNo - 1 (position p holds chunk firstNo + p).
     private long firstNo;
@@ -73,7 +86,8 @@ public final class Reservoir implements AutoCloseable {
     private volatile long committedSeq;
     private volatile RuntimeException writeFailure;
 
-    private Reservoir(Path dir, ReservoirConfig config, ReservoirIO io, ChunkCache cache) {
+    private Reservoir(Path dir, ReservoirConfig config, ReservoirIO io, ChunkCache cache, long memoryBytes) {
+        this.memoryBytes = memoryBytes;
         this.dir = dir;
         this.config = config;
         this.io = io;
@@ -97,10 +111,37 @@ public final class Reservoir implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create reservoir directory " + dir, e);
         }
-        Reservoir r = new Reservoir(dir, config, io, cache);
+        Reservoir r = new Reservoir(dir, config, io, cache, 0);
         r.recover(checkpoint);
         io.register(r);
         return r;
+    }
+
+    /**
+     * A new scratch reservoir in the empty directory {@code dir}: no journal, nothing to recover, no checkpoint to
+     * take; its sealed chunks are kept in memory while their raw bytes stay under {@code memoryBytes} (the oldest
+     * are written beyond it). For a backfill's or a replay's window iterators; {@link #discard} it at the end.
+     */
+    public static Reservoir openScratch(Path dir, ReservoirConfig config, ReservoirIO io, ChunkCache cache,
+            long memoryBytes) {
+        if (memoryBytes <= 0) {
+            throw new IllegalArgumentException("a scratch reservoir needs a memory bound");
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create reservoir directory " + dir, e);
+        }
+        Reservoir r = new Reservoir(dir, config, io, cache, memoryBytes);
+        r.streamTime = NO_TIME;
+        r.lastSeq = -1;
+        r.committedSeq = Long.MAX_VALUE; // nothing to wait for: a chunk past the bound is written at once
+        io.register(r);
+        return r;
+    }
+
+    private boolean scratch() {
+        return memoryBytes > 0;
     }
 
     private void recover(byte[] checkpoint) {
@@ -285,7 +326,9 @@ public final class Reservoir implements AutoCloseable {
             throw new IllegalArgumentException("seq " + seq + " is not after " + lastSeq);
         }
         collect();
-        journal.append(time, seq, schema, payload);
+        if (journal != null) {
+            journal.append(time, seq, schema, payload);
+        }
         int at = open.insert(time, seq, schema, payload);
         if (at < open.size() - 1) {
             epoch++; // positions in the open chunk moved
@@ -323,6 +366,13 @@ public final class Reservoir implements AutoCloseable {
         epoch++;
         addToIndex(chunk.firstTime(), chunk.lastTime(), chunk.lastSeq(), chunk.minSeq(), chunk.count(), null);
         pending.put(chunk.no, chunk);
+        stats.sealed++;
+        stats.sealedRawBytes += chunk.rawBytes();
+        if (scratch()) {
+            inMemoryBytes += chunk.rawBytes();
+            spillOverMemory();
+            return;
+        }
         closedJournals.add(journal.roll());
         List<Path> redundant = new ArrayList<>();
         for (Iterator<Journal.Closed> it = closedJournals.iterator(); it.hasNext(); ) {
@@ -335,9 +385,24 @@ public final class Reservoir implements AutoCloseable {
         ReservoirIO.WriteJob job = new ReservoirIO.WriteJob(chunk, redundant);
         inflight.add(job);
         writeQueue.add(job);
-        stats.sealed++;
-        stats.sealedRawBytes += chunk.rawBytes();
         io.signal();
+    }
+
+    /** A scratch reservoir over its memory bound hands its oldest chunks in memory to the writer. */
+    private void spillOverMemory() {
+        while (inMemoryBytes > memoryBytes && spillNext < nextNo) {
+            Chunk chunk = pending.get(spillNext);
+            spillNext++;
+            if (chunk == null) {
+                continue;
+            }
+            inMemoryBytes -= chunk.rawBytes();
+            spilled = true;
+            ReservoirIO.WriteJob job = new ReservoirIO.WriteJob(chunk, List.of());
+            inflight.add(job);
+            writeQueue.add(job);
+            io.signal();
+        }
     }
 
     /** Takes in what the writer finished: written chunks leave memory for the cache and are read from disk. */
@@ -368,6 +433,9 @@ public final class Reservoir implements AutoCloseable {
      * {@link #open} after a restart.
      */
     public byte[] checkpoint() {
+        if (journal == null) {
+            throw new IllegalStateException("a scratch reservoir takes no checkpoint");
+        }
         journal.flush();
         return ByteBuffer.allocate(32).putLong(journal.fileNo()).putLong(journal.flushedSize()).putLong(streamTime)
                 .putLong(lastSeq).array();
@@ -416,6 +484,9 @@ public final class Reservoir implements AutoCloseable {
 
     /** The owner committed the last {@link #checkpoint()}: chunks whose events it covers may now be written. */
     public void committed() {
+        if (scratch()) {
+            return;
+        }
         committedSeq = lastSeq;
         io.signal();
     }
@@ -589,6 +660,17 @@ public final class Reservoir implements AutoCloseable {
             writeQueue.add(job);
             drop = end;
         }
+        if (scratch()) {
+            // then the chunks only in memory, once every chunk written before them went
+            while (drop < count() && firstNo + drop >= spillNext && lastTimes[drop] < keepFrom) {
+                Chunk c = pending.remove(firstNo + drop);
+                if (c != null) {
+                    inMemoryBytes -= c.rawBytes();
+                }
+                drop++;
+            }
+            spillNext = Math.max(spillNext, firstNo + drop);
+        }
         if (drop == 0) {
             return;
         }
@@ -650,7 +732,9 @@ public final class Reservoir implements AutoCloseable {
      */
     void abandonForTest() {
         io.unregisterAndWait(this);
-        journal.abandon();
+        if (journal != null) {
+            journal.abandon();
+        }
         for (CompletableFuture<Chunk> f : loads.values()) {
             f.cancel(false);
         }
@@ -663,8 +747,14 @@ public final class Reservoir implements AutoCloseable {
      * touching it before this returns, so the caller may then delete the directory.
      */
     public void discard() {
-        io.unregisterAndWait(this);
-        journal.abandon();
+        if (scratch() && !spilled) {
+            io.unregister(this); // the writer never had anything of it: no need to wait for what it is writing
+        } else {
+            io.unregisterAndWait(this);
+        }
+        if (journal != null) {
+            journal.abandon();
+        }
         for (CompletableFuture<Chunk> f : loads.values()) {
             f.cancel(false);
         }
@@ -679,7 +769,9 @@ public final class Reservoir implements AutoCloseable {
     @Override
     public void close() {
         try {
-            journal.close();
+            if (journal != null) {
+                journal.close();
+            }
             long deadline = System.currentTimeMillis() + 10_000;
             for (ReservoirIO.WriteJob job : inflight) {
                 if (job.maxSeq > committedSeq) {
