@@ -86,6 +86,11 @@ public final class ClusterProcesses implements AutoCloseable {
         return new ArrayList<>(ports.keySet());
     }
 
+    /** The operating system's process id of node {@code id} (for /proc readings in benchmarks). */
+    public long pid(String id) {
+        return nodes.get(id).pid();
+    }
+
     public boolean alive(String id) {
         Process p = nodes.get(id);
         return p != null && p.isAlive();

@@ -71,20 +71,23 @@ final class BackfillBench {
                 result.put("live_events_per_s", String.format(Locale.ROOT, "%.0f", live));
 
                 // the live load, and the backfill in its middle
-                Load load = new Load(port, rate, endMicros, cards);
+                Load load = new Load(port, rate, endMicros, cards, c.pid("n1"));
                 Thread loader = new Thread(load, "bench-load");
                 loader.start();
-                Thread.sleep(10_000);
+                Thread.sleep(o.integer("before", 10) * 1000L);
                 load.phase = 1;
                 long b0 = System.nanoTime();
+                int fillFrom = load.second();
                 st.execute("CREATE METRIC filled AS " + SELECT
                         + (span.equals("none") ? "" : " WITH (backfill = '" + span + "')"));
-                awaitRunning(st, "filled");
+                awaitRunning(st, "filled", c, partitions, !span.equals("none"));
                 double backfillS = (System.nanoTime() - b0) / 1e9;
+                int fillTo = load.second();
                 load.phase = 2;
                 Thread.sleep(10_000);
                 load.running = false;
                 loader.join();
+                load.writeTimeline(runDir, fillFrom, fillTo);
                 double backfill = history / backfillS;
                 System.out.printf(Locale.ROOT, "backfill: %d events filled in %.1f s: %.0f events/s%n", history,
                         backfillS, backfill);
@@ -169,23 +172,35 @@ final class BackfillBench {
         }
     }
 
-    private static void awaitRunning(Statement st, String metric) throws Exception {
+    /**
+     * Waits until every task's fill of {@code metric} went live. The node's log says when each did (read from here,
+     * it costs the node nothing); {@code coilgun.metrics} is asked for the progress every 5 s and for the state at the
+     * end. A query is planned and compiled by Calcite twice (describe, execute): asked often, its CPU on the node would
+     * be counted against the fill and the live statements.
+     */
+    private static void awaitRunning(Statement st, String metric, ClusterProcesses c, int tasks, boolean logged)
+            throws Exception {
         long lastPrint = System.nanoTime();
+        String line = "metric=" + metric + " backfilled";
         while (true) {
-            try (ResultSet rs = st.executeQuery("SELECT state, backfilled_events, backfill_events, backfill_eta_s "
-                    + "FROM coilgun.metrics WHERE name = '" + metric + "'")) {
-                if (rs.next()) {
-                    if (rs.getString(1).equals("running")) {
-                        return;
-                    }
-                    if (System.nanoTime() - lastPrint > 5_000_000_000L) {
-                        lastPrint = System.nanoTime();
-                        System.out.printf(Locale.ROOT, "backfill: %s %s of %s events, ETA %s s%n", rs.getString(1),
-                                rs.getObject(2), rs.getObject(3), rs.getObject(4));
+            boolean done = !logged || c.log("n1").split(java.util.regex.Pattern.quote(line), -1).length - 1 >= tasks;
+            boolean print = System.nanoTime() - lastPrint > 5_000_000_000L;
+            if (done || print) {
+                try (ResultSet rs = st.executeQuery("SELECT state, backfilled_events, backfill_events, "
+                        + "backfill_eta_s FROM coilgun.metrics WHERE name = '" + metric + "'")) {
+                    if (rs.next()) {
+                        if (rs.getString(1).equals("running")) {
+                            return;
+                        }
+                        if (print) {
+                            lastPrint = System.nanoTime();
+                            System.out.printf(Locale.ROOT, "backfill: %s %s of %s events, ETA %s s%n",
+                                    rs.getString(1), rs.getObject(2), rs.getObject(3), rs.getObject(4));
+                        }
                     }
                 }
             }
-            Thread.sleep(200);
+            Thread.sleep(done ? 200 : 50);
         }
     }
 
@@ -240,10 +255,17 @@ final class BackfillBench {
         }
     }
 
-    /** INSERTs at a fixed rate on one connection, latency from each one's due time, per phase. */
+    /**
+     * INSERTs at a fixed rate on one connection, latency from each one's due time, per phase and per second (with the
+     * node's CPU time in that second, from /proc: the timeline of docs/benchmarks.md's plot).
+     */
     private static final class Load implements Runnable {
         final Histogram[] latency = {new Histogram(60_000_000_000L, 3), new Histogram(60_000_000_000L, 3),
             new Histogram(60_000_000_000L, 3)};
+        private final java.util.List<Histogram> perSecond = new java.util.ArrayList<>();
+        private final java.util.List<Double> nodeCpu = new java.util.ArrayList<>();
+        private final long nodePid;
+        private final long began = System.nanoTime();
         volatile int phase;
         volatile boolean running = true;
         long errors;
@@ -253,7 +275,8 @@ final class BackfillBench {
         private long timeMicros;
         private long id = 1L << 40;
 
-        Load(int port, double rate, long fromMicros, int cards) {
+        Load(int port, double rate, long fromMicros, int cards, long nodePid) {
+            this.nodePid = nodePid;
             this.port = port;
             this.periodNanos = (long) (1e9 / rate);
             this.timeMicros = fromMicros;
@@ -284,6 +307,12 @@ final class BackfillBench {
                     }
                     long took = Math.max(0, System.nanoTime() - due);
                     latency[phase].recordValue(took);
+                    int second = (int) ((due - began) / 1_000_000_000L);
+                    while (perSecond.size() <= second) {
+                        perSecond.add(new Histogram(60_000_000_000L, 3));
+                        nodeCpu.add(cpuSeconds());
+                    }
+                    perSecond.get(second).recordValue(took);
                     long answered = System.nanoTime() - sent;
                     if (answered > 200_000_000L && slow++ < 10) {
                         System.out.printf(Locale.ROOT, "backfill: a live INSERT took %.0f ms (answered at %s)%n",
@@ -298,6 +327,52 @@ final class BackfillBench {
             } catch (Exception e) {
                 System.out.println("backfill: the live load stopped: " + e);
             }
+        }
+
+        /** The second of the load now (from its start). */
+        int second() {
+            return (int) ((System.nanoTime() - began) / 1_000_000_000L);
+        }
+
+        /** The node's user + system CPU time so far, in seconds (-1 when /proc cannot tell). */
+        private double cpuSeconds() {
+            try {
+                String stat = java.nio.file.Files.readString(Path.of("/proc/" + nodePid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime: fields 14, 15
+            } catch (Exception e) {
+                return -1;
+            }
+        }
+
+        /** timeline.csv and live-latency.svg: each second's INSERTs (p99, max) and the node's CPU, the fill marked. */
+        void writeTimeline(Path dir, int fillFrom, int fillTo) throws java.io.IOException {
+            int n = perSecond.size() - 1; // the last second is partial
+            StringBuilder csv = new StringBuilder("second,inserts,p50_ms,p99_ms,max_ms,node_cpu_cores\n");
+            double[] p99 = new double[n];
+            double[] max = new double[n];
+            double[] cpu = new double[n];
+            java.util.List<String> labels = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Histogram h = perSecond.get(i);
+                boolean any = h.getTotalCount() > 0;
+                p99[i] = any ? h.getValueAtPercentile(99) / 1e6 : Double.NaN;
+                max[i] = any ? h.getMaxValue() / 1e6 : Double.NaN;
+                double a = nodeCpu.get(i);
+                double b = nodeCpu.get(i + 1);
+                cpu[i] = a < 0 || b < 0 ? Double.NaN : b - a;
+                labels.add(i % 10 == 0 ? String.valueOf(i) : "");
+                csv.append(String.format(Locale.ROOT, "%d,%d,%.2f,%.2f,%.2f,%.2f%n", i, h.getTotalCount(),
+                        any ? h.getValueAtPercentile(50) / 1e6 : Double.NaN, p99[i], max[i], cpu[i]));
+            }
+            java.nio.file.Files.writeString(dir.resolve("timeline.csv"), csv);
+            new SvgChart("Live INSERT latency around a backfill", "second of the live load",
+                    "latency from due time (ms)", labels).series("p99 of the second", p99)
+                    .series("max of the second", max).limit(50).marker(fillFrom, "fill starts")
+                    .marker(fillTo, "fill live").write(dir.resolve("live-latency.svg"));
+            new SvgChart("Node CPU around a backfill", "second of the live load", "cores (user + system)", labels)
+                    .series("node CPU", cpu).limit(2).marker(fillFrom, "fill starts")
+                    .marker(fillTo, "fill live").write(dir.resolve("node-cpu.svg"));
         }
     }
 }

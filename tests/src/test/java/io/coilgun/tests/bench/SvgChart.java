@@ -27,8 +27,8 @@ final class SvgChart {
     private final List<String> names = new ArrayList<>();
     private final List<double[]> series = new ArrayList<>();
     private Double yLimit;
-    private int markerAt = -1;
-    private String markerLabel;
+    private final List<Integer> markersAt = new ArrayList<>();
+    private final List<String> markerLabels = new ArrayList<>();
 
     SvgChart(String title, String xTitle, String yTitle, List<String> xLabels) {
         this.title = title;
@@ -50,10 +50,10 @@ final class SvgChart {
         return this;
     }
 
-    /** A dashed vertical line at x position {@code index}, labelled (e.g. a kill). */
+    /** A dashed vertical line at x position {@code index}, labelled (e.g. a kill); several may be added. */
     SvgChart marker(int index, String label) {
-        this.markerAt = index;
-        this.markerLabel = label;
+        markersAt.add(index);
+        markerLabels.add(label);
         return this;
     }
 
@@ -96,11 +96,15 @@ final class SvgChart {
                     + "stroke-dasharray=\"6 4\"/>%n", LEFT, y, LEFT + plotW, y));
             text(svg, LEFT + plotW + 4, y + 4, "start", 11, "target " + trim(yLimit));
         }
-        if (markerAt >= 0 && markerAt < n) {
-            double mx = x(markerAt, n, plotW);
+        for (int m = 0; m < markersAt.size(); m++) {
+            int at = markersAt.get(m);
+            if (at < 0 || at >= n) {
+                continue;
+            }
+            double mx = x(at, n, plotW);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
                     + "stroke-dasharray=\"4 3\"/>%n", mx, TOP, mx, TOP + plotH));
-            text(svg, mx + 4, TOP + 12, "start", 11, markerLabel);
+            text(svg, mx + 4, TOP + 12 + 14 * m, "start", 11, markerLabels.get(m));
         }
         for (int s = 0; s < series.size(); s++) {
             String color = COLORS[s % COLORS.length];
