@@ -90,6 +90,48 @@ class PgTextEncoderTest {
         }
     }
 
+    /**
+     * The shortcut through Java's digits (at most 15 of them) gives what the exact search gives: random bit patterns,
+     * amounts with two decimals, their sums (often 16-17 digits: the search), powers of ten, tiny and huge values.
+     */
+    @Test
+    void float8ShortcutEqualsTheExactSearch() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        double sum = 0;
+        for (int i = 0; i < 300_000; i++) {
+            double d = switch (i % 6) {
+                case 0 -> Double.longBitsToDouble(random.nextLong());
+                case 1 -> random.nextInt(10_000_000) / 100.0;
+                case 2 -> sum += random.nextInt(100_000) / 100.0;
+                case 3 -> Math.pow(10, random.nextInt(-30, 30)) * (random.nextInt(1, 1000));
+                case 4 -> random.nextDouble() * Math.pow(10, random.nextInt(-300, 300));
+                default -> -random.nextInt(1_000_000) / 1000.0;
+            };
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                continue;
+            }
+            String text = PgTextEncoder.encode(PgType.FLOAT8, d);
+            assertEquals(PgFloatText.float8Exact(d), text, "for " + d);
+            if (i % 10 == 0 && d != 0) {
+                assertEquals(shortestLength(d), significantDigits(text), "the fewest digits for " + d + ": " + text);
+            }
+        }
+    }
+
+    /** The fewest significant digits of a decimal that reads back as {@code d}, by trying every length from 1. */
+    private static int shortestLength(double d) {
+        java.math.BigDecimal exact = new java.math.BigDecimal(d);
+        for (int p = 1; p < 17; p++) {
+            for (java.math.RoundingMode mode : new java.math.RoundingMode[] {java.math.RoundingMode.DOWN,
+                java.math.RoundingMode.UP}) {
+                if (Double.parseDouble(exact.round(new java.math.MathContext(p, mode)).toString()) == d) {
+                    return p;
+                }
+            }
+        }
+        return 17;
+    }
+
     private static int significantDigits(String text) {
         String mantissa = text.toLowerCase().split("e")[0].replace("-", "").replace(".", "");
         return mantissa.replaceAll("^0+", "").replaceAll("0+$", "").length();
