@@ -86,6 +86,13 @@ public final class ClusterProcesses implements AutoCloseable {
         return new ArrayList<>(ports.keySet());
     }
 
+    /** The process ids of the broker launcher and its children, the brokers (for /proc readings in benchmarks). */
+    public List<Long> brokerPids() {
+        List<Long> pids = new ArrayList<>(List.of(kafka.pid()));
+        kafka.descendants().forEach(h -> pids.add(h.pid()));
+        return pids;
+    }
+
     /** The operating system's process id of node {@code id} (for /proc readings in benchmarks). */
     public long pid(String id) {
         return nodes.get(id).pid();

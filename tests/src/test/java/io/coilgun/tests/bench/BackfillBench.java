@@ -13,6 +13,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -60,28 +61,41 @@ final class BackfillBench {
                         + "backfill_horizon = '3650 days')", partitions));
                 st.execute("CREATE METRIC card_total AS " + SELECT);
 
+                long nodePid = c.pid("n1");
+                List<Long> livePids = new java.util.ArrayList<>(c.brokerPids());
+                livePids.add(nodePid);
                 long t0 = System.nanoTime();
+                double liveCpu0 = cpuSeconds(livePids);
                 long endMicros = preload(conn, history, cards);
                 awaitApplied(st, history);
                 double loadS = (System.nanoTime() - t0) / 1e9;
+                double liveCpu = cpuSeconds(livePids) - liveCpu0;
                 double live = history / loadS;
-                System.out.printf(Locale.ROOT, "backfill: live path: %d events applied in %.1f s: %.0f events/s%n",
-                        history, loadS, live);
+                System.out.printf(Locale.ROOT, "backfill: live path: %d events applied in %.1f s: %.0f events/s, "
+                        + "%.0f per CPU second of the node and the broker%n", history, loadS, live, history / liveCpu);
                 result.put("history", String.valueOf(history));
                 result.put("live_events_per_s", String.format(Locale.ROOT, "%.0f", live));
+                result.put("live_events_per_cpu_s", String.format(Locale.ROOT, "%.0f", history / liveCpu));
 
                 // the live load, and the backfill in its middle
                 Load load = new Load(port, rate, endMicros, cards, c.pid("n1"));
                 Thread loader = new Thread(load, "bench-load");
                 loader.start();
-                Thread.sleep(o.integer("before", 10) * 1000L);
+                Thread.sleep(2_000); // the load's first statements (connection, first plans) are not its baseline
+                double base0 = cpuSeconds(List.of(nodePid));
+                long baseT0 = System.nanoTime();
+                Thread.sleep(Math.max(1, o.integer("before", 10) - 2) * 1000L);
+                // the node's CPU under the live load alone: what the fill's CPU is counted above
+                double baseCores = (cpuSeconds(List.of(nodePid)) - base0) / ((System.nanoTime() - baseT0) / 1e9);
                 load.phase = 1;
                 long b0 = System.nanoTime();
+                double fillCpu0 = cpuSeconds(List.of(nodePid));
                 int fillFrom = load.second();
                 st.execute("CREATE METRIC filled AS " + SELECT
                         + (span.equals("none") ? "" : " WITH (backfill = '" + span + "')"));
                 awaitRunning(st, "filled", c, partitions, !span.equals("none"));
                 double backfillS = (System.nanoTime() - b0) / 1e9;
+                double fillCpu = cpuSeconds(List.of(nodePid)) - fillCpu0 - baseCores * backfillS;
                 int fillTo = load.second();
                 load.phase = 2;
                 Thread.sleep(10_000);
@@ -94,6 +108,10 @@ final class BackfillBench {
                 result.put("backfill_s", String.format(Locale.ROOT, "%.1f", backfillS));
                 result.put("backfill_events_per_s", String.format(Locale.ROOT, "%.0f", backfill));
                 result.put("backfill_vs_live", String.format(Locale.ROOT, "%.1f", backfill / live));
+                result.put("backfill_cpu_s", String.format(Locale.ROOT, "%.1f", fillCpu));
+                result.put("backfill_events_per_cpu_s", String.format(Locale.ROOT, "%.0f", history / fillCpu));
+                result.put("backfill_vs_live_per_core", String.format(Locale.ROOT, "%.1f", liveCpu / fillCpu));
+                result.put("live_load_cores", String.format(Locale.ROOT, "%.2f", baseCores));
                 String[] phases = {"before", "during", "after"};
                 for (int p = 0; p < 3; p++) {
                     Histogram h = load.latency[p];
@@ -114,15 +132,21 @@ final class BackfillBench {
                 // the replay, read as a client would: COPY … TO STDOUT, each card's last row kept
                 LastRows last = new LastRows();
                 long r0 = System.nanoTime();
+                double replayCpu0 = cpuSeconds(List.of(nodePid));
                 long rows = conn.unwrap(PGConnection.class).getCopyAPI()
                         .copyOut("COPY (REPLAY " + SELECT + ") TO STDOUT", last);
                 double replayS = (System.nanoTime() - r0) / 1e9;
+                double replayCpu = cpuSeconds(List.of(nodePid)) - replayCpu0; // the unit's and pgwire's, not the client's
                 double replay = rows / replayS;
                 System.out.printf(Locale.ROOT, "backfill: REPLAY gave %d rows in %.1f s: %.0f events/s%n", rows,
                         replayS, replay);
                 result.put("replay_rows", String.valueOf(rows));
                 result.put("replay_events_per_s", String.format(Locale.ROOT, "%.0f", replay));
                 result.put("replay_vs_live", String.format(Locale.ROOT, "%.1f", replay / live));
+                result.put("replay_cpu_s", String.format(Locale.ROOT, "%.1f", replayCpu));
+                result.put("replay_events_per_cpu_s", String.format(Locale.ROOT, "%.0f", rows / replayCpu));
+                result.put("replay_vs_live_per_core", String.format(Locale.ROOT, "%.1f",
+                        (rows / replayCpu) / (history / liveCpu)));
                 result.put("replay_mismatches", String.valueOf(mismatches(values(st, "card_total"), last.cards)));
                 result.put("rate", String.format(Locale.ROOT, "%.0f", rate));
                 result.put("partitions", String.valueOf(partitions));
@@ -202,6 +226,21 @@ final class BackfillBench {
             }
             Thread.sleep(done ? 200 : 50);
         }
+    }
+
+    /** The user + system CPU time of processes {@code pids} so far, in seconds (-1 when /proc cannot tell). */
+    static double cpuSeconds(List<Long> pids) {
+        double sum = 0;
+        for (long pid : pids) {
+            try {
+                String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                sum += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime: fields 14, 15
+            } catch (Exception e) {
+                return -1;
+            }
+        }
+        return sum;
     }
 
     /** Each card's total and count in {@code metric}. */
@@ -334,15 +373,8 @@ final class BackfillBench {
             return (int) ((System.nanoTime() - began) / 1_000_000_000L);
         }
 
-        /** The node's user + system CPU time so far, in seconds (-1 when /proc cannot tell). */
         private double cpuSeconds() {
-            try {
-                String stat = java.nio.file.Files.readString(Path.of("/proc/" + nodePid + "/stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime: fields 14, 15
-            } catch (Exception e) {
-                return -1;
-            }
+            return BackfillBench.cpuSeconds(List.of(nodePid));
         }
 
         /** timeline.csv and live-latency.svg: each second's INSERTs (p99, max) and the node's CPU, the fill marked. */
