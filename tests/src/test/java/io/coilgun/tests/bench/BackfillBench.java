@@ -1,7 +1,6 @@
 package io.coilgun.tests.bench;
 
 import io.coilgun.tests.ClusterProcesses;
-import java.io.StringReader;
 import java.io.Writer;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -162,27 +161,7 @@ final class BackfillBench {
         PaymentGenerator gen = new PaymentGenerator(7, cards, 10_000, 0, 0, 1);
         long step = 10_000;
         long end = System.currentTimeMillis() * 1000 - 120_000_000L;
-        long t = end - history * step;
-        long started = System.nanoTime();
-        var copy = conn.unwrap(PGConnection.class).getCopyAPI();
-        long lastPrint = started;
-        for (long done = 0; done < history; ) {
-            int batch = (int) Math.min(50_000, history - done);
-            StringBuilder rows = new StringBuilder(batch * 64);
-            for (int i = 0; i < batch; i++) {
-                Payment p = gen.next(t);
-                t += step;
-                RebalanceBench.appendCopyRow(rows, p);
-            }
-            copy.copyIn("COPY payments FROM STDIN", new StringReader(rows.toString()));
-            done += batch;
-            if (System.nanoTime() - lastPrint > 10_000_000_000L || done == history) {
-                lastPrint = System.nanoTime();
-                System.out.printf(Locale.ROOT, "backfill: history %d / %d (%.0f events/s)%n", done, history,
-                        done / ((System.nanoTime() - started) / 1e9));
-            }
-        }
-        return t;
+        return RebalanceBench.copyHistory(conn, gen, end - history * step, step, history, "backfill", p -> { });
     }
 
     private static void awaitApplied(Statement st, long history) throws Exception {

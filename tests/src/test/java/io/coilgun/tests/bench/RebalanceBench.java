@@ -229,24 +229,40 @@ final class RebalanceBench {
         long end = System.currentTimeMillis() * 1000 - 3_600_000_000L;
         long span = 30L * 86_400_000_000L;
         long step = Math.max(1, span / Math.max(1, history));
-        long t = end - span;
-        long started = System.nanoTime();
-        var copy = conn.unwrap(PGConnection.class).getCopyAPI();
         Map<String, LongAdder> accepted = stats.accepted;
-        for (long done = 0; done < history; ) {
-            int batch = (int) Math.min(50_000, history - done);
+        copyHistory(conn, gen, end - span, step, history, "rebalance",
+                p -> accepted.computeIfAbsent(p.card(), k -> new LongAdder()).increment());
+    }
+
+    /**
+     * COPYs {@code count} generated payments, one every {@code stepMicros} from {@code fromMicros} on, in batches of
+     * 50,000, each passed to {@code each} as it is written; prints progress every 10 s. Returns the time after the
+     * last one.
+     */
+    static long copyHistory(Connection conn, PaymentGenerator gen, long fromMicros, long stepMicros, long count,
+            String label, java.util.function.Consumer<Payment> each) throws Exception {
+        long t = fromMicros;
+        long started = System.nanoTime();
+        long lastPrint = started;
+        var copy = conn.unwrap(PGConnection.class).getCopyAPI();
+        for (long done = 0; done < count; ) {
+            int batch = (int) Math.min(50_000, count - done);
             StringBuilder rows = new StringBuilder(batch * 64);
             for (int i = 0; i < batch; i++) {
                 Payment p = gen.next(t);
-                t += step;
+                t += stepMicros;
                 appendCopyRow(rows, p);
-                accepted.computeIfAbsent(p.card(), k -> new LongAdder()).increment();
+                each.accept(p);
             }
             copy.copyIn("COPY payments FROM STDIN", new StringReader(rows.toString()));
             done += batch;
-            System.out.printf(Locale.ROOT, "rebalance: history %d / %d (%.0f events/s)%n", done, history,
-                    done / ((System.nanoTime() - started) / 1e9));
+            if (System.nanoTime() - lastPrint > 10_000_000_000L || done == count) {
+                lastPrint = System.nanoTime();
+                System.out.printf(Locale.ROOT, "%s: history %d / %d (%.0f events/s)%n", label, done, count,
+                        done / ((System.nanoTime() - started) / 1e9));
+            }
         }
+        return t;
     }
 
     /** One payment as a line of COPY text (id, ts, card_id, merchant_id, amount). */
