@@ -117,6 +117,8 @@ public final class ClusterNode implements AutoCloseable {
     /** The checkpointed offsets of this node's stale copies (read once each: a closed copy does not change). */
     private final Map<TaskId, Long> staleOffsets = new ConcurrentHashMap<>();
     private final Host host;
+    /** Where the units' and tasks' timers go (the server's Prometheus registry, or nowhere). */
+    private final io.micrometer.core.instrument.MeterRegistry meters;
     /** Serves copies of this node's tasks to the peers that recover them. */
     private final SnapshotServer snapshots;
     /** The copies of tasks this node makes from its peers. */
@@ -127,9 +129,10 @@ public final class ClusterNode implements AutoCloseable {
      */
     static final long COPY_MIN_EVENTS = Long.getLong("coilgun.peerCopyMinEvents", 10_000);
 
-    private ClusterNode(ClusterConfig config, TopicAdmin admin) {
+    private ClusterNode(ClusterConfig config, TopicAdmin admin, io.micrometer.core.instrument.MeterRegistry meters) {
         this.config = config;
         this.admin = admin;
+        this.meters = meters;
         admin.ensureTopic(Topics.CATALOG, 1, CatalogLog.topicConfig());
         admin.ensureTopic(Topics.replies(config.nodeId()), 1, Map.of("retention.ms", "3600000"));
         admin.ensureTopic(Topics.NODES, 1, Map.of("cleanup.policy", "compact"));
@@ -172,10 +175,20 @@ public final class ClusterNode implements AutoCloseable {
      * @throws io.coilgun.cluster.kafka.KafkaUnavailableException if Kafka cannot be reached
      */
     public static ClusterNode start(ClusterConfig config) {
+        return start(config, new io.micrometer.core.instrument.composite.CompositeMeterRegistry());
+    }
+
+    /**
+     * Connects to Kafka and starts the processor units (with no tasks yet); the units and tasks record their timers
+     * in {@code meters}.
+     *
+     * @throws io.coilgun.cluster.kafka.KafkaUnavailableException if Kafka cannot be reached
+     */
+    public static ClusterNode start(ClusterConfig config, io.micrometer.core.instrument.MeterRegistry meters) {
         TopicAdmin admin = new TopicAdmin(config.bootstrapServers());
         try {
             admin.awaitReachable(config.bootstrapServers(), config.connectTimeoutMs());
-            return new ClusterNode(config, admin);
+            return new ClusterNode(config, admin, meters);
         } catch (RuntimeException e) {
             admin.close();
             throw e;
@@ -514,6 +527,41 @@ public final class ClusterNode implements AutoCloseable {
             }
         });
         return result;
+    }
+
+    /**
+     * Reads every task this node holds (active or replica), each on its unit's thread: one row per task, in no
+     * particular order (the node's metrics and status page). A unit that does not answer (stopped) is left out.
+     */
+    public <T> CompletableFuture<List<T>> eachTask(java.util.function.BiFunction<ProcessorUnit, TaskProcessor, T> read) {
+        List<CompletableFuture<List<T>>> parts = new ArrayList<>();
+        for (ProcessorUnit unit : units) {
+            CompletableFuture<List<T>> part = new CompletableFuture<>();
+            unit.submit(u -> {
+                List<T> rows = new ArrayList<>();
+                for (TaskProcessor task : u.tasks()) {
+                    rows.add(read.apply(u, task));
+                }
+                part.complete(rows);
+            }).whenComplete((v, e) -> {
+                if (e != null) {
+                    part.complete(List.of());
+                }
+            });
+            parts.add(part);
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            List<T> all = new ArrayList<>();
+            for (CompletableFuture<List<T>> part : parts) {
+                all.addAll(part.join());
+            }
+            return all;
+        });
+    }
+
+    /** Statements' events published by this node whose replies it still awaits. */
+    public int repliesInFlight() {
+        return router.inFlight();
     }
 
     /** Reads of metric state over the cluster's tasks (SELECT … FROM metric). */
@@ -859,6 +907,7 @@ public final class ClusterNode implements AutoCloseable {
                 TaskPlan plan = TaskPlan.open(dir, d.stream(), d.metrics(), reservoirIO, unit.chunkCache(), true);
                 TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
                 TaskProcessor task = new TaskProcessor(id, plan, reopen, replySender, feed, d.clocks()[id.partition()]);
+                task.meters(io.coilgun.cluster.task.TaskMeters.of(meters, d.stream().name(), id));
                 task.definitions(marker -> startedBy(id.topic(), marker), () -> deployedStream(id.topic()));
                 // A copy that has not started a deployed metric (new, or behind its marker) gets a marker of its
                 // own at the partition's end: one whose old marker is gone (retention) starts it there rather than
@@ -878,6 +927,14 @@ public final class ClusterNode implements AutoCloseable {
         @Override
         public void released(TaskId id, ProcessorUnit unit) {
             taskUnits.remove(id, unit);
+            if (!taskUnits.containsKey(id)) {
+                io.coilgun.cluster.task.TaskMeters.removeAll(meters, id); // its timers go with it
+            }
+        }
+
+        @Override
+        public io.micrometer.core.instrument.MeterRegistry meters() {
+            return meters;
         }
 
         @Override

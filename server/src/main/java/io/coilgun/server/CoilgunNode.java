@@ -79,6 +79,13 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     /** pgwire's authentication and TLS, checked before anything starts. */
     private Authentication authentication;
     private ServerTls tls;
+    /** The node's meters (Prometheus), and the HTTP listener that serves them and the status page. */
+    private io.coilgun.server.observe.NodeMeters meters;
+    private io.coilgun.server.query.NodeQueryData queryData;
+    private io.coilgun.server.observe.HttpEndpoint http;
+    private volatile boolean started;
+    /** This node's row of coilgun.nodes (its pgwire address filled in once it listens: --port 0 picks one). */
+    private Object[] nodeRow;
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
@@ -103,7 +110,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             node.startCluster();
             node.catalogService.recover();
             node.startPgwire();
+            node.nodeRow[1] = config.host() + ":" + node.port();
+            node.startHttp();
             node.cluster.advertise(config.host() + ":" + node.port(), VERSION);
+            node.started = true;
             return node;
         } catch (StartupException e) {
             node.close();
@@ -173,11 +183,12 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     private void startCluster() {
+        meters = new io.coilgun.server.observe.NodeMeters(config.nodeId());
         try {
             cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
                     config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000, config.chunkCacheChunks(),
                     config.chunkCacheMb() << 20, config.host(), config.peerPort(), (long) (config.recoveryMbPerSecond() * (1 << 20)),
-                    (long) (config.replicaRestoreSeconds() * 1000)));
+                    (long) (config.replicaRestoreSeconds() * 1000)), meters.registry());
         } catch (KafkaUnavailableException e) {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
@@ -185,9 +196,65 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         inserter = new Inserter(catalog, new io.coilgun.cluster.ingest.IngestService(catalog, cluster.publisher()));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         replays = new io.coilgun.server.query.RemoteReplays(cluster, () -> catalog);
-        queryEngine = new io.coilgun.sql.query.QueryEngine(new io.coilgun.server.query.NodeQueryData(catalog, cluster,
-                new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
-                    config.dataDir().toString(), cluster.unitCount(), VERSION}, sessions::activity));
+        nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
+            config.dataDir().toString(), cluster.unitCount(), VERSION};
+        queryData = new io.coilgun.server.query.NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
+        queryEngine = new io.coilgun.sql.query.QueryEngine(queryData);
+        meters.bind(cluster, sessions::size);
+    }
+
+    /** The HTTP listener for operators (metrics, status page, health), unless --http-port says none. */
+    private void startHttp() {
+        int port = config.httpBindPort();
+        if (port < 0) {
+            return;
+        }
+        java.util.Map<String, Object> self = new java.util.LinkedHashMap<>();
+        self.put("id", config.nodeId());
+        self.put("pgwire", config.host() + ":" + port());
+        self.put("version", VERSION);
+        io.coilgun.server.observe.NodeStatusReport report = new io.coilgun.server.observe.NodeStatusReport(self,
+                queryData, meters.registry());
+        try {
+            http = io.coilgun.server.observe.HttpEndpoint.start(config.host(), port,
+                    new io.coilgun.server.observe.HttpEndpoint.Source() {
+                        @Override
+                        public List<io.coilgun.server.observe.TaskSample> sample() {
+                            return meters.update(cluster.eachTask(io.coilgun.server.observe.TaskSample::of)
+                                    .orTimeout(5, TimeUnit.SECONDS).join());
+                        }
+
+                        @Override
+                        public io.coilgun.server.observe.NodeMeters meters() {
+                            return meters;
+                        }
+
+                        @Override
+                        public io.coilgun.server.observe.NodeStatusReport report() {
+                            return report;
+                        }
+
+                        @Override
+                        public boolean started() {
+                            return started;
+                        }
+                    }, authentication);
+        } catch (IOException e) {
+            throw new StartupException("cannot listen for HTTP on " + config.host() + ":" + port + " (" + e.getMessage()
+                    + "); choose another with --http-port (-1: none)", e);
+        }
+        self.put("http", config.host() + ":" + http.port());
+    }
+
+    /** The HTTP listener's port, or -1 when there is none. */
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    /** A statement ended: counted and timed by kind in the node's meters. */
+    @Override
+    public void statementDone(String kind, boolean failed, long nanos) {
+        meters.statement(kind, failed, nanos);
     }
 
     private void startPgwire() {
@@ -313,6 +380,10 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             pgServer.close();
             pgServer = null;
         }
+        if (http != null) {
+            http.close();
+            http = null;
+        }
         ddl.shutdown();
         queries.shutdownNow();
         if (catalogService != null) {
@@ -333,6 +404,9 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         if (embeddedKafka != null) {
             embeddedKafka.close();
             embeddedKafka = null;
+        }
+        if (meters != null) {
+            meters.close();
         }
         try {
             if (lock.isValid()) {

@@ -70,6 +70,15 @@ class AuthenticationTlsIT {
             PSQLException unknown = assertThrows(PSQLException.class,
                     () -> DriverManager.getConnection(url.replace("user=tester", "user=eve") + "s3cret").close());
             assertEquals("28P01", unknown.getSQLState());
+
+            // the HTTP listener asks for the same users (Basic); /health answers anyone (liveness)
+            String http = "http://127.0.0.1:" + node.httpPort();
+            assertEquals(401, ObservabilityIT.get(http + "/metrics", null).statusCode());
+            assertEquals(401, ObservabilityIT.get(http + "/status.json", "tester:wrong").statusCode());
+            var metrics = ObservabilityIT.get(http + "/metrics", "tester:s3cret");
+            assertEquals(200, metrics.statusCode());
+            assertTrue(metrics.body().contains("coilgun_task_events_total{"), metrics.body());
+            assertEquals(200, ObservabilityIT.get(http + "/health", null).statusCode());
         }
     }
 

@@ -41,6 +41,11 @@ final class TestNode implements AutoCloseable {
         return node.port();
     }
 
+    /** The port of the node's HTTP listener (/metrics, the status page, /health, /ready). */
+    int httpPort() {
+        return node.httpPort();
+    }
+
     /** The number of open SUBSCRIBE statements on the node (its result feed's subscribers). */
     int subscriptions() {
         return node.feed().size();

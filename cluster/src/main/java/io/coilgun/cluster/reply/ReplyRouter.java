@@ -53,6 +53,11 @@ public final class ReplyRouter implements AutoCloseable {
                 .whenComplete((r, e) -> pending.remove(correlation));
     }
 
+    /** Requests whose replies have not all come (nor timed out) yet. */
+    public int inFlight() {
+        return pending.size();
+    }
+
     /** Forgets a request whose publication failed. */
     public void cancel(long correlation) {
         pending.remove(correlation);

@@ -69,6 +69,7 @@ public final class TaskProcessor implements AutoCloseable {
     private boolean dirty;
     /** Events processed since this task started on this node, by {@link ReplyStatus} ordinal. */
     private final long[] outcomes = new long[ReplyStatus.values().length];
+    private TaskMeters meters = TaskMeters.NONE;
     /** Where the front end reads this task's stream time (lateness judged before publishing). */
     private final TaskClock clock;
     /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
@@ -129,6 +130,15 @@ public final class TaskProcessor implements AutoCloseable {
     private void planChanged() {
         this.metrics = plan.metrics();
         this.results = new Object[plan.resultWidth()];
+    }
+
+    /** The task's latency timers (set by the node that opened it). */
+    public TaskMeters meters() {
+        return meters;
+    }
+
+    public void meters(TaskMeters m) {
+        this.meters = m;
     }
 
     /** How many events got each outcome since the task started here (coilgun.statistics). */

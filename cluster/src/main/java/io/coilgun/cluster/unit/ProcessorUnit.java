@@ -7,6 +7,7 @@ import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskMeters;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
@@ -105,6 +106,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private Map<TopicPartition, OffsetAndMetadata> pendingCommit = Map.of();
     private long lastCommit = System.nanoTime();
     private volatile boolean running = true;
+    /** How long its checkpoints take (all the touched tasks' together). */
+    private final io.micrometer.core.instrument.Timer checkpoints;
     /** The fatal error that stopped the unit's thread, or null while it runs. */
     private volatile Throwable died;
 
@@ -119,6 +122,10 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         this.name = "unit-" + index;
         this.host = host;
         this.chunkCache = chunkCache;
+        this.checkpoints = io.micrometer.core.instrument.Timer.builder("coilgun.checkpoint")
+                .description("Time a processor unit took to checkpoint the tasks that changed since its last checkpoint")
+                .tag("unit", name).publishPercentiles(TaskMeters.QUANTILES)
+                .distributionStatisticExpiry(java.time.Duration.ofMinutes(1)).register(host.meters());
         String client = "coilgun-" + host.nodeId() + "-" + name;
         this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
                 CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, this), 1000, KafkaClients.IDLE_FETCH_WAIT_MS);
@@ -601,8 +608,11 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
 
     /** Checkpoints the tasks that applied records since the last checkpoint, which is now. */
     private void checkpoint(Set<TaskProcessor> touched, long[] lastCheckpoint, long now) {
-        for (TaskProcessor task : touched) {
-            checkpoint(task);
+        if (!touched.isEmpty()) {
+            for (TaskProcessor task : touched) {
+                checkpoint(task);
+            }
+            checkpoints.record(System.nanoTime() - now, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
         touched.clear();
         lastCheckpoint[0] = now;
@@ -833,7 +843,10 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             if (rolledBack && task.state() != TaskState.FAILED) {
                 return; // a rolled-back task gets the rest again after its seek
             }
-            if (task.process(record)) {
+            long began = System.nanoTime();
+            boolean rewind = task.process(record);
+            task.meters().taken(began, record.timestamp(), task.role() == TaskRole.ACTIVE);
+            if (rewind) {
                 rewind(consumer, tp, task);
                 if (handingOver.contains(tp)) {
                     rewind(consumer == active ? replica : active, tp, task);

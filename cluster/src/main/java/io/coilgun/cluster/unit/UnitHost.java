@@ -67,4 +67,7 @@ public interface UnitHost {
 
     /** No limit (a host that does not share one): every unit runs its background work. */
     java.util.concurrent.Semaphore UNLIMITED = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
+
+    /** Where the unit's and its tasks' meters go. */
+    io.micrometer.core.instrument.MeterRegistry meters();
 }

@@ -160,6 +160,11 @@ public final class TaskPlan implements AutoCloseable {
         return stream;
     }
 
+    /** The task's state store (for its memory figures; on the task's thread). */
+    public StateStore stateStore() {
+        return store;
+    }
+
     public Reservoir reservoir() {
         return reservoir;
     }

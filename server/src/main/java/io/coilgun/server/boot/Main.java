@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 /** {@code coilgun start [options]}: runs one node until Ctrl-C. */
 @Command(name = "coilgun", mixinStandardHelpOptions = true, version = "coilgun 0.1.0",
         description = "Exact per-event aggregations over long sliding windows, over Kafka, speaking pgwire.",
-        subcommands = {Main.Start.class, KafkaCommand.class, KafkaCommand.Broker.class})
+        subcommands = {Main.Start.class, StatusCommand.class, KafkaCommand.class, KafkaCommand.Broker.class})
 public final class Main {
 
     public static void main(String[] args) {
@@ -137,6 +137,15 @@ public final class Main {
         @Option(names = "--tls-key", description = "PEM private key (unencrypted) of --tls-cert.")
         Path tlsKey;
 
+        @Option(names = "--http-port", description = "Port of the HTTP listener for operators on --host: /metrics "
+                + "(Prometheus), the status page /, /health, /ready (default: the pgwire port + 1000; 0: any free "
+                + "port; -1: none).")
+        Integer httpPort;
+
+        @Option(names = "--log-format", defaultValue = "kv", description = "Log lines as kv (key=value, default) "
+                + "or json (one object per line).")
+        String logFormat;
+
         /** The node configuration the options say. */
         NodeConfig config() {
             int processorUnits = units != null ? units : Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -144,11 +153,19 @@ public final class Main {
                     kafkaConnectTimeoutMs, cacheChunks, cacheMb)
                     .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey))
                     .withPeerRecovery(peerPort, recoveryMbPerSecond)
-                    .withReplicaRestore(replicaRestoreSeconds);
+                    .withReplicaRestore(replicaRestoreSeconds)
+                    .withHttpPort(httpPort == null ? NodeConfig.HTTP_PORT_DEFAULT
+                            : httpPort < 0 ? NodeConfig.HTTP_OFF : httpPort);
         }
 
         @Override
         public Integer call() {
+            if (!logFormat.equals("kv") && !logFormat.equals("json")) {
+                System.err.println("coilgun: --log-format is kv or json, not " + logFormat);
+                return 2;
+            }
+            // read by logback.xml when the first logger is made, which is after this line
+            System.setProperty("coilgun.log.format", logFormat);
             try {
                 NodeConfig c = config();
                 Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
@@ -163,6 +180,9 @@ public final class Main {
                 System.out.println("coilgun: ready. pgwire on " + c.host() + ":" + node.port() + ", data in "
                         + c.dataDir().toAbsolutePath() + ", Kafka " + node.kafkaDescription());
                 System.out.println("Connect with:  " + connectHint(c, node.port()));
+                if (node.httpPort() > 0) {
+                    System.out.println("Status page:   http://" + c.host() + ":" + node.httpPort() + "/  (metrics: /metrics)");
+                }
                 System.out.println("Stop with Ctrl-C.");
                 System.out.flush();
                 stopped.await();

@@ -16,10 +16,40 @@ import java.nio.file.Path;
  * @param recoveryMbPerSecond the rate at which the node sends task data to peers, MiB/s, fractions allowed (default 50; 0: no limit)
  * @param replicaRestoreSeconds how long the copies of a node that left or drains are awaited back before other nodes
  *     get new ones (default 60; 0: not at all)
+ * @param httpPort the port of the HTTP listener for operators (/metrics, the status page, /health, /ready) on
+ *     {@code host}: {@link #HTTP_PORT_DEFAULT} for the pgwire port + 1000 (any free port when pgwire's is 0), 0 for
+ *     any free port, {@link #HTTP_OFF} for none
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
         int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
-        SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds) {
+        SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds,
+        int httpPort) {
+
+    public static final int HTTP_PORT_DEFAULT = -1;
+    public static final int HTTP_OFF = -2;
+
+    public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
+            int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
+            SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds) {
+        this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs, chunkCacheChunks,
+                chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, HTTP_PORT_DEFAULT);
+    }
+
+    /** The HTTP listener's port to bind: 0 for any free one, -1 for none. */
+    public int httpBindPort() {
+        if (httpPort == HTTP_OFF) {
+            return -1;
+        }
+        if (httpPort == HTTP_PORT_DEFAULT) {
+            return port == 0 ? 0 : port + 1000;
+        }
+        return httpPort;
+    }
+
+    public NodeConfig withHttpPort(int p) {
+        return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, p);
+    }
 
     public static final long DEFAULT_RECOVERY_MB_PER_SECOND = 50;
     public static final long DEFAULT_REPLICA_RESTORE_SECONDS = 60;
@@ -56,7 +86,7 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withSecurity(SecurityConfig s) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
+                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
     }
 
     public boolean embeddedKafka() {
@@ -65,26 +95,26 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withPort(int p) {
         return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
     }
 
     public NodeConfig withDataDir(Path d) {
         return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
     }
 
     public NodeConfig withKafka(String k) {
         return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
     }
 
     public NodeConfig withPeerRecovery(int peer, double mbPerSecond) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond, replicaRestoreSeconds);
+                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond, replicaRestoreSeconds, httpPort);
     }
 
     public NodeConfig withReplicaRestore(double seconds) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, seconds);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, seconds, httpPort);
     }
 }

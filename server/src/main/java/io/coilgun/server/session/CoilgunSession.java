@@ -256,11 +256,14 @@ public final class CoilgunSession implements Session {
         queryStart = System.currentTimeMillis();
         stateChange = queryStart;
         CompiledStatement compiled;
+        long began = System.nanoTime();
         try {
             compiled = node.compiler().compile(st.statement(), parameters);
         } catch (RuntimeException e) {
+            node.statementDone("invalid", true, System.nanoTime() - began);
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e, st::clientPosition));
         }
+        String kind = StatementKinds.of(compiled);
         long timeoutMs = settings.statementTimeoutMs();
         QueryEngine.Cancel cancel = new QueryEngine.Cancel();
         CompletableFuture<QueryResult> result;
@@ -270,6 +273,7 @@ public final class CoilgunSession implements Session {
                     : compiled instanceof CopyToStatement copyTo ? copyTo(copyTo, st, parameters, cancel)
                     : run(compiled, st.described().get(), timeoutMs);
         } catch (RuntimeException e) {
+            node.statementDone(kind, true, System.nanoTime() - began);
             return CompletableFuture.failedFuture(ErrorMapper.toPg(e, st::clientPosition));
         }
         CompletableFuture<QueryResult> mapped = result.handle((r, e) -> {
@@ -284,6 +288,7 @@ public final class CoilgunSession implements Session {
             running = null;
             stopRunning = null;
             stateChange = System.currentTimeMillis();
+            node.statementDone(kind, e != null, System.nanoTime() - began);
         });
         // Every statement answers within statement_timeout; a SUBSCRIBE's or COPY's result is a stream that
         // follows (COPY FROM keeps the deadline for its data, see StreamCopyIn; a SUBSCRIBE never ends by design).

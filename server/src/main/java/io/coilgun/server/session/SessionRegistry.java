@@ -35,4 +35,9 @@ public final class SessionRegistry {
         }
         return out;
     }
+
+    /** Open client sessions. */
+    public int size() {
+        return sessions.size();
+    }
 }

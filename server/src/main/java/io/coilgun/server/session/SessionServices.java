@@ -62,4 +62,11 @@ public interface SessionServices {
      */
     CompletableFuture<List<io.coilgun.server.query.ReplaySource>> startReplay(
             io.coilgun.sql.compile.ReplayStatement replay);
+
+    /**
+     * A statement ended after {@code nanos}, by kind ({@code insert}, {@code select}, {@code copy_from}, …), failed
+     * or not: the node's statement meters.
+     */
+    default void statementDone(String kind, boolean failed, long nanos) {
+    }
 }

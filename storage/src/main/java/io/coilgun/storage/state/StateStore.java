@@ -125,6 +125,32 @@ public final class StateStore implements AutoCloseable {
         this.defaultFamily = families.get(DEFAULT);
     }
 
+    /**
+     * Bytes held in the block cache every store of the process shares; memtables are charged to it too (the write
+     * buffer manager), so this is most of RocksDB's memory.
+     */
+    public static long sharedCacheBytes() {
+        return BLOCK_CACHE.getUsage();
+    }
+
+    /** This store's memtables, in bytes (part of {@link #sharedCacheBytes()}). On the owner's thread. */
+    public long memtableBytes() {
+        return longProperty("rocksdb.cur-size-all-mem-tables");
+    }
+
+    /** This store's open SST files' index and filter blocks held outside the block cache, in bytes. */
+    public long tableReaderBytes() {
+        return longProperty("rocksdb.estimate-table-readers-mem");
+    }
+
+    private long longProperty(String name) {
+        try {
+            return db.getAggregatedLongProperty(name);
+        } catch (RocksDBException e) {
+            return 0;
+        }
+    }
+
     public static StateStore open(Path dir) {
         return open(dir, DEFAULT_CACHED_ENTRIES);
     }
