@@ -86,6 +86,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private volatile boolean started;
     /** This node's row of coilgun.nodes (its pgwire address filled in once it listens: --port 0 picks one). */
     private Object[] nodeRow;
+    /** This node as the status page shows it: id, pgwire and HTTP addresses, version. */
+    private final java.util.Map<String, Object> self = new java.util.concurrent.ConcurrentHashMap<>();
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
@@ -108,10 +110,11 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         try {
             node.startKafka();
             node.startCluster();
+            node.startHttp(); // before the start-up replay, so that `coilgun status --wait` shows it
             node.catalogService.recover();
             node.startPgwire();
             node.nodeRow[1] = config.host() + ":" + node.port();
-            node.startHttp();
+            node.self.put("pgwire", node.nodeRow[1]);
             node.cluster.advertise(config.host() + ":" + node.port(), VERSION);
             node.started = true;
             return node;
@@ -209,12 +212,11 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         if (port < 0) {
             return;
         }
-        java.util.Map<String, Object> self = new java.util.LinkedHashMap<>();
         self.put("id", config.nodeId());
-        self.put("pgwire", config.host() + ":" + port());
+        self.put("pgwire", config.host() + ":" + config.port());
         self.put("version", VERSION);
         io.coilgun.server.observe.NodeStatusReport report = new io.coilgun.server.observe.NodeStatusReport(self,
-                queryData, meters.registry());
+                queryData, meters.registry(), () -> started);
         try {
             http = io.coilgun.server.observe.HttpEndpoint.start(config.host(), port,
                     new io.coilgun.server.observe.HttpEndpoint.Source() {

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The operator's view of a node under load (issue 19): {@code /metrics} in Prometheus' text format with the task,
  * latency, reservoir, RocksDB, JVM and pgwire series and bounded labels; {@code /health} and {@code /ready}; the
- * status page loaded in headless Chromium (Debian's package; scripts/test installs it) with its JavaScript run, its
+ * status page loaded in headless Chromium (Debian's package, installed when missing) with its JavaScript run, its
  * tables and sparklines checked and a screenshot kept in tests/target; {@code coilgun status}.
  */
 @Tag("integration")
@@ -152,6 +152,8 @@ class ObservabilityIT {
 
     @Test
     void prometheusMetrics() throws Exception {
+        System.gc(); // a collection at least, for the GC pause series (Micrometer registers them at the first)
+        Thread.sleep(500);
         HttpResponse<String> r = get(base() + "/metrics", null);
         assertEquals(200, r.statusCode());
         assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
@@ -183,6 +185,16 @@ class ObservabilityIT {
         sum(m, "jvm_gc_memory_allocated_bytes_total");
         sum(m, "jvm_memory_used_bytes", "area=\"heap\"");
         assertTrue(m.contains("# TYPE coilgun_event_latency_seconds summary"), m);
+        // every series the Grafana dashboard in docs/ draws is served
+        String dashboard = Files.readString(Path.of("..", "docs", "grafana-dashboard.json"));
+        Matcher used = Pattern.compile("\\b((?:coilgun|jvm)_[a-z_]+)\\{").matcher(dashboard);
+        int names = 0;
+        while (used.find()) {
+            names++;
+            assertTrue(Pattern.compile("(?m)^" + used.group(1) + "[{ ]").matcher(m).find(),
+                    "docs/grafana-dashboard.json uses " + used.group(1) + ", which /metrics does not serve");
+        }
+        assertTrue(names >= 20, "dashboard series: " + names);
         // labels stay bounded: the four tasks of the stream, no more
         Set<String> tasks = new TreeSet<>();
         Matcher t = Pattern.compile("task=\"([^\"]+)\"").matcher(m);
@@ -224,8 +236,7 @@ class ObservabilityIT {
     /** The page after its JavaScript ran for a few (virtual) seconds, as Chromium's DOM; a screenshot beside it. */
     @Test
     void statusPageInChromium() throws Exception {
-        assertTrue(Files.isExecutable(CHROMIUM), "the status page test needs Debian's chromium (scripts/test "
-                + "installs it: apt-get install chromium)");
+        installChromium();
         String dom = chromium("--dump-dom", base() + "/");
         assertTrue(dom.contains("<b id=\"node-id\">node-1</b>"), dom);
         assertTrue(dom.contains("<span id=\"ready\" class=\"ok\">ready</span>"), dom);
@@ -249,6 +260,25 @@ class ObservabilityIT {
         Files.deleteIfExists(shot);
         chromium("--screenshot=" + shot, "--window-size=1280,1000", base() + "/");
         assertTrue(Files.size(shot) > 10_000, "screenshot " + shot);
+    }
+
+    /**
+     * Debian's chromium, installed on first use as ClientConformanceIT installs PostgreSQL (as root, or with sudo):
+     * CI's machine starts without it.
+     */
+    static void installChromium() throws Exception {
+        if (Files.isExecutable(CHROMIUM)) {
+            return;
+        }
+        String sudo = "0".equals(new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes(),
+                StandardCharsets.UTF_8).trim()) ? "" : "sudo -n ";
+        Process p = new ProcessBuilder("bash", "-c", "export DEBIAN_FRONTEND=noninteractive; " + sudo
+                + "apt-get install -y -q chromium || (" + sudo + "apt-get update -q && " + sudo
+                + "apt-get install -y -q chromium)").redirectErrorStream(true)
+                .redirectOutput(dir.resolve("apt.log").toFile()).start();
+        assertTrue(p.waitFor(15, TimeUnit.MINUTES), "apt-get install chromium did not end");
+        assertTrue(Files.isExecutable(CHROMIUM), "the status page test needs Debian's chromium and could not install"
+                + " it (run as root or with sudo): " + Files.readString(dir.resolve("apt.log")));
     }
 
     /** Runs headless Chromium with its JavaScript given 5 s of virtual time; its standard output. */

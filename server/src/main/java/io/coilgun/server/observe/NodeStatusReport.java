@@ -26,12 +26,18 @@ public final class NodeStatusReport {
     private final Map<String, Object> self;
     private final QueryData data;
     private final MeterRegistry registry;
+    private final java.util.function.BooleanSupplier started;
 
-    /** @param self this node's id, pgwire and http addresses and version */
-    public NodeStatusReport(Map<String, Object> self, QueryData data, MeterRegistry registry) {
+    /**
+     * @param self this node's id, pgwire and http addresses and version
+     * @param started whether the node has started (its start-up replay done, pgwire listening)
+     */
+    public NodeStatusReport(Map<String, Object> self, QueryData data, MeterRegistry registry,
+            java.util.function.BooleanSupplier started) {
         this.self = self;
         this.data = data;
         this.registry = registry;
+        this.started = started;
     }
 
     /** Whether every task this node holds is caught up (lag known and at most {@link #READY_LAG_EVENTS}). */
@@ -47,9 +53,13 @@ public final class NodeStatusReport {
     /** The report, with {@code local} the node's tasks as just sampled. */
     public Map<String, Object> build(List<TaskSample> local) {
         Map<String, Object> out = new LinkedHashMap<>();
-        Map<String, Object> node = new LinkedHashMap<>(self);
+        Map<String, Object> node = new LinkedHashMap<>();
+        for (String k : List.of("id", "pgwire", "http", "version")) {
+            node.put(k, self.get(k));
+        }
         node.put("uptime_s", ManagementFactory.getRuntimeMXBean().getUptime() / 1000);
-        node.put("ready", ready(local));
+        node.put("started", started.getAsBoolean());
+        node.put("ready", started.getAsBoolean() && ready(local));
         out.put("node", node);
         out.put("time_ms", System.currentTimeMillis());
         out.put("totals", totals(local));
