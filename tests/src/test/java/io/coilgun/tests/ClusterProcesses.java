@@ -51,6 +51,9 @@ public final class ClusterProcesses implements AutoCloseable {
         long from = Files.exists(log) ? Files.readString(log).length() : 0; // a restart appends to its log
         List<String> args = new java.util.ArrayList<>(List.of("start", "--kafka", bootstrap(), "--node-id", id,
                 "--port", String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2"));
+        if (!List.of(options).contains("--http-port")) {
+            args.addAll(List.of("--http-port", "0")); // pgwire + 1000 may be another process's free port here
+        }
         args.addAll(List.of(options));
         // test faults armed, as in the test JVM: an event can make a task fail or a backfill slow (TestFaults)
         List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Dcoilgun.testFaults=true"));

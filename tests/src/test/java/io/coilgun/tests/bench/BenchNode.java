@@ -54,7 +54,7 @@ final class BenchNode implements AutoCloseable {
             }
         }
         cmd.addAll(List.of("-cp", cp, "io.coilgun.server.boot.Main", "start", "--port", String.valueOf(port),
-                "--kafka-port", String.valueOf(kafkaPort), "--data-dir", dataDir.toString()));
+                "--kafka-port", String.valueOf(kafkaPort), "--data-dir", dataDir.toString(), "--http-port", "0"));
         Files.createDirectories(log.getParent());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CountDownLatch ready = new CountDownLatch(1);
