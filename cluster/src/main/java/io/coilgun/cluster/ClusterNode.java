@@ -117,6 +117,8 @@ public final class ClusterNode implements AutoCloseable {
     /** The checkpointed offsets of this node's stale copies (read once each: a closed copy does not change). */
     private final Map<TaskId, Long> staleOffsets = new ConcurrentHashMap<>();
     private final Host host;
+    /** Where the start-up replay and the drain report their progress (the command line's progress bars). */
+    private volatile Progress progress = Progress.NONE;
     /** Where the units' and tasks' timers go (the server's Prometheus registry, or nowhere). */
     private final io.micrometer.core.instrument.MeterRegistry meters;
     /** Serves copies of this node's tasks to the peers that recover them. */
@@ -310,24 +312,44 @@ public final class ClusterNode implements AutoCloseable {
             return false;
         }
         Map<TopicPartition, Long> ends = admin.endOffsets(partitions);
-        long deadline = System.currentTimeMillis() + timeoutMs;
+        long began = System.currentTimeMillis();
+        long deadline = began + timeoutMs;
+        long nextReport = began + 1000;
+        boolean reported = false;
+        Map<TopicPartition, Long> from = new java.util.HashMap<>(); // where each task was at the first look
         while (true) {
-            List<CompletableFuture<Boolean>> checks = new ArrayList<>();
+            Map<TopicPartition, CompletableFuture<Long>> checks = new java.util.LinkedHashMap<>();
             for (TopicPartition tp : partitions) {
                 TaskId id = new TaskId(tp.topic(), tp.partition());
                 ProcessorUnit unit = taskUnits.get(id);
                 long end = ends.getOrDefault(tp, 0L);
                 if (unit != null) {
-                    CompletableFuture<Boolean> caughtUp = new CompletableFuture<>();
+                    CompletableFuture<Long> at = new CompletableFuture<>();
                     // a stopped task (its history lost, say) does not catch up: nothing to wait for
-                    unit.submit(u -> caughtUp.complete(u.task(id) == null || u.task(id).nextOffset() >= end
-                            || u.task(id).state() == io.coilgun.cluster.task.TaskState.FAILED));
-                    checks.add(caughtUp);
+                    unit.submit(u -> at.complete(u.task(id) == null
+                            || u.task(id).state() == io.coilgun.cluster.task.TaskState.FAILED ? end
+                            : Math.min(end, u.task(id).nextOffset())));
+                    checks.put(tp, at);
                 }
             }
             boolean all = true;
-            for (CompletableFuture<Boolean> c : checks) {
-                all &= c.join();
+            long done = 0;
+            long total = 0;
+            for (Map.Entry<TopicPartition, CompletableFuture<Long>> c : checks.entrySet()) {
+                long at = c.getValue().join();
+                long end = ends.getOrDefault(c.getKey(), 0L);
+                long start = from.computeIfAbsent(c.getKey(), k -> at);
+                all &= at >= end;
+                done += at - start;
+                total += Math.max(0, end - start);
+            }
+            long now = System.currentTimeMillis();
+            if (all || now >= nextReport) {
+                if (!all || reported) {
+                    progress.report(Progress.REPLAY, all ? total : done, total);
+                    reported = true;
+                }
+                nextReport = now + 1000;
             }
             if (all) {
                 return true;
@@ -557,6 +579,16 @@ public final class ClusterNode implements AutoCloseable {
             }
             return all;
         });
+    }
+
+    /** Bytes in the RocksDB block cache the process's state stores share (memtables included). */
+    public static long sharedStateCacheBytes() {
+        return io.coilgun.storage.state.StateStore.sharedCacheBytes();
+    }
+
+    /** Where the start-up replay and the drain report their progress from now on. */
+    public void progress(Progress p) {
+        this.progress = p;
     }
 
     /** Statements' events published by this node whose replies it still awaits. */
@@ -846,6 +878,13 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         @Override
+        public synchronized void deferBackground(long notBefore) {
+            if (notBefore - backgroundNotBefore > 0) {
+                backgroundNotBefore = notBefore;
+            }
+        }
+
+        @Override
         public boolean recoverFirst(TaskId id, TaskRole role, long logStart, ProcessorUnit unit,
                 java.util.function.Consumer<Boolean> whenDone) {
             if (!deployed.containsKey(id.topic()) || taskUnits.containsKey(id)) {
@@ -1005,10 +1044,22 @@ public final class ClusterNode implements AutoCloseable {
             unit.startDraining();
         }
         long deadline = started + DRAIN_TIMEOUT_MS;
+        long ledAtStart = -1;
+        long nextReport = started + 1000;
+        boolean reported = false;
         while (System.currentTimeMillis() < deadline) {
             ClusterView v = view;
-            boolean leadsNone = v.placements().tasks().values().stream().noneMatch(c -> c.active() != null
-                    && v.members().containsKey(c.active()) && v.members().get(c.active()).node().equals(config.nodeId()));
+            long led = v.placements().tasks().values().stream().filter(c -> c.active() != null
+                    && v.members().containsKey(c.active()) && v.members().get(c.active()).node().equals(config.nodeId()))
+                    .count();
+            ledAtStart = Math.max(ledAtStart, led);
+            boolean leadsNone = led == 0;
+            long now = System.currentTimeMillis();
+            if (leadsNone ? reported : now >= nextReport) {
+                progress.report(Progress.DRAIN, ledAtStart - led, ledAtStart);
+                reported = !leadsNone; // the last report once, when none is led here
+                nextReport = now + 1000;
+            }
             if (leadsNone && v.generation() >= 0) {
                 LOG.info("drained in {} ms", System.currentTimeMillis() - started);
                 return true;

@@ -100,6 +100,14 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
      * message is one line for the operator.
      */
     public static CoilgunNode start(NodeConfig config) {
+        return start(config, io.coilgun.cluster.Progress.NONE);
+    }
+
+    /**
+     * Starts a node whose start-up replay, and drain when it stops, report their progress to {@code progress} (the
+     * command line's progress bars).
+     */
+    public static CoilgunNode start(NodeConfig config, io.coilgun.cluster.Progress progress) {
         Authentication authentication = config.security().authentication();
         ServerTls tls = config.security().tls();
         FileLock lock = lockDataDir(config.dataDir());
@@ -110,6 +118,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         try {
             node.startKafka();
             node.startCluster();
+            node.cluster.progress(progress);
             node.startHttp(); // before the start-up replay, so that `coilgun status --wait` shows it
             node.catalogService.recover();
             node.startPgwire();
@@ -221,8 +230,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             http = io.coilgun.server.observe.HttpEndpoint.start(config.host(), port,
                     new io.coilgun.server.observe.HttpEndpoint.Source() {
                         @Override
-                        public List<io.coilgun.server.observe.TaskSample> sample() {
-                            return meters.update(cluster.eachTask(io.coilgun.server.observe.TaskSample::of)
+                        public List<io.coilgun.cluster.task.TaskSample> sample() {
+                            return meters.update(cluster.eachTask(io.coilgun.cluster.task.TaskSample::of)
                                     .orTimeout(5, TimeUnit.SECONDS).join());
                         }
 

@@ -94,6 +94,7 @@ class ClusterIT {
             }
             Thread.sleep(6_000);
             subscriptionSeesEveryNodesTasks(c.port("n2"));
+            everyNodeServesItsOwnTasksMetrics(c);
             // a metric created while events flow starts at the same offset on every copy of a task (its start
             // marker): after each failover below the promoted replica's m2 goes on exactly where the active's was
             try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
@@ -190,6 +191,40 @@ class ClusterIT {
      * A SUBSCRIBE on one node sees the events of every task, led by any node, each card's in order with no gap or
      * repeat (nothing fails over meanwhile).
      */
+    /**
+     * Scraping a cluster (issue 19): each node's /metrics has the series of the tasks it holds and no other; each
+     * copy of each task is on one node, each task's active on one; every node's status lists the three nodes and
+     * every task.
+     */
+    private void everyNodeServesItsOwnTasksMetrics(ClusterProcesses c) throws Exception {
+        java.util.Map<String, Integer> copies = new java.util.TreeMap<>();
+        double actives = 0;
+        for (String n : List.of("n1", "n2", "n3")) {
+            String base = "http://127.0.0.1:" + c.httpPort(n);
+            com.fasterxml.jackson.databind.JsonNode s = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(ObservabilityIT.get(base + "/status.json", null).body());
+            assertEquals(3, s.path("nodes").size(), n + ": " + s);
+            assertEquals(6, s.path("tasks").size(), n + ": " + s);
+            java.util.Set<String> held = new java.util.TreeSet<>();
+            s.path("local_tasks").forEach(t -> held.add(t.path("task").asText()));
+            String metrics = ObservabilityIT.get(base + "/metrics", null).body();
+            java.util.Set<String> served = new java.util.TreeSet<>();
+            java.util.regex.Matcher t = java.util.regex.Pattern.compile("task=\"([^\"]+)\"").matcher(metrics);
+            while (t.find()) {
+                served.add(t.group(1));
+            }
+            // a task moving at this moment may be in one and not the other: they agree but for it
+            java.util.Set<String> diff = new java.util.TreeSet<>(held);
+            diff.removeAll(served);
+            assertTrue(diff.size() <= 1, n + " holds " + held + " but serves the series of " + served);
+            assertTrue(metrics.contains("node=\"" + n + "\""), n);
+            held.forEach(id -> copies.merge(id, 1, Integer::sum));
+            actives += ObservabilityIT.sum(metrics, "coilgun_task_active");
+        }
+        assertEquals(6, copies.size(), "every task is held somewhere: " + copies);
+        assertEquals(6, actives, 1, "each task is active on one node");
+    }
+
     private void subscriptionSeesEveryNodesTasks(int port) throws Exception {
         Map<String, List<Long>> seen = new HashMap<>();
         try (Connection reader = connect(port)) {

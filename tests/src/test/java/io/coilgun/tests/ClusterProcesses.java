@@ -123,6 +123,20 @@ public final class ClusterProcesses implements AutoCloseable {
         }
     }
 
+    /** The port of node {@code id}'s HTTP listener, from the status page line its (latest) start printed. */
+    public int httpPort(String id) throws IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Status page: +http://[^:]+:(\\d+)/")
+                .matcher(log(id));
+        int port = -1;
+        while (m.find()) {
+            port = Integer.parseInt(m.group(1));
+        }
+        if (port < 0) {
+            throw new AssertionError("node " + id + " printed no status page address");
+        }
+        return port;
+    }
+
     public String log(String id) throws IOException {
         return Files.readString(dir.resolve(id + ".log"));
     }

@@ -248,6 +248,11 @@ public final class TaskProcessor implements AutoCloseable {
         return state != TaskState.FAILED && plan.hasBackfillWork();
     }
 
+    /** Whether one of the task's metrics is being filled from history (not a replay). */
+    public boolean filling() {
+        return state != TaskState.FAILED && plan.filling();
+    }
+
     /**
      * Lets the task's backfills apply history until {@code deadlineNanos}, between two records; a metric whose
      * backfill caught up reports from the next event on. A failing backfill rolls the task back to its checkpoint

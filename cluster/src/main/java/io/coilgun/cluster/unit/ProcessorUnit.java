@@ -63,6 +63,10 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private static final long BACKFILL_SLICE_BUSY_NS = 300_000L;
     /** How long a unit with background work polls while another unit runs its slice. */
     private static final Duration BACKGROUND_WAIT = Duration.ofMillis(2);
+    /** How long a new fill waits before its first slice (see {@link #iterate}). */
+    private static final long FILL_START_DELAY_NS = Long.getLong("coilgun.fillStartDelayMs", 1000) * 1_000_000L;
+    /** Whether one of the unit's tasks was filling a metric at its last round. */
+    private boolean wasFilling;
     /** How often the active tasks' positions are committed to the task group (each commit is a broker write). */
     private static final long COMMIT_EVERY_NS = 500_000_000L;
 
@@ -704,6 +708,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         // the node's share of a core: a unit that has some polls without waiting when its slice is due and it holds
         // the slot, else briefly.
         boolean backfilling = anyBackfillWork();
+        boolean filling = backfilling && anyFill();
+        if (filling && !wasFilling) {
+            // A fill (CREATE METRIC … WITH (backfill)) begins a little after the statement that asked for it: that
+            // statement's own work (planning, the catalog, the start markers) and the first slices' compilation
+            // would otherwise fall in the same moment, on the same cores as live events. (A REPLAY starts at once:
+            // its client waits for its rows.)
+            host.deferBackground(System.nanoTime() + FILL_START_DELAY_NS);
+        }
+        wasFilling = filling;
         java.util.concurrent.Semaphore slots = host.backgroundSlots();
         boolean slot = backfilling && System.nanoTime() - host.backgroundNotBefore() >= 0 && slots.tryAcquire();
         Duration wait = slot ? Duration.ZERO : backfilling ? BACKGROUND_WAIT : null;
@@ -782,6 +795,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
         }
         return records.count();
+    }
+
+    private boolean anyFill() {
+        for (TaskProcessor task : tasks.values()) {
+            if (task.filling()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean anyBackfillWork() {

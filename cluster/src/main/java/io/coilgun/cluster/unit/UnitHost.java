@@ -65,6 +65,10 @@ public interface UnitHost {
     default void backgroundRan(long began, long ended) {
     }
 
+    /** Background work new on a unit waits until {@code notBefore} (System.nanoTime) at least. */
+    default void deferBackground(long notBefore) {
+    }
+
     /** No limit (a host that does not share one): every unit runs its background work. */
     java.util.concurrent.Semaphore UNLIMITED = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
 

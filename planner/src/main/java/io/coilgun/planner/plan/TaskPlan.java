@@ -269,6 +269,11 @@ public final class TaskPlan implements AutoCloseable {
         return null;
     }
 
+    /** Whether a metric is being filled from history (a backfill; replays aside). */
+    public boolean filling() {
+        return !backfills.isEmpty();
+    }
+
     /** Whether a backfill or a replay has events to apply ({@link #backfillStep}). */
     public boolean hasBackfillWork() {
         if (!backfills.isEmpty()) {

@@ -169,7 +169,7 @@ public final class Main {
             try {
                 NodeConfig c = config();
                 Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
-                CoilgunNode node = CoilgunNode.start(c);
+                CoilgunNode node = CoilgunNode.start(c, ProgressBar.printingTo(System.out));
                 CountDownLatch stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     System.out.println("coilgun: stopping");

@@ -146,7 +146,8 @@ final class StatusCommand implements Callable<Integer> {
             if ("backfilling".equals(state)) {
                 long done = m.path("backfilled_events").asLong();
                 long total = m.path("backfill_events").asLong();
-                progress = "  " + bar(done, total) + String.format(Locale.ROOT, " %,d / %,d events", done, total)
+                progress = "  " + ProgressBar.of(done, total)
+                        + String.format(Locale.ROOT, " %,d / %,d events", done, total)
                         + (m.path("backfill_eta_s").isNumber() ? ", ETA " + m.path("backfill_eta_s").asLong() + " s"
                         : "");
             }
@@ -170,7 +171,7 @@ final class StatusCommand implements Callable<Integer> {
             }
         }
         out.printf("tasks (%d in the cluster, %d running); on this node %d, caught up %s%n", tasks.size(), running,
-                local.size(), bar(caughtUp, local.size()) + " " + caughtUp + " / " + local.size());
+                local.size(), ProgressBar.of(caughtUp, local.size()) + " " + caughtUp + " / " + local.size());
         out.printf("  %-34s %-10s %-8s %-8s %-9s %10s %8s%n", "task", "node", "unit", "role", "state", "lag_events",
                 "lag_ms");
         for (JsonNode task : local) {
@@ -197,13 +198,5 @@ final class StatusCommand implements Callable<Integer> {
             out.printf("  %s %-5s %s %s%n", e.path("at").asText(), e.path("level").asText(), e.path("logger").asText(),
                     e.path("message").asText());
         }
-    }
-
-    /** A progress bar of 30 cells. */
-    static String bar(long done, long total) {
-        int cells = 30;
-        int full = total <= 0 ? cells : (int) Math.min(cells, done * cells / total);
-        long pct = total <= 0 ? 100 : Math.min(100, done * 100 / total);
-        return "[" + "#".repeat(full) + ".".repeat(cells - full) + "] " + pct + "%";
     }
 }

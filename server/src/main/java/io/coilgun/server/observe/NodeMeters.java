@@ -2,7 +2,7 @@ package io.coilgun.server.observe;
 
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.reply.ReplyStatus;
-import io.coilgun.storage.state.StateStore;
+import io.coilgun.cluster.task.TaskSample;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -50,7 +50,7 @@ public final class NodeMeters implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        Gauge.builder("coilgun.rocksdb.block.cache", StateStore::sharedCacheBytes).baseUnit("bytes")
+        Gauge.builder("coilgun.rocksdb.block.cache", ClusterNode::sharedStateCacheBytes).baseUnit("bytes")
                 .description("RocksDB block cache in use, memtables included (one cache for the node's tasks)")
                 .register(registry);
         Gauge.builder("coilgun.rocksdb.memtables", () -> rocksMemtables).baseUnit("bytes")

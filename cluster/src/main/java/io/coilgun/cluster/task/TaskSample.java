@@ -1,14 +1,13 @@
-package io.coilgun.server.observe;
+package io.coilgun.cluster.task;
 
 import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.reply.ReplyStatus;
-import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.storage.reservoir.ReservoirStats;
 import io.coilgun.storage.state.StateStore;
 
 /**
- * One task of this node as its unit saw it at one moment: what {@code /metrics} and the status page show of it.
+ * One task of a node as its unit saw it at one moment: what the node's {@code /metrics} and status page show of it.
  * Taken on the unit's thread ({@link #of}), read anywhere.
  *
  * @param outcomes events answered by the task, by {@link ReplyStatus} ordinal (since it was opened here)
@@ -37,12 +36,12 @@ public record TaskSample(String task, String stream, String unit, String role, S
                 r.syncLoads, r.readAheads, store.memtableBytes(), store.tableReaderBytes());
     }
 
-    long outcome(ReplyStatus s) {
+    public long outcome(ReplyStatus s) {
         return outcomes[s.ordinal()];
     }
 
     /** Every event the task answered, whatever the answer. */
-    long events() {
+    public long events() {
         long n = 0;
         for (long o : outcomes) {
             n += o;
