@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code coilgun.event.processing}: the time the task spent on the record (apply, answer, feed);</li>
  *   <li>{@code coilgun.event.latency}: from the record's Kafka timestamp (when the front end published the event)
- *       until its answer was sent, on the task's active copy only: the event's way through Kafka and the task.</li>
+ *       until its answer was sent, for the events the task's active copy answers: the event's way through Kafka
+ *       and the task.</li>
  * </ul>
  * Their p50, p99 and p99.9 are over the last minute (three rotating buffers of 20 s, Micrometer's distribution
  * statistics). Only this unit's thread records into them, so no cache line is shared with another unit on the hot
@@ -49,15 +50,17 @@ public final class TaskMeters {
                 .minimumExpectedValue(min).maximumExpectedValue(max).register(registry);
     }
 
-    /**
-     * One record taken: {@code beganNanos} is {@link System#nanoTime()} before the task took it, {@code
-     * publishedMillis} its Kafka timestamp; {@code answered} whether this copy answered it (the active).
-     */
-    public void taken(long beganNanos, long publishedMillis, boolean answered) {
+    /** One record taken: {@code beganNanos} is {@link System#nanoTime()} before the task took it. */
+    public void taken(long beganNanos) {
         processing.record(System.nanoTime() - beganNanos, TimeUnit.NANOSECONDS);
-        if (answered) {
-            latency.record(Math.max(0, System.currentTimeMillis() - publishedMillis), TimeUnit.MILLISECONDS);
-        }
+    }
+
+    /**
+     * The task's active copy answered an event for the first time (not a replica, not a record applied again after
+     * a restart or a rollback, whose answer went long ago): {@code publishedMillis} is its Kafka timestamp.
+     */
+    public void answered(long publishedMillis) {
+        latency.record(Math.max(0, System.currentTimeMillis() - publishedMillis), TimeUnit.MILLISECONDS);
     }
 
     /** Removes task {@code id}'s timers from {@code registry} (no unit of the node holds it any more). */

@@ -385,6 +385,7 @@ public final class TaskProcessor implements AutoCloseable {
                 feed(subscribers);
             }
             sendReply(record, ReplyCodec.encode(status, message, metrics, results));
+            meters.answered(record.timestamp());
         } catch (Throwable t) {
             // The event was applied (its state is whole); only its answer could not be made.
             rethrowIfFatal(t);

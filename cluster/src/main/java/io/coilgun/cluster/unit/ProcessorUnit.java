@@ -65,8 +65,6 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private static final Duration BACKGROUND_WAIT = Duration.ofMillis(2);
     /** How long a new fill waits before its first slice (see {@link #iterate}). */
     private static final long FILL_START_DELAY_NS = Long.getLong("coilgun.fillStartDelayMs", 1000) * 1_000_000L;
-    /** Whether one of the unit's tasks was filling a metric at its last round. */
-    private boolean wasFilling;
     /** How often the active tasks' positions are committed to the task group (each commit is a broker write). */
     private static final long COMMIT_EVERY_NS = 500_000_000L;
 
@@ -110,6 +108,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private Map<TopicPartition, OffsetAndMetadata> pendingCommit = Map.of();
     private long lastCommit = System.nanoTime();
     private volatile boolean running = true;
+    /** Whether one of the unit's tasks was filling a metric at its last round. */
+    private boolean wasFilling;
     /** How long its checkpoints take (all the touched tasks' together). */
     private final io.micrometer.core.instrument.Timer checkpoints;
     /** The fatal error that stopped the unit's thread, or null while it runs. */
@@ -867,7 +867,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             long began = System.nanoTime();
             boolean rewind = task.process(record);
-            task.meters().taken(began, record.timestamp(), task.role() == TaskRole.ACTIVE);
+            task.meters().taken(began);
             if (rewind) {
                 rewind(consumer, tp, task);
                 if (handingOver.contains(tp)) {
