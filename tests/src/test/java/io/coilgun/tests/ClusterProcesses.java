@@ -44,6 +44,14 @@ public final class ClusterProcesses implements AutoCloseable {
         startNode(id, new String[0]);
     }
 
+    /** JVM options for the nodes started from now on, after the tests' own (-Xmx512m). */
+    private final List<String> nodeJvm = new ArrayList<>();
+
+    public ClusterProcesses nodeJvm(String... options) {
+        nodeJvm.addAll(List.of(options));
+        return this;
+    }
+
     /** Starts node {@code id} with more options of {@code coilgun start}. */
     public void startNode(String id, String... options) throws Exception {
         int port = ports.computeIfAbsent(id, k -> freePort());
@@ -57,6 +65,7 @@ public final class ClusterProcesses implements AutoCloseable {
         args.addAll(List.of(options));
         // test faults armed, as in the test JVM: an event can make a task fail or a backfill slow (TestFaults)
         List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Dcoilgun.testFaults=true"));
+        jvm.addAll(nodeJvm); // a bench's heap, say (the last -Xmx wins)
         String extra = System.getenv("COILGUN_IT_NODE_JVM"); // e.g. a flight recording, to profile a test's nodes
         if (extra != null && !extra.isBlank()) {
             for (String option : extra.trim().split("\\s+")) {
