@@ -384,6 +384,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
      */
     @Override
     public synchronized void close() {
+        started = false; // /ready says 503 from now on: the node drains and stops
         if (cluster != null && pgServer != null) {
             cluster.drain();
         }
