@@ -48,7 +48,15 @@ final class StatusCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
-    private final PrintStream out = System.out;
+    private PrintStream out = System.out;
+    /** Each backfilling metric's largest event total seen by this command (--wait). */
+    private final java.util.Map<String, Long> fillTotals = new java.util.HashMap<>();
+
+    /** For tests: print to {@code to}. */
+    StatusCommand printingTo(PrintStream to) {
+        this.out = to;
+        return this;
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -144,8 +152,10 @@ final class StatusCommand implements Callable<Integer> {
             String state = m.path("state").asText();
             String progress = "";
             if ("backfilling".equals(state)) {
-                long done = m.path("backfilled_events").asLong();
-                long total = m.path("backfill_events").asLong();
+                // coilgun.metrics sums the tasks still filling; one that went live drops out of both figures. Over
+                // the whole fill (the largest total seen) what is left only shrinks: the bar never goes back.
+                long total = fillTotals.merge(m.path("name").asText(), m.path("backfill_events").asLong(), Math::max);
+                long done = total - (m.path("backfill_events").asLong() - m.path("backfilled_events").asLong());
                 progress = "  " + ProgressBar.of(done, total)
                         + String.format(Locale.ROOT, " %,d / %,d events", done, total)
                         + (m.path("backfill_eta_s").isNumber() ? ", ETA " + m.path("backfill_eta_s").asLong() + " s"
