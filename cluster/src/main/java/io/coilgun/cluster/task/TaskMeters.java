@@ -50,9 +50,14 @@ public final class TaskMeters {
                 .minimumExpectedValue(min).maximumExpectedValue(max).register(registry);
     }
 
-    /** One record taken: {@code beganNanos} is {@link System#nanoTime()} before the task took it. */
-    public void taken(long beganNanos) {
-        processing.record(System.nanoTime() - beganNanos, TimeUnit.NANOSECONDS);
+    /**
+     * One record taken: {@code beganNanos} is {@link System#nanoTime()} before the task took it. Returns the clock
+     * read after it, for the unit's own timing (checkpoints).
+     */
+    public long taken(long beganNanos) {
+        long now = System.nanoTime();
+        processing.record(now - beganNanos, TimeUnit.NANOSECONDS);
+        return now;
     }
 
     /**
@@ -65,13 +70,8 @@ public final class TaskMeters {
 
     /** Removes task {@code id}'s timers from {@code registry} (no unit of the node holds it any more). */
     public static void removeAll(MeterRegistry registry, TaskId id) {
-        for (io.micrometer.core.instrument.Meter m : registry.find("coilgun.event.processing")
-                .tag("task", id.toString()).meters()) {
-            registry.remove(m);
-        }
-        for (io.micrometer.core.instrument.Meter m : registry.find("coilgun.event.latency")
-                .tag("task", id.toString()).meters()) {
-            registry.remove(m);
+        for (String name : new String[] {"coilgun.event.processing", "coilgun.event.latency"}) {
+            registry.find(name).tag("task", id.toString()).meters().forEach(registry::remove);
         }
     }
 }

@@ -837,9 +837,6 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
      */
     private final Map<TopicPartition, Long> promotedAt = new HashMap<>();
 
-    /** Records applied since the clock was last read (checkpoints are timed every 64 records). */
-    private int sinceClockRead;
-
     /** Hands one partition's polled records to its task, in order. */
     private void apply(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp,
             List<ConsumerRecord<byte[], byte[]>> batch, Set<TaskProcessor> touched, long[] lastCheckpoint) {
@@ -867,7 +864,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
             }
             long began = System.nanoTime();
             boolean rewind = task.process(record);
-            task.meters().taken(began);
+            long now = task.meters().taken(began); // one clock read serves the timer and the checkpoint's due time
             if (rewind) {
                 rewind(consumer, tp, task);
                 if (handingOver.contains(tp)) {
@@ -876,12 +873,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 rolledBack = true;
             }
             touched.add(task);
-            if (++sinceClockRead == 64) {
-                sinceClockRead = 0;
-                long now = System.nanoTime();
-                if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
-                    checkpoint(touched, lastCheckpoint, now);
-                }
+            if (now - lastCheckpoint[0] >= CHECKPOINT_EVERY_NS) {
+                checkpoint(touched, lastCheckpoint, now);
             }
         }
     }
