@@ -121,6 +121,8 @@ public final class ClusterNode implements AutoCloseable {
     private volatile Progress progress = Progress.NONE;
     /** Where the units' and tasks' timers go (the server's Prometheus registry, or nowhere). */
     private final io.micrometer.core.instrument.MeterRegistry meters;
+    /** Logs the units' long steps and the node's pauses (what a live event's rare long wait came from). */
+    private final io.coilgun.cluster.unit.StallWatchdog watchdog;
     /** Serves copies of this node's tasks to the peers that recover them. */
     private final SnapshotServer snapshots;
     /** The copies of tasks this node makes from its peers. */
@@ -167,6 +169,7 @@ public final class ClusterNode implements AutoCloseable {
             unit.start();
             units.add(unit);
         }
+        this.watchdog = io.coilgun.cluster.unit.StallWatchdog.start(units, meters, config.nodeId());
         resubscribe(); // the units join the task group now: the node is part of the cluster's view
         statusTimer.scheduleWithFixedDelay(this::publishStatus, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
     }
@@ -1079,6 +1082,7 @@ public final class ClusterNode implements AutoCloseable {
     @Override
     public void close() {
         statusTimer.shutdownNow();
+        watchdog.stop();
         snapshots.close();
         recoveries.close();
         for (ProcessorUnit unit : units) {

@@ -108,6 +108,11 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private Map<TopicPartition, OffsetAndMetadata> pendingCommit = Map.of();
     private long lastCommit = System.nanoTime();
     private volatile boolean running = true;
+    /**
+     * When the unit last came back from a poll (System.nanoTime), or 0 while it waits in one: the work since then
+     * (records, commands, a background slice, a checkpoint) is what live events wait behind ({@link StallWatchdog}).
+     */
+    private volatile long busySince;
     /** Whether one of the unit's tasks was filling a metric at its last round. */
     private boolean wasFilling;
     /** How long its checkpoints take (all the touched tasks' together). */
@@ -145,6 +150,15 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
 
     public String name() {
         return name;
+    }
+
+    /** Any thread: see {@link #busySince}. */
+    long busySince() {
+        return busySince;
+    }
+
+    Thread thread() {
+        return thread;
     }
 
     public void start() {
@@ -692,6 +706,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
         }
         boolean replicating = !replicaReads.isEmpty();
         if (topics.isEmpty() && !replicating) {
+            busySince = 0;
             try {
                 Thread.sleep(10); // idle until a stream is deployed; commands wake us up within 10 ms
             } catch (InterruptedException e) {
@@ -769,6 +784,7 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
     private int take(KafkaConsumer<byte[], byte[]> consumer, Duration timeout, Set<TaskProcessor> touched,
             long[] lastCheckpoint) {
         ConsumerRecords<byte[], byte[]> records;
+        busySince = 0;
         try {
             records = consumer.poll(timeout);
         } catch (WakeupException e) {
@@ -778,6 +794,8 @@ public final class ProcessorUnit implements AutoCloseable, CoilgunAssignor.UnitC
                 LOG.error("unit={} poll failed", name, e);
             }
             return 0;
+        } finally {
+            busySince = System.nanoTime();
         }
         // the tasks this unit leads from the replica consumer (a handover) first: a replica catching up in the
         // same batch must not make their events wait

@@ -213,6 +213,9 @@ final class MetricBackfill implements AutoCloseable {
             if (!reorder.isEmpty() && reorder.peek().seq() < unread) {
                 apply(reorder.poll());
             } else if (!cursor.done()) {
+                if (!cursor.ready()) {
+                    return false; // its next chunk is being loaded: the slice ends rather than wait for the disk
+                }
                 cursor.step(this::read);
             } else if (!live.isEmpty()) {
                 apply(live.poll());

@@ -72,6 +72,7 @@ public final class HistoryCursor {
         if (nextNo < reservoir.nextChunkNo()) {
             Chunk chunk = reservoir.chunk(nextNo);
             reservoir.prefetch(nextNo + 1);
+            reservoir.prefetch(nextNo + 2); // two ahead: a background reader that finds its next chunk not loaded yields
             int from = nextNo == firstNo ? chunk.firstAfter(keyBeforeTime(), keyBeforeSeq()) : 0;
             for (int i = from; i < chunk.count(); i++) {
                 int start = chunk.starts[i];
@@ -93,6 +94,19 @@ public final class HistoryCursor {
         }
         done = true;
         return false;
+    }
+
+    /**
+     * Whether the next {@link #step} reads no chunk from the disk on the caller's thread and waits for no loader. When
+     * it would, a loader is asked for the chunk and this says false: a background reader on a processor unit ends its
+     * slice instead of keeping live events waiting behind a disk read (a later slice finds the chunk in memory).
+     */
+    public boolean ready() {
+        if (done) {
+            return true;
+        }
+        reservoir.collect();
+        return nextNo >= reservoir.nextChunkNo() || nextNo < reservoir.firstChunkNo() || reservoir.chunkAtHand(nextNo);
     }
 
     /**

@@ -612,6 +612,22 @@ public final class Reservoir implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Whether {@link #chunk}{@code (no)} would return without reading the disk or waiting for a loader; when it would
+     * not, a loader is asked for the chunk, so that it is at hand a little later.
+     */
+    boolean chunkAtHand(long no) {
+        if (pending.containsKey(no)) {
+            return true;
+        }
+        CompletableFuture<Chunk> f = loads.get(no);
+        if (f == null) {
+            prefetch(no); // a cached chunk is pinned as a load already done
+            f = loads.get(no);
+        }
+        return f == null || f.isDone();
+    }
+
     /** Asks a loader to bring chunk {@code no} in, unless it is already at hand. */
     void prefetch(long no) {
         if (no >= nextNo || no < firstNo || pending.containsKey(no) || loads.containsKey(no)) {
