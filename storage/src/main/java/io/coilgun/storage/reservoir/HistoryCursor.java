@@ -70,7 +70,7 @@ public final class HistoryCursor {
             throw new IllegalStateException("the reservoir dropped chunk " + nextNo + " while it was being read");
         }
         if (nextNo < reservoir.nextChunkNo()) {
-            Chunk chunk = reservoir.chunk(nextNo);
+            Chunk chunk = reservoir.chunk(nextNo, false);
             reservoir.prefetch(nextNo + 1);
             reservoir.prefetch(nextNo + 2); // two ahead: a background reader that finds its next chunk not loaded yields
             int from = nextNo == firstNo ? chunk.firstAfter(keyBeforeTime(), keyBeforeSeq()) : 0;

@@ -585,6 +585,15 @@ public final class Reservoir implements AutoCloseable {
 
     /** Sealed chunk {@code no}: from memory if not yet written, else the cache, a read-ahead, or the disk. */
     Chunk chunk(long no) {
+        return chunk(no, true);
+    }
+
+    /**
+     * Sealed chunk {@code no}; one read from the disk goes into the cache only when {@code keep}. A history cursor
+     * reads each chunk once: cached, its chunks would push out the window tails' and, living until evicted, be copied
+     * by every young GC meanwhile.
+     */
+    Chunk chunk(long no, boolean keep) {
         Chunk c = pending.get(no);
         if (c != null) {
             stats.memoryReads++;
@@ -608,7 +617,9 @@ public final class Reservoir implements AutoCloseable {
             byte[] frame = segments.read(location(no));
             c = ChunkCodec.decode(frame, 0, frame.length);
         }
-        cache.put(this, c);
+        if (keep) {
+            cache.put(this, c);
+        }
         return c;
     }
 
