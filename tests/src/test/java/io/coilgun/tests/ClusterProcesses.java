@@ -146,6 +146,11 @@ public final class ClusterProcesses implements AutoCloseable {
         return port;
     }
 
+    /** Node {@code id}'s log file (its standard output). */
+    public Path logFile(String id) {
+        return dir.resolve(id + ".log");
+    }
+
     public String log(String id) throws IOException {
         return Files.readString(dir.resolve(id + ".log"));
     }
