@@ -92,7 +92,7 @@ public final class Reservoir implements AutoCloseable {
         this.config = config;
         this.io = io;
         this.cache = cache;
-        this.segments = new Segments(dir, config.segmentBytes());
+        this.segments = new Segments(dir, config.segmentBytes(), memoryBytes == 0); // a scratch's are not synced
     }
 
     /** The stream time of a reservoir that holds nothing yet; far from overflow when windows are subtracted. */

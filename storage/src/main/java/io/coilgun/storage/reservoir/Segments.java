@@ -34,9 +34,21 @@ final class Segments implements AutoCloseable {
     record Recovered(ChunkCodec.Header header, Location location) {
     }
 
+    /**
+     * Whether appends are made durable (fsync). A scratch reservoir's are not: they are thrown away at a restart, and
+     * syncing a fill's 100s of MB made the file system's journal, and with it every writer of the node (RocksDB's WAL,
+     * the task journals), wait.
+     */
+    private final boolean durable;
+
     Segments(Path dir, long rollBytes) {
+        this(dir, rollBytes, true);
+    }
+
+    Segments(Path dir, long rollBytes, boolean durable) {
         this.dir = dir;
         this.rollBytes = rollBytes;
+        this.durable = durable;
     }
 
     static Path file(Path dir, int segment) {
@@ -129,7 +141,9 @@ final class Segments implements AutoCloseable {
 
     private void roll() throws IOException {
         if (appender != null) {
-            appender.force(false);
+            if (durable) {
+                appender.force(false);
+            }
             appender.close();
             if (appendSize >= rollBytes) {
                 current++;
@@ -146,7 +160,7 @@ final class Segments implements AutoCloseable {
     /** Writer thread: makes every append so far durable. */
     void sync() {
         try {
-            if (appender != null) {
+            if (appender != null && durable) {
                 appender.force(false);
             }
         } catch (IOException e) {
@@ -222,7 +236,9 @@ final class Segments implements AutoCloseable {
     public void close() {
         try {
             if (appender != null) {
-                appender.force(false);
+                if (durable) {
+                    appender.force(false);
+                }
                 appender.close();
             }
             for (FileChannel r : readers.values()) {

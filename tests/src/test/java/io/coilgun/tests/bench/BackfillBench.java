@@ -82,6 +82,10 @@ final class BackfillBench {
                 // the live load, and the backfills in its middle: --fills metrics, one after the other, each created
                 // on the same history under the load, checked card by card and dropped before the next
                 int fills = o.integer("fills", 1);
+                // the load generator shares this JVM: the history's garbage is collected before it starts, and the
+                // bench's reads of the metrics after each fill while it waits (a 53 ms G1 pause of this JVM, its
+                // comparison maps promoted during the next fill, was measured as a slow INSERT)
+                System.gc();
                 Load load = new Load(port, rate, endMicros, cards, c.pid("n1"), runDir.resolve("slow-inserts.csv"));
                 Thread loader = new Thread(load, "bench-load");
                 loader.start();
@@ -126,6 +130,7 @@ final class BackfillBench {
                         // in one and not the other (and the bench's reads are not the node's live work)
                         load.pause();
                         backfillMismatches += mismatches(values(st, "card_total"), values(st, name));
+                        System.gc(); // the bench's own garbage (those reads), collected while its load waits
                         load.resume();
                     }
                     if (f < fills) {
