@@ -23,7 +23,8 @@ import org.postgresql.PGConnection;
  * million) are loaded with COPY through the live path (Kafka, the tasks, a running metric): the live path's
  * events/s. Then, under an open-loop load of {@code --rate} INSERTs per second, a metric with the same SELECT is
  * created {@code WITH (backfill = 'all')}: the backfill's events/s and the live statements' latency before and
- * during it. Then {@code COPY (REPLAY …) TO STDOUT} of the same SELECT: the replay's events/s. Both are checked
+ * during it. {@code --fills N} does that N times on the same history (each metric checked, then dropped): the latency
+ * reported during is the worst fill's. Then {@code COPY (REPLAY …) TO STDOUT} of the same SELECT: the replay's events/s. Both are checked
  * against the running metric: every card's values after the backfill, and every card's last replayed row (the
  * history is in time order and the window INFINITE, so that row is the card's current value).
  */
