@@ -27,17 +27,14 @@ public final class StallWatchdog implements Runnable {
     private static final long LOG_EVERY_NS = 1_000_000_000L;
     private static final int FRAMES = 14;
 
-    /** What the watchdog looks at: a processor unit. */
-    interface Watched {
-        String name();
-
-        /** When the unit last came back from a poll (System.nanoTime), 0 while it waits in one. */
-        long busySince();
-
-        Thread thread();
+    /**
+     * What the watchdog looks at: a processor unit, its thread, and when it last came back from a poll
+     * (System.nanoTime; 0 while it waits in one).
+     */
+    record Watched(String name, java.util.function.LongSupplier busySince, Thread thread) {
     }
 
-    private final List<? extends Watched> units;
+    private final List<Watched> units;
     private final Counter unitStalls;
     private final Counter nodePauses;
     /** Per unit: the busySince of the stall being watched (0: none), its stack, when one was last logged. */
@@ -48,7 +45,7 @@ public final class StallWatchdog implements Runnable {
     private volatile String lastStall;
     private final Thread thread;
 
-    private StallWatchdog(List<? extends Watched> units, MeterRegistry meters, String node) {
+    private StallWatchdog(List<Watched> units, MeterRegistry meters, String node) {
         this.units = units;
         this.unitStalls = Counter.builder("coilgun.unit.stalls").description("Steps of a processor unit over "
                 + STALL_NS / 1_000_000 + " ms between two polls (live events waited behind them)").register(meters);
@@ -63,25 +60,10 @@ public final class StallWatchdog implements Runnable {
 
     /** Starts watching the node's processor units (their number is fixed for the node's life). */
     public static StallWatchdog start(List<ProcessorUnit> units, MeterRegistry meters, String node) {
-        return watch(units.stream().map(u -> (Watched) new Watched() {
-            @Override
-            public String name() {
-                return u.name();
-            }
-
-            @Override
-            public long busySince() {
-                return u.busySince();
-            }
-
-            @Override
-            public Thread thread() {
-                return u.thread();
-            }
-        }).toList(), meters, node);
+        return watch(units.stream().map(u -> new Watched(u.name(), u::busySince, u.thread())).toList(), meters, node);
     }
 
-    static StallWatchdog watch(List<? extends Watched> units, MeterRegistry meters, String node) {
+    static StallWatchdog watch(List<Watched> units, MeterRegistry meters, String node) {
         StallWatchdog w = new StallWatchdog(List.copyOf(units), meters, node);
         w.thread.start();
         return w;
@@ -115,7 +97,7 @@ public final class StallWatchdog implements Runnable {
 
     private void look(int i, long now) {
         Watched unit = units.get(i);
-        long since = unit.busySince();
+        long since = unit.busySince().getAsLong();
         if (watched[i] != 0 && since != watched[i]) {
             // the stalled step ended (the unit polled again)
             ended(i, unit, now);

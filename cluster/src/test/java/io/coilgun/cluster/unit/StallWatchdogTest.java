@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class StallWatchdogTest {
     /** A unit on a real thread: steps of the given lengths, each followed by a short "poll". */
-    private static final class FakeUnit implements StallWatchdog.Watched, Runnable {
+    private static final class FakeUnit implements Runnable {
         private final long[] stepsMs;
         private volatile long busySince;
         final Thread thread = new Thread(this, "fake-unit");
@@ -36,19 +36,8 @@ class StallWatchdogTest {
             Thread.sleep(ms);
         }
 
-        @Override
-        public String name() {
-            return "u9";
-        }
-
-        @Override
-        public long busySince() {
-            return busySince;
-        }
-
-        @Override
-        public Thread thread() {
-            return thread;
+        StallWatchdog.Watched watched() {
+            return new StallWatchdog.Watched("u9", () -> busySince, thread);
         }
     }
 
@@ -56,7 +45,7 @@ class StallWatchdogTest {
     void aLongStepIsCountedOnceAndLoggedWithWhereTheUnitWas() throws Exception {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         FakeUnit unit = new FakeUnit(5, 10, 300, 5);
-        StallWatchdog w = StallWatchdog.watch(List.of(unit), meters, "n1");
+        StallWatchdog w = StallWatchdog.watch(List.of(unit.watched()), meters, "n1");
         try {
             unit.thread.start();
             unit.thread.join();
