@@ -12,7 +12,7 @@ import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.RowStream;
-import io.coilgun.pgwire.types.PgTextEncoder;
+import io.coilgun.pgwire.types.TextBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,7 +45,6 @@ final class StreamedRows {
     private final String verb;
     private final CopyRowWriter copy;
     private final PgType[] types;
-    private final String[] fields;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable pumpTask = () -> {
         scheduled.set(false);
@@ -57,8 +56,7 @@ final class StreamedRows {
      * COPY rows framed as CopyData messages, not yet written (see {@link #write}): a plain array, written down the
      * pipeline whole (Netty's buffer writes per row were a fifth of the pgwire thread in a COPY (REPLAY …)).
      */
-    private byte[] batch;
-    private int batchLength;
+    private TextBuffer batch;
     private static final int BATCH_BYTES = 32 * 1024;
     private Listener listener;
     private int limit;
@@ -74,7 +72,6 @@ final class StreamedRows {
         CopyFormat copyFormat = result.copyOut();
         this.copy = copyFormat == null ? null : new CopyRowWriter(copyFormat);
         this.types = columns.stream().map(Column::type).toArray(PgType[]::new);
-        this.fields = new String[columns.size()];
         stream.onAvailable(this::available);
         if (copy != null) {
             ctx.write(new CopyResponse(false, columns.size()));
@@ -178,32 +175,18 @@ final class StreamedRows {
             ctx.write(WireValues.dataRow(columns, row, formats));
             return;
         }
-        if (row == null || row.length != fields.length) {
+        if (row == null || row.length != types.length) {
             throw new IllegalStateException("row has " + (row == null ? 0 : row.length) + " values for "
-                    + fields.length + " columns");
+                    + types.length + " columns");
         }
-        for (int i = 0; i < fields.length; i++) {
-            Object v = row[i];
-            fields[i] = v == null ? null : types[i] == PgType.UNKNOWN ? v.toString() : PgTextEncoder.encode(types[i], v);
-        }
-        byte[] data = copy.row(fields);
-        // one CopyData message per row, as Postgres sends them; many of them in one buffer, one write down the
-        // pipeline (a write per row was a fifth of the thread's time in a large COPY (REPLAY …))
-        int need = batchLength + 5 + data.length;
+        // one CopyData message per row, as Postgres sends them; many of them in one array, one write down the
+        // pipeline (a write per row was a fifth of the thread's time in a large COPY (REPLAY …)); values go into it
+        // as text with no String in between where they can
         if (batch == null) {
-            batch = new byte[Math.max(BATCH_BYTES + 256, need)];
-        } else if (need > batch.length) {
-            batch = java.util.Arrays.copyOf(batch, Math.max(need, batch.length * 2));
+            batch = new TextBuffer(BATCH_BYTES + 256);
         }
-        int len = 4 + data.length;
-        batch[batchLength] = 'd';
-        batch[batchLength + 1] = (byte) (len >>> 24);
-        batch[batchLength + 2] = (byte) (len >>> 16);
-        batch[batchLength + 3] = (byte) (len >>> 8);
-        batch[batchLength + 4] = (byte) len;
-        System.arraycopy(data, 0, batch, batchLength + 5, data.length);
-        batchLength = need;
-        if (batchLength >= BATCH_BYTES) {
+        copy.appendRow(types, row, batch);
+        if (batch.length() >= BATCH_BYTES) {
             writeBatch();
         }
     }
@@ -211,9 +194,8 @@ final class StreamedRows {
     /** Hands the COPY rows gathered so far to the pipeline. */
     private void writeBatch() {
         if (batch != null) {
-            ctx.write(io.netty.buffer.Unpooled.wrappedBuffer(batch, 0, batchLength));
+            ctx.write(io.netty.buffer.Unpooled.wrappedBuffer(batch.array(), 0, batch.length()));
             batch = null; // the pipeline owns it now
-            batchLength = 0;
         }
     }
 
@@ -256,7 +238,6 @@ final class StreamedRows {
                 writeBatch(); // rows already taken from the stream go out, as each row did before batching
             } else {
                 batch = null; // the connection is gone: nothing will write it
-                batchLength = 0;
             }
         }
         if (!closed) {

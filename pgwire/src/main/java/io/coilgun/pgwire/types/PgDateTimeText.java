@@ -20,27 +20,33 @@ final class PgDateTimeText {
     }
 
     static String date(LocalDate date) {
-        StringBuilder out = new StringBuilder(16);
+        TextBuffer out = new TextBuffer(16);
         appendDate(out, date);
-        return appendEra(out, date.getYear()).toString();
+        return appendEra(out, date.getYear()).string(0);
     }
 
     static String timestamp(LocalDateTime timestamp) {
-        StringBuilder out = new StringBuilder(32);
+        TextBuffer out = new TextBuffer(32);
+        timestamp(timestamp, out);
+        return out.string(0);
+    }
+
+    /** {@link #timestamp(LocalDateTime)} written into {@code out}. */
+    static void timestamp(LocalDateTime timestamp, TextBuffer out) {
         appendDate(out, timestamp.toLocalDate());
-        out.append(' ');
+        out.put((byte) ' ');
         appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano());
-        return appendEra(out, timestamp.getYear()).toString();
+        appendEra(out, timestamp.getYear());
     }
 
     static String timestampUtc(Instant instant) {
         LocalDateTime utc = LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-        StringBuilder out = new StringBuilder(32);
+        TextBuffer out = new TextBuffer(32);
         appendDate(out, utc.toLocalDate());
-        out.append(' ');
+        out.put((byte) ' ');
         appendTime(out, utc.getHour(), utc.getMinute(), utc.getSecond(), utc.getNano());
-        out.append("+00");
-        return appendEra(out, utc.getYear()).toString();
+        out.utf8("+00");
+        return appendEra(out, utc.getYear()).string(0);
     }
 
     /** A duration as days and a time of day, e.g. {@code 7 days}, {@code -1 days -02:00:00}, {@code 00:00:01.5}. */
@@ -54,77 +60,79 @@ final class PgDateTimeText {
         }
         long days = seconds / SECONDS_PER_DAY;
         long rest = Math.abs(seconds % SECONDS_PER_DAY);
-        StringBuilder out = new StringBuilder(24);
+        TextBuffer out = new TextBuffer(24);
         if (days != 0) {
-            out.append(days).append(days == 1 ? " day" : " days");
+            out.decimal(days).utf8(days == 1 ? " day" : " days");
         }
         if (rest != 0 || nanos != 0 || days == 0) {
             if (days != 0) {
-                out.append(' ');
+                out.put((byte) ' ');
             }
             if (negative) {
-                out.append('-');
+                out.put((byte) '-');
             }
             appendTime(out, rest / 3600, (rest / 60) % 60, rest % 60, nanos);
         }
-        return out.toString();
+        return out.string(0);
     }
 
     /** A period as years, months and days, e.g. {@code 1 year 2 mons 3 days}; zero is {@code 00:00:00}. */
     static String interval(Period period) {
-        StringBuilder out = new StringBuilder(24);
+        TextBuffer out = new TextBuffer(24);
         appendUnit(out, period.getYears(), "year", "years");
         appendUnit(out, period.getMonths(), "mon", "mons");
         appendUnit(out, period.getDays(), "day", "days");
-        return out.length() == 0 ? "00:00:00" : out.toString();
+        return out.length() == 0 ? "00:00:00" : out.string(0);
     }
 
-    private static void appendUnit(StringBuilder out, long amount, String singular, String plural) {
+    private static void appendUnit(TextBuffer out, long amount, String singular, String plural) {
         if (amount != 0) {
             if (out.length() > 0) {
-                out.append(' ');
+                out.put((byte) ' ');
             }
-            out.append(amount).append(' ').append(amount == 1 ? singular : plural);
+            out.decimal(amount).put((byte) ' ').utf8(amount == 1 ? singular : plural);
         }
     }
 
-    private static void appendDate(StringBuilder out, LocalDate date) {
+    private static void appendDate(TextBuffer out, LocalDate date) {
         int year = date.getYear();
         pad(out, year > 0 ? year : 1 - year, 4);
-        out.append('-');
+        out.put((byte) '-');
         pad(out, date.getMonthValue(), 2);
-        out.append('-');
+        out.put((byte) '-');
         pad(out, date.getDayOfMonth(), 2);
     }
 
-    private static void appendTime(StringBuilder out, long hours, long minutes, long seconds, int nanos) {
+    private static void appendTime(TextBuffer out, long hours, long minutes, long seconds, int nanos) {
         pad(out, hours, 2);
-        out.append(':');
+        out.put((byte) ':');
         pad(out, minutes, 2);
-        out.append(':');
+        out.put((byte) ':');
         pad(out, seconds, 2);
         int micros = nanos / 1000;
         if (micros != 0) {
             int length = out.length();
-            out.append('.');
+            out.put((byte) '.');
             pad(out, micros, 6);
             int end = out.length();
-            while (out.charAt(end - 1) == '0') {
+            while (out.array()[end - 1] == '0') {
                 end--;
             }
-            out.setLength(Math.max(end, length + 2));
+            out.truncate(Math.max(end, length + 2));
         }
     }
 
-    private static StringBuilder appendEra(StringBuilder out, int year) {
-        return year > 0 ? out : out.append(" BC");
+    private static TextBuffer appendEra(TextBuffer out, int year) {
+        return year > 0 ? out : out.utf8(" BC");
     }
 
-    private static void pad(StringBuilder out, long value, int width) {
-        String digits = Long.toString(value);
-        for (int i = digits.length(); i < width; i++) {
-            out.append('0');
+    /** {@code value} (not negative) with zeros in front to {@code width} digits. */
+    private static void pad(TextBuffer out, long value, int width) {
+        for (long limit = 10, i = 1; i < width; i++, limit *= 10) {
+            if (value < limit) {
+                out.put((byte) '0');
+            }
         }
-        out.append(digits);
+        out.decimal(value);
     }
 }

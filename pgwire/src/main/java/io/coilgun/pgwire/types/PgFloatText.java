@@ -1,5 +1,6 @@
 package io.coilgun.pgwire.types;
 
+import com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
@@ -11,11 +12,11 @@ import java.util.function.Predicate;
  * length), printed in fixed notation when the decimal exponent is in {@code [-4, 6)} for float4 or
  * {@code [-4, 15)} for float8, otherwise as {@code d.ddde±XX} with at least two exponent digits.
  *
- * <p>Java 17's {@link Double#toString} is not always shortest (JDK-4511638), so the digits are found by
- * rounding the exact binary value to ever fewer significant digits and checking the round trip. Except where
- * {@code Double.toString} gives at most 15 significant digits (amounts, counts, most sums): every decimal of at
- * most 15 digits is the only one of that length or shorter that reads back as its double (a normal double has
- * more than 15 digits of precision), so those digits are the shortest, found with no arithmetic.
+ * <p>Java 17's {@link Double#toString} is not always shortest (JDK-4511638). A normal double's digits come from
+ * Raffaello Giulietti's Schubfach (the algorithm of Java 19's {@code Double.toString}, as Jackson ships it), which
+ * gives the same digits as Postgres' Ryu: the shortest that round-trip, the closest of them to the exact value.
+ * Subnormals, where Java 19 prefers two close digits to one far digit, and float4 values take an exact search:
+ * round the exact binary value to ever fewer significant digits and check the round trip.
  */
 final class PgFloatText {
     private static final int FLOAT8_FIXED_LIMIT = 15;
@@ -29,17 +30,21 @@ final class PgFloatText {
     }
 
     static String float8(double value) {
+        TextBuffer out = new TextBuffer(26);
+        float8(value, out);
+        return out.string(0);
+    }
+
+    /** {@link #float8(double)} written into {@code out}. */
+    static void float8(double value, TextBuffer out) {
         String special = special(value, Double.doubleToRawLongBits(value) < 0);
         if (special != null) {
-            return special;
+            out.utf8(special);
+        } else if (Math.abs(value) >= Double.MIN_NORMAL) {
+            fromShortestDigits(DoubleToDecimal.toString(value), FLOAT8_FIXED_LIMIT, out);
+        } else {
+            out.utf8(float8Exact(value));
         }
-        if (Math.abs(value) >= Double.MIN_NORMAL) {
-            String fast = fromJavaDigits(Double.toString(value), FLOAT8_FIXED_LIMIT);
-            if (fast != null) {
-                return fast;
-            }
-        }
-        return float8Exact(value);
     }
 
     /** {@link #float8} by the exact search alone (tests compare the shortcut with it). */
@@ -120,79 +125,89 @@ final class PgFloatText {
     }
 
     /**
-     * Postgres' text from Java's ({@code 123.45}, {@code 1.0E-5}, {@code -2.5E20}) when it has at most
-     * {@link #FLOAT8_UNIQUE_DIGITS} significant digits, else null.
+     * Postgres' text of the digits Schubfach gives ({@code 123.45}, {@code 1.0E-5}, {@code -2.5E20}, as Java 19's
+     * {@code Double.toString}): the shortest that round-trip, closest to the exact value, so only the layout
+     * changes. Works on a Java 17 string too when it has at most 15 significant digits.
      */
-    private static String fromJavaDigits(String java, int fixedLimit) {
+    private static void fromShortestDigits(String java, int fixedLimit, TextBuffer out) {
         boolean negative = java.charAt(0) == '-';
         int e = java.indexOf('E');
         int mantissaEnd = e < 0 ? java.length() : e;
         int exponentOfPoint = e < 0 ? 0 : Integer.parseInt(java, e + 1, java.length(), 10);
-        StringBuilder digits = new StringBuilder(20);
+        byte[] digits = new byte[FLOAT8_MAX_DIGITS + 2];
+        int n = 0;
         int pointAt = -1; // digits before the decimal point
         for (int i = negative ? 1 : 0; i < mantissaEnd; i++) {
             char c = java.charAt(i);
             if (c == '.') {
-                pointAt = digits.length();
-            } else if (c != '0' || digits.length() > 0) {
-                digits.append(c);
+                pointAt = n;
+            } else if (c != '0' || n > 0) {
+                digits[n++] = (byte) c;
             } else if (pointAt >= 0) {
                 exponentOfPoint--; // a leading zero after the point: 0.001 is 1e-3
             }
         }
         if (pointAt < 0) {
-            pointAt = digits.length();
+            pointAt = n;
         }
         // digits d1 d2 … with the point after pointAt of them (leading zeros taken out of the exponent)
         int exponent = exponentOfPoint + (pointAt > 0 ? pointAt - 1 : -1);
-        int n = digits.length();
-        while (n > 1 && digits.charAt(n - 1) == '0') {
+        while (n > 1 && digits[n - 1] == '0') {
             n--;
         }
-        if (n > FLOAT8_UNIQUE_DIGITS) {
-            return null;
-        }
-        digits.setLength(n);
-        return layout(negative ? "-" : "", digits.toString(), exponent, fixedLimit);
+        layout(negative, digits, n, exponent, fixedLimit, out);
     }
 
     private static String layout(BigDecimal value, int fixedLimit) {
         BigDecimal stripped = value.stripTrailingZeros();
-        String digits = stripped.unscaledValue().abs().toString();
-        int exponent = digits.length() - 1 - stripped.scale();
-        return layout(stripped.signum() < 0 ? "-" : "", digits, exponent, fixedLimit);
+        byte[] digits = stripped.unscaledValue().abs().toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int exponent = digits.length - 1 - stripped.scale();
+        TextBuffer out = new TextBuffer(digits.length + 8);
+        layout(stripped.signum() < 0, digits, digits.length, exponent, fixedLimit, out);
+        return out.string(0);
     }
 
-    /** The text of {@code d1.d2d3… × 10^exponent}: fixed or scientific, as Postgres prints it. */
-    private static String layout(String sign, String digits, int exponent, int fixedLimit) {
+    /** The text of {@code d1.d2d3… × 10^exponent} ({@code n} ASCII digits): fixed or scientific, as Postgres prints it. */
+    private static void layout(boolean negative, byte[] digits, int n, int exponent, int fixedLimit, TextBuffer out) {
+        out.ensure(n + 26);
+        if (negative) {
+            out.put((byte) '-');
+        }
         if (exponent >= -4 && exponent < fixedLimit) {
-            StringBuilder out = new StringBuilder(digits.length() + 8).append(sign);
             if (exponent < 0) {
-                out.append("0.");
+                out.put((byte) '0').put((byte) '.');
                 for (int i = -1; i > exponent; i--) {
-                    out.append('0');
+                    out.put((byte) '0');
                 }
-                return out.append(digits).toString();
-            }
-            if (digits.length() <= exponent + 1) {
-                out.append(digits);
-                for (int i = digits.length(); i <= exponent; i++) {
-                    out.append('0');
+                put(digits, 0, n, out);
+            } else if (n <= exponent + 1) {
+                put(digits, 0, n, out);
+                for (int i = n; i <= exponent; i++) {
+                    out.put((byte) '0');
                 }
-                return out.toString();
+            } else {
+                put(digits, 0, exponent + 1, out);
+                out.put((byte) '.');
+                put(digits, exponent + 1, n, out);
             }
-            return out.append(digits, 0, exponent + 1).append('.').append(digits, exponent + 1, digits.length())
-                    .toString();
+            return;
         }
-        StringBuilder out = new StringBuilder(digits.length() + 8).append(sign).append(digits.charAt(0));
-        if (digits.length() > 1) {
-            out.append('.').append(digits, 1, digits.length());
+        out.put(digits[0]);
+        if (n > 1) {
+            out.put((byte) '.');
+            put(digits, 1, n, out);
         }
-        out.append('e').append(exponent < 0 ? '-' : '+');
+        out.put((byte) 'e').put((byte) (exponent < 0 ? '-' : '+'));
         int magnitude = Math.abs(exponent);
         if (magnitude < 10) {
-            out.append('0');
+            out.put((byte) '0');
         }
-        return out.append(magnitude).toString();
+        out.decimal(magnitude);
+    }
+
+    private static void put(byte[] digits, int from, int to, TextBuffer out) {
+        for (int i = from; i < to; i++) {
+            out.put(digits[i]);
+        }
     }
 }

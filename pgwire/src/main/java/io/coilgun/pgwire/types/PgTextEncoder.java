@@ -111,6 +111,45 @@ public final class PgTextEncoder {
     }
 
     /**
+     * {@link #encode(PgType, Object)} written into {@code out} as UTF-8 (nothing for SQL NULL): integers, doubles,
+     * strings and timestamps with no String in between, the other types through their text.
+     */
+    public static void encode(PgType type, Object value, TextBuffer out) {
+        if (value == null) {
+            return;
+        }
+        switch (type) {
+            case INT2, INT4, INT8 -> {
+                if (value instanceof Long || value instanceof Integer || value instanceof Short) {
+                    out.decimal(((Number) value).longValue());
+                    return;
+                }
+            }
+            case FLOAT8 -> {
+                if (value instanceof Double d) {
+                    PgFloatText.float8(d, out);
+                    return;
+                }
+            }
+            case TEXT, VARCHAR -> {
+                if (value instanceof CharSequence text) {
+                    out.utf8(text);
+                    return;
+                }
+            }
+            case TIMESTAMP -> {
+                if (value instanceof LocalDateTime t) {
+                    PgDateTimeText.timestamp(t, out);
+                    return;
+                }
+            }
+            default -> {
+            }
+        }
+        out.utf8(encode(type, value));
+    }
+
+    /**
      * A one-dimensional array as Postgres prints it: {@code {a,"b c",NULL}}; an element is quoted when it is empty,
      * is the word NULL, or holds a brace, comma, quote, backslash or white space.
      */
