@@ -173,15 +173,18 @@ public final class RemoteReplays {
             s.pulledAt().set(System.currentTimeMillis());
             List<Object[]> rows = new ArrayList<>();
             String error = "";
-            try {
-                Object[] row;
-                while (rows.size() < PAGE && (row = s.replay().poll()) != null) {
-                    rows.add(row);
+            boolean ended;
+            synchronized (s) { // pulls may come on different threads: the replay wants one reader at a time, in order
+                try {
+                    Object[] row;
+                    while (rows.size() < PAGE && (row = s.replay().poll()) != null) {
+                        rows.add(row);
+                    }
+                } catch (IllegalStateException failed) {
+                    error = failed.getMessage();
                 }
-            } catch (IllegalStateException failed) {
-                error = failed.getMessage();
+                ended = !error.isEmpty() || s.replay().ended();
             }
-            boolean ended = !error.isEmpty() || s.replay().ended();
             if (ended) {
                 served.remove(key);
             }
