@@ -9,7 +9,8 @@ import java.util.List;
  * @param rows Java values per row, in {@code columns} order: {@code null}, {@link Boolean}, {@link Short},
  *     {@link Integer}, {@link Long}, {@link Float}, {@link Double}, {@link java.math.BigDecimal},
  *     {@link String}, {@link java.time.LocalDateTime}, {@link java.time.OffsetDateTime},
- *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}
+ *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}. A
+ *     {@code timestamp} may also be a {@link Long}: microseconds since 1970-01-01 00:00 (no allocation per value)
  * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
  * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows
  * @param copyIn for {@code COPY ... FROM STDIN}: where the data goes (then columns and rows are empty and the

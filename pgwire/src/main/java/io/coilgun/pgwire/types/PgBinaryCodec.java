@@ -128,6 +128,14 @@ public final class PgBinaryCodec {
                 if (value instanceof LocalDateTime) {
                     return ByteBuffer.allocate(8).putLong(timestamp((LocalDateTime) value)).array();
                 }
+                if (value instanceof Long micros) { // since 1970-01-01 00:00
+                    long pg = micros - PG_EPOCH_DAY * MICROS_PER_DAY;
+                    if (micros < Long.MIN_VALUE + PG_EPOCH_DAY * MICROS_PER_DAY || pg < MIN_TIMESTAMP
+                            || pg >= END_TIMESTAMP) {
+                        throw new IllegalArgumentException("timestamp out of range: " + micros + " us");
+                    }
+                    return ByteBuffer.allocate(8).putLong(pg).array();
+                }
                 break;
             case TIMESTAMPTZ:
                 Long micros = timestamptz(value);

@@ -15,6 +15,10 @@ import java.time.ZoneOffset;
  */
 final class PgDateTimeText {
     private static final long SECONDS_PER_DAY = 86_400;
+    private static final long MICROS_PER_DAY = SECONDS_PER_DAY * 1_000_000;
+    /** 0001-01-01 and 9999-12-31 as days since 1970-01-01: the years with four digits and no era. */
+    private static final long FIRST_FAST_DAY = LocalDate.of(1, 1, 1).toEpochDay();
+    private static final long LAST_FAST_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
 
     private PgDateTimeText() {
     }
@@ -37,6 +41,35 @@ final class PgDateTimeText {
         out.put((byte) ' ');
         appendTime(out, timestamp.getHour(), timestamp.getMinute(), timestamp.getSecond(), timestamp.getNano());
         appendEra(out, timestamp.getYear());
+    }
+
+    /** A timestamp given as microseconds since 1970-01-01 00:00, written into {@code out}. */
+    static void timestamp(long micros, TextBuffer out) {
+        long days = Math.floorDiv(micros, MICROS_PER_DAY);
+        long microOfDay = Math.floorMod(micros, MICROS_PER_DAY);
+        if (days < FIRST_FAST_DAY || days > LAST_FAST_DAY) {
+            timestamp(LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                    (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC), out);
+            return;
+        }
+        // the civil date of a day number (H. Hinnant, "chrono-compatible low-level date algorithms"), years 1-9999
+        long z = days + 719_468;
+        long era = Math.floorDiv(z, 146_097);
+        long dayOfEra = z - era * 146_097;
+        long yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+        long dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+        long mp = (5 * dayOfYear + 2) / 153;
+        long day = dayOfYear - (153 * mp + 2) / 5 + 1;
+        long month = mp < 10 ? mp + 3 : mp - 9;
+        long year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+        pad(out, year, 4);
+        out.put((byte) '-');
+        pad(out, month, 2);
+        out.put((byte) '-');
+        pad(out, day, 2);
+        out.put((byte) ' ');
+        long seconds = microOfDay / 1_000_000;
+        appendTime(out, seconds / 3600, (seconds / 60) % 60, seconds % 60, (int) (microOfDay % 1_000_000) * 1000);
     }
 
     static String timestampUtc(Instant instant) {

@@ -85,6 +85,11 @@ public final class PgTextEncoder {
                 if (value instanceof LocalDateTime) {
                     return PgDateTimeText.timestamp((LocalDateTime) value);
                 }
+                if (value instanceof Long micros) {
+                    TextBuffer out = new TextBuffer(32);
+                    PgDateTimeText.timestamp(micros, out);
+                    return out.string(0);
+                }
                 break;
             case TIMESTAMPTZ:
                 Instant instant = instant(value);
@@ -140,6 +145,10 @@ public final class PgTextEncoder {
             case TIMESTAMP -> {
                 if (value instanceof LocalDateTime t) {
                     PgDateTimeText.timestamp(t, out);
+                    return;
+                }
+                if (value instanceof Long micros) {
+                    PgDateTimeText.timestamp(micros, out);
                     return;
                 }
             }

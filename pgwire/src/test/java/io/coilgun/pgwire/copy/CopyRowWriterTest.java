@@ -117,7 +117,8 @@ class CopyRowWriterTest {
             };
             case VARCHAR, TEXT, UNKNOWN -> random.nextBoolean() ? AWKWARD[random.nextInt(AWKWARD.length)]
                     : "card-" + random.nextInt(1_000_000);
-            case TIMESTAMP -> LocalDateTime.of(2026, 1, 1, 0, 0).plusNanos(random.nextLong(1L << 50) * 1000);
+            case TIMESTAMP -> random.nextBoolean() ? LocalDateTime.of(2026, 1, 1, 0, 0).plusNanos(
+                    random.nextLong(1L << 50) * 1000) : (Object) random.nextLong(-1L << 60, 1L << 60); // or micros
             case BOOL -> random.nextBoolean();
             case NUMERIC -> BigDecimal.valueOf(random.nextLong(), random.nextInt(-3, 6));
             default -> throw new AssertionError(type);

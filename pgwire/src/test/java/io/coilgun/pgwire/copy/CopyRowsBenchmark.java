@@ -20,7 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One row of {@code COPY (REPLAY …) TO STDOUT} as the pgwire thread frames it (the benchmark's replay: id, ts,
- * card_id, merchant_id, amount, then SUM and COUNT): each value's text as a String then the line
+ * card_id, merchant_id, amount, then SUM and COUNT; ts as microseconds, as REPLAY sends it): each value's text as a
+ * String then the line
  * ({@code strings}, the way before), or written straight into the batch ({@code direct}, {@link CopyRowWriter#appendRow}).
  * {@code scripts/bench jmh CopyRowsBenchmark -prof gc}.
  */
@@ -46,12 +47,12 @@ public class CopyRowsBenchmark {
     @Setup
     public void setUp() {
         SplittableRandom random = new SplittableRandom(3);
-        LocalDateTime start = LocalDateTime.of(2026, 1, 1, 0, 0);
+        long startMicros = LocalDateTime.of(2026, 1, 1, 0, 0).toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000;
         double sum = 0;
         for (int i = 0; i < ROWS; i++) {
             double amount = random.nextInt(1, 100_000) / 100.0;
             sum += amount * 997; // sums of amounts: 16-17 significant digits, as a card's SUM has
-            rows[i] = new Object[] {(long) i * 7919, start.plusNanos(random.nextLong(1L << 45) * 1000),
+            rows[i] = new Object[] {(long) i * 7919, startMicros + random.nextLong(1L << 45), // ts: micros
                 "card-" + random.nextInt(1_000_000), "m-" + random.nextInt(100_000), amount, sum,
                 (long) random.nextInt(1, 5000)};
         }

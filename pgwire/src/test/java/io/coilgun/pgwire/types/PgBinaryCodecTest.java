@@ -224,6 +224,23 @@ class PgBinaryCodecTest {
         assertSqlState("22P03", () -> PgBinaryCodec.decode(PgType.TIMESTAMP, new byte[4]));
     }
 
+    /** A timestamp as microseconds since 1970 is sent as the same LocalDateTime is; out of range, refused. */
+    @Test
+    void timestampMicros() {
+        for (LocalDateTime ts : new LocalDateTime[] {LocalDateTime.of(2026, 1, 1, 10, 0, 0, 123_456_000),
+                LocalDateTime.of(1969, 12, 31, 23, 59, 59, 999_999_000), LocalDateTime.of(2000, 1, 1, 0, 0),
+                LocalDateTime.of(-4713, 11, 24, 0, 0), LocalDateTime.of(294_000, 12, 31, 23, 59, 59, 999_999_000)}) {
+            long micros = ts.toEpochSecond(ZoneOffset.UTC) * 1_000_000 + ts.getNano() / 1000;
+            assertEquals(hex(PgBinaryCodec.encode(PgType.TIMESTAMP, ts)), hex(PgBinaryCodec.encode(PgType.TIMESTAMP,
+                    micros)));
+        }
+        // (a long of microseconds since 1970 ends in 294247, before Postgres' last timestamp)
+        for (long micros : new long[] {Long.MIN_VALUE,
+            LocalDateTime.of(-4713, 11, 23, 23, 59, 59).toEpochSecond(ZoneOffset.UTC) * 1_000_000}) {
+            assertThrows(IllegalArgumentException.class, () -> PgBinaryCodec.encode(PgType.TIMESTAMP, micros));
+        }
+    }
+
     @Test
     void timestampsWithTimeZoneAreUtc() {
         OffsetDateTime paris = OffsetDateTime.of(2026, 6, 1, 12, 0, 0, 500_000_000, ZoneOffset.ofHours(2));

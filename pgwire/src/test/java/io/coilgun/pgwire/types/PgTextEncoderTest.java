@@ -192,4 +192,31 @@ class PgTextEncoderTest {
         assertEquals(6, PgTextEncoder.encodeUtf8(PgType.TEXT, "héllo").length);
         assertThrows(IllegalArgumentException.class, () -> PgTextEncoder.encode(PgType.INT4, "12"));
     }
+
+    /**
+     * A timestamp given as microseconds since 1970 prints as the same LocalDateTime does: the four-digit years by
+     * arithmetic (with a fraction or not, either side of 1970), the others (BC, five digits) through java.time.
+     */
+    @Test
+    void timestampMicrosLikeLocalDateTime() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        long[] edges = {0, -1, 1, 999_999, -86_400_000_000L, 253_402_300_799_999_999L, 253_402_300_800_000_000L,
+            -62_135_596_800_000_000L, -62_135_596_800_000_001L, Long.MAX_VALUE, Long.MIN_VALUE, 951_782_400_000_000L};
+        for (int i = 0; i < 200_000 + edges.length; i++) {
+            long micros = i < edges.length ? edges[i] : switch (i % 4) {
+                case 0 -> random.nextLong(-62_135_596_800_000_000L, 253_402_300_800_000_000L); // years 1-9999
+                case 1 -> random.nextLong(-86_400_000_000L * 365 * 100, 86_400_000_000L * 365 * 100) / 1_000_000
+                        * 1_000_000; // whole seconds around 1970
+                case 2 -> random.nextLong(1_700_000_000_000_000L, 1_900_000_000_000_000L);
+                default -> random.nextLong() / 16; // BC and five-digit years too
+            };
+            LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
+                    (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
+            String expected = PgTextEncoder.encode(PgType.TIMESTAMP, t);
+            assertEquals(expected, PgTextEncoder.encode(PgType.TIMESTAMP, micros), "for " + micros + " us");
+            TextBuffer out = new TextBuffer(8);
+            PgTextEncoder.encode(PgType.TIMESTAMP, micros, out);
+            assertEquals(expected, out.string(0));
+        }
+    }
 }

@@ -33,11 +33,12 @@ final class PgValues {
             return null;
         }
         return switch (t) {
-            case INTEGER -> ((Number) v).intValue();
-            case BIGINT -> ((Number) v).longValue();
-            case DOUBLE -> ((Number) v).doubleValue();
+            // already of the wire's type (the usual case): no new box
+            case INTEGER -> v instanceof Integer ? v : (Object) ((Number) v).intValue();
+            case BIGINT -> v instanceof Long ? v : (Object) ((Number) v).longValue();
+            case DOUBLE -> v instanceof Double ? v : (Object) ((Number) v).doubleValue();
             case NUMERIC -> v instanceof BigDecimal d ? d : BigDecimal.valueOf(((Number) v).longValue());
-            case TIMESTAMP -> timestamp(((Number) v).longValue());
+            case TIMESTAMP -> v instanceof Long ? v : (Object) ((Number) v).longValue(); // microseconds: pgwire takes them
             case VARCHAR, BOOLEAN -> v;
         };
     }

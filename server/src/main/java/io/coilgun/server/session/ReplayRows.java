@@ -51,9 +51,7 @@ final class ReplayRows implements RowStream {
             }
             if (row != null) {
                 for (int c = 0; c < row.length; c++) {
-                    Object v = types[c] == ColumnType.DOUBLE && row[c] instanceof Long l ? (Object) l.doubleValue()
-                            : row[c];
-                    row[c] = PgValues.toWire(types[c], v);
+                    row[c] = PgValues.toWire(types[c], row[c]);
                 }
                 return row;
             }
