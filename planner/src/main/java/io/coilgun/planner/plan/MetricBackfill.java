@@ -282,7 +282,7 @@ final class MetricBackfill implements AutoCloseable {
             metric.close();
         } finally {
             scratch.discard();
-            deleteTree(scratchDir);
+            ScratchDeleter.deleteLater(scratchDir);
         }
     }
 

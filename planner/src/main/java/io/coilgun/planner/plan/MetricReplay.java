@@ -143,7 +143,7 @@ public final class MetricReplay {
         } finally {
             core = null;
             store = null;
-            MetricBackfill.deleteTree(dir);
+            ScratchDeleter.deleteLater(dir);
             finished = true;
             onAvailable.run();
         }

@@ -365,12 +365,32 @@ class BackfillPropertyTest {
         return compared;
     }
 
+    /** What is left in {@code dir} once the scratch deleter (a background thread) is done with it, at most 30 s on. */
     static List<Path> listFiles(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return List.of();
-        }
-        try (var s = Files.list(dir)) {
-            return s.toList();
+        return listFilesEventually(dir, 0);
+    }
+
+    /** What is in {@code dir} once at most {@code expected} entries are left, or after 30 s. */
+    static List<Path> listFilesEventually(Path dir, int expected) throws IOException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            List<Path> left = List.of();
+            if (Files.exists(dir)) {
+                try (var s = Files.list(dir)) {
+                    left = s.toList();
+                } catch (java.nio.file.NoSuchFileException vanished) {
+                    left = List.of();
+                }
+            }
+            if (left.size() <= expected || System.nanoTime() > deadline) {
+                return left;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return left;
+            }
         }
     }
 }

@@ -55,6 +55,10 @@ final class BackfillBench {
             // the node's heap as scripts/coilgun start gives it (2g), not the tests' 512m: with 512m the fill's
             // garbage kept G1 in back-to-back marking cycles on these 2 cores (docs/benchmarks.md)
             c.nodeJvm("-Xmx" + o.string("server-heap", "2g"));
+            String serverOpts = o.string("server-opts", "").trim(); // e.g. GC options to try
+            if (!serverOpts.isEmpty()) {
+                c.nodeJvm(serverOpts.split("\\s+"));
+            }
             c.startNode("n1");
             int port = c.port("n1");
             try (Connection conn = ClusterBench.connect(port, 3600); Statement st = conn.createStatement()) {
