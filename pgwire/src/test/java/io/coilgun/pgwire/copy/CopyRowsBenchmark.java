@@ -21,9 +21,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One row of {@code COPY (REPLAY …) TO STDOUT} as the pgwire thread frames it (the benchmark's replay: id, ts,
  * card_id, merchant_id, amount, then SUM and COUNT; ts as microseconds, as REPLAY sends it): each value's text as a
- * String then the line
- * ({@code strings}, the way before), or written straight into the batch ({@code direct}, {@link CopyRowWriter#appendRow}).
- * {@code scripts/bench jmh CopyRowsBenchmark -prof gc}.
+ * String then the line ({@code strings}, the way before), or written straight into the batch ({@code direct},
+ * {@link CopyRowWriter#appendRow}). {@code scripts/bench jmh --module pgwire CopyRowsBenchmark -prof gc}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
