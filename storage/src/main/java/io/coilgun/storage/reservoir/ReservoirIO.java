@@ -49,6 +49,11 @@ public final class ReservoirIO implements AutoCloseable {
         writer.start();
     }
 
+    /** Runs {@code task} on a loader thread: a test holds the loaders busy to see what a reader does meanwhile. */
+    CompletableFuture<Void> onLoader(Runnable task) {
+        return CompletableFuture.runAsync(task, loaders);
+    }
+
     /** Two loaders and zstd level 1 (fast; the chunk cache and page cache absorb reads). */
     public static ReservoirIO defaults() {
         return new ReservoirIO(2, 1);

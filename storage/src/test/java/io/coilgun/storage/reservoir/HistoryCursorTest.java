@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,9 +40,22 @@ class HistoryCursorTest {
 
             long from = 1_000 * 10; // from the event of seq 1,000 on
             HistoryCursor cursor = r.history(from);
+            // the only loader is held busy, so the load asked for cannot finish before ready() looks at it
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Void> held = io.onLoader(() -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            long readAheads = r.stats().readAheads;
             assertFalse(cursor.ready(), "its first chunk is on the disk, not in memory: a loader is asked for it");
+            assertEquals(readAheads + 1, r.stats().readAheads, "one load asked for");
+            release.countDown();
+            held.get(10, TimeUnit.SECONDS);
             List<Long> seqs = new ArrayList<>();
-            int notReady = 0;
+            int notReady = 1;
             int steps = 0;
             while (!cursor.done()) {
                 if (!cursor.ready()) {
