@@ -156,14 +156,7 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     private ProcessBuilder java(List<String> jvm, String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvm);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.coilgun.server.boot.Main");
-        cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd);
+        return new ProcessBuilder(NodeJvm.command(jvm, args));
     }
 
     private static void awaitLine(Path log, String text, long timeoutMs) throws Exception {

@@ -13,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
@@ -63,9 +64,8 @@ class NodeCrashIT {
 
     /** Starts {@code coilgun start} in a child JVM and waits for its ready line. */
     Process start(int port) throws Exception {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-                "-cp", System.getProperty("java.class.path"), "io.coilgun.server.boot.Main", "start", "--port",
-                String.valueOf(port), "--data-dir", dir.resolve("data").toString(), "--processor-units", "2")
+        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m"), "start", "--port", String.valueOf(port),
+                "--data-dir", dir.resolve("data").toString(), "--processor-units", "2"))
                 .redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         long deadline = System.currentTimeMillis() + 120_000;

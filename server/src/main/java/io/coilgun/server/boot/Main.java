@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
 /** {@code coilgun start [options]}: runs one node until Ctrl-C. */
 @Command(name = "coilgun", mixinStandardHelpOptions = true, version = "coilgun 0.1.0",
         description = "Exact per-event aggregations over long sliding windows, over Kafka, speaking pgwire.",
-        subcommands = {Main.Start.class, StatusCommand.class, KafkaCommand.class, KafkaCommand.Broker.class})
+        subcommands = {Main.Start.class, StatusCommand.class, KafkaCommand.class, KafkaCommand.Broker.class,
+                ClassDataSharing.Command.class})
 public final class Main {
 
     public static void main(String[] args) {

@@ -111,10 +111,14 @@ final class BackfillBench {
                     long b0 = System.nanoTime();
                     double fillCpu0 = cpuSeconds(List.of(nodePid));
                     int fillFrom = load.second();
+                    Thread histogram = f == 1 ? histogramLater(nodePid, o.number("histogram-at", 0)) : null;
                     st.execute("CREATE METRIC " + name + " AS " + SELECT
                             + (span.equals("none") ? "" : " WITH (backfill = '" + span + "')"));
                     awaitRunning(st, name, c, partitions, !span.equals("none"));
                     double s = (System.nanoTime() - b0) / 1e9;
+                    if (histogram != null) {
+                        histogram.join();
+                    }
                     double cpu = cpuSeconds(List.of(nodePid)) - fillCpu0 - baseCores * s;
                     int fillTo = load.second();
                     load.after();
@@ -216,6 +220,30 @@ final class BackfillBench {
             }
             Thread.sleep(500);
         }
+    }
+
+    /**
+     * {@code --histogram-at S}: the node's live objects by class (jcmd GC.class_histogram, a full GC each) just before
+     * the first fill and S seconds into it, and what grew most in between: what a fill keeps alive through the young
+     * GCs of its first seconds. The full GCs pause the node: a run with it measures no latency.
+     */
+    private Thread histogramLater(long nodePid, double seconds) throws Exception {
+        if (seconds <= 0) {
+            return null;
+        }
+        Map<String, long[]> before = ClassHistogram.parse(BenchNode.jcmd(nodePid, "GC.class_histogram"));
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep((long) (seconds * 1000));
+                String text = BenchNode.jcmd(nodePid, "GC.class_histogram");
+                java.nio.file.Files.writeString(runDir.resolve("histogram-fill.txt"), text);
+                System.out.print(ClassHistogram.grown(before, ClassHistogram.parse(text), 25));
+            } catch (Exception e) {
+                System.out.println("backfill: no class histogram: " + e);
+            }
+        }, "bench-histogram");
+        t.start();
+        return t;
     }
 
     /**

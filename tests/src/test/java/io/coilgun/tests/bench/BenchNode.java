@@ -127,8 +127,15 @@ final class BenchNode implements AutoCloseable {
     }
 
     private String jcmd(String command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                String.valueOf(pid()), command).redirectErrorStream(true).start();
+        return jcmd(pid(), command);
+    }
+
+    /** What {@code jcmd <pid> <command…>} prints. */
+    static String jcmd(long pid, String... command) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(pid)));
+        cmd.addAll(List.of(command));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor(60, TimeUnit.SECONDS);
         return out;
