@@ -57,7 +57,9 @@ class ClusterIT {
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
+        long t0 = System.nanoTime();
         try (ClusterProcesses c = new ClusterProcesses(dir, 3)) {
+            phase(t0, "3 brokers up");
             cluster[0] = c;
             for (String n : List.of("n1", "n2", "n3")) {
                 c.startNode(n);
@@ -68,6 +70,7 @@ class ClusterIT {
                 st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
                         + "OVER SLIDING 30 DAYS");
             }
+            phase(t0, "3 nodes up, the stream and the metric made");
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
@@ -92,15 +95,21 @@ class ClusterIT {
                 th.start();
                 clients.add(th);
             }
+            phase(t0, "the clients started");
+            awaitEveryCardAnsweredAfter(0);
+            phase(t0, "every card answered once");
             Thread.sleep(6_000);
             subscriptionSeesEveryNodesTasks(c.port("n2"));
+            phase(t0, "subscription checked");
             everyNodeServesItsOwnTasksMetrics(c);
+            phase(t0, "every node's metrics checked");
             // a metric created while events flow starts at the same offset on every copy of a task (its start
             // marker): after each failover below the promoted replica's m2 goes on exactly where the active's was
             try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
                 st.execute("CREATE METRIC m2 AS SELECT COUNT(*) AS n FROM pay GROUP BY card OVER SLIDING 30 DAYS");
             }
 
+            phase(t0, "m2 made");
             String first = leadingMost(c, null);
             long kill1 = System.currentTimeMillis();
             c.kill(first);
@@ -108,6 +117,7 @@ class ClusterIT {
             System.out.printf("ClusterIT: killed %s (leading the most tasks); every card answered again after %d ms%n",
                     first, failover1);
             c.startNode(first);
+            phase(t0, first + " up again");
             Thread.sleep(10_000);
 
             String second = leadingMost(c, first);
@@ -117,6 +127,7 @@ class ClusterIT {
             System.out.printf("ClusterIT: killed %s after %s rejoined; every card answered again after %d ms%n",
                     second, first, failover2);
             c.startNode(second);
+            phase(t0, second + " up again");
             Thread.sleep(10_000);
 
             String third = leadingMost(c, null);
@@ -137,6 +148,7 @@ class ClusterIT {
             for (Thread th : clients) {
                 th.join(120_000);
             }
+            phase(t0, "clients stopped");
             assertEquals(List.of(), mismatches, "every RETURNING row is exact");
             assertEquals(List.of(), stopErrors.stream().map(e -> e[1] + ": " + e[2]).toList(),
                     "a graceful stop gives the clients of the other nodes no error");
@@ -188,10 +200,6 @@ class ClusterIT {
     }
 
     /**
-     * A SUBSCRIBE on one node sees the events of every task, led by any node, each card's in order with no gap or
-     * repeat (nothing fails over meanwhile).
-     */
-    /**
      * Scraping a cluster (issue 19): each node's /metrics has the series of the tasks it holds and no other; each
      * copy of each task is on one node, each task's active on one; every node's status lists the three nodes and
      * every task.
@@ -225,6 +233,10 @@ class ClusterIT {
         assertEquals(6, actives, 1, "each task is active on one node");
     }
 
+    /**
+     * A SUBSCRIBE on one node sees the events of every task, led by any node, each card's in order with no gap or
+     * repeat (nothing fails over meanwhile).
+     */
     private void subscriptionSeesEveryNodesTasks(int port) throws Exception {
         Map<String, List<Long>> seen = new HashMap<>();
         try (Connection reader = connect(port)) {
@@ -389,6 +401,11 @@ class ClusterIT {
         throw new AssertionError("not every card was answered within 90 s of " + since + "; mismatches " + mismatches
                 + "; last errors " + errors.subList(Math.max(0, errors.size() - 5), errors.size()).stream()
                         .map(e -> e[1] + ": " + e[2]).toList());
+    }
+
+    /** Where the test's time goes (it is the longest of the suite): the seconds since {@code t0}. */
+    private static void phase(long t0, String what) {
+        System.out.printf(java.util.Locale.ROOT, "ClusterIT: +%.1f s %s%n", (System.nanoTime() - t0) / 1e9, what);
     }
 
     /** The live node (other than {@code except}) leading the most tasks, per coilgun.tasks. */

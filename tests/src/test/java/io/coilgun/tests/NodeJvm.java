@@ -18,6 +18,8 @@ import java.util.stream.Collectors;
 public final class NodeJvm {
     private static final String JARS = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
             .filter(e -> e.endsWith(".jar") && Files.isRegularFile(Path.of(e)))
+            // not this module's own jar, rebuilt by every run (the archive would be made again each time)
+            .filter(e -> !Path.of(e).toAbsolutePath().startsWith(Path.of("target").toAbsolutePath()))
             .collect(Collectors.joining(File.pathSeparator));
     private static List<String> sharing;
 

@@ -68,7 +68,7 @@ public final class ClassDataSharing {
             Path lock = archive.resolveSibling(archive.getFileName() + ".lock");
             try (FileChannel ch = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock held = ch.lock()) {
-                if (current(archive, entries)) {
+                if (current(archive, classPath, entries)) {
                     return Optional.of(archive);
                 }
                 return dump(archive, classPath) ? Optional.of(archive) : Optional.empty();
@@ -87,20 +87,24 @@ public final class ClassDataSharing {
                 .orElse(List.of());
     }
 
-    /** The archive options this JVM was started with, for the JVMs it starts on the same class path. */
+    /**
+     * The {@code -XX:} options (the archive's among them) this JVM was started with, for the JVMs it starts on the
+     * same class path: {@code coilgun kafka}'s brokers run with what {@code JAVA_OPTS} gave it, but the heap.
+     */
     static List<String> inheritedOptions() {
         List<String> out = new ArrayList<>();
         for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("-XX:SharedArchiveFile=") || arg.startsWith("-Xshare:")) {
+            if (arg.startsWith("-XX:") || arg.startsWith("-Xshare:")) {
                 out.add(arg);
             }
         }
         return out;
     }
 
-    private static boolean current(Path archive, List<Path> entries) throws IOException {
-        if (!Files.exists(archive)) {
-            return false;
+    private static boolean current(Path archive, String classPath, List<Path> entries) throws IOException {
+        Path madeFor = classPathFile(archive);
+        if (!Files.exists(archive) || !Files.exists(madeFor) || !Files.readString(madeFor).equals(classPath)) {
+            return false; // the JVM takes an archive only for the class path it was made for (or a longer one)
         }
         FileTime made = Files.getLastModifiedTime(archive);
         for (Path jar : entries) {
@@ -133,6 +137,11 @@ public final class ClassDataSharing {
             return false;
         }
         Files.move(tmp, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.writeString(classPathFile(archive), classPath);
         return true;
+    }
+
+    private static Path classPathFile(Path archive) {
+        return archive.resolveSibling(archive.getFileName() + ".classpath");
     }
 }

@@ -51,7 +51,7 @@ final class BackfillBench {
         Map<String, String> result = new LinkedHashMap<>();
         Path dir = runDir.resolve("data-backfill");
         System.out.println("backfill: starting a Kafka broker and a node (logs in " + runDir + ")");
-        try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 1, true)) {
             // the node's heap as scripts/coilgun start gives it (2g), not the tests' 512m: with 512m the fill's
             // garbage kept G1 in back-to-back marking cycles on these 2 cores (docs/benchmarks.md)
             c.nodeJvm("-Xmx" + o.string("server-heap", "2g"));

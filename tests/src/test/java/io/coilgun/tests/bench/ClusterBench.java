@@ -68,7 +68,7 @@ final class ClusterBench {
             ids.add("n" + i);
         }
         System.out.println("cluster: starting 3 Kafka brokers and " + nodes + " nodes (logs in " + runDir + ")");
-        try (ClusterProcesses c = new ClusterProcesses(dir, 3)) {
+        try (ClusterProcesses c = new ClusterProcesses(dir, 3, true)) {
             for (String id : ids) {
                 c.startNode(id);
             }

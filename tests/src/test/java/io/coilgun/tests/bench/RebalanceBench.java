@@ -82,7 +82,7 @@ final class RebalanceBench {
         String joiner = "n" + (nodes + 1);
         System.out.println("rebalance: starting " + brokers + " Kafka broker(s) and " + nodes + " nodes (logs in "
                 + runDir + ")");
-        try (ClusterProcesses c = new ClusterProcesses(dir, brokers)) {
+        try (ClusterProcesses c = new ClusterProcesses(dir, brokers, true)) {
             for (String id : ids) {
                 c.startNode(id);
             }
