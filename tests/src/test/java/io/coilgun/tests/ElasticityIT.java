@@ -92,6 +92,17 @@ class ElasticityIT {
             c.startNode("n3");
             awaitRunningOn(c, List.of("n1", "n3"));
             checkAll(c.port("n3"), "n3 after it joined");
+            // more events, and Kafka loses them too: a copy n3 may still keep of a task it warmed up but did not take
+            // (the assignment settling) ends before what Kafka keeps now, so only n1 can go on with n1's tasks
+            try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
+                long deadline = System.currentTimeMillis() + 60_000;
+                while (count(st, "SELECT count(*) FROM coilgun.tasks WHERE replicas <> ''") > 0
+                        && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(500); // a warm-up replica still placed: the assignment has not settled yet
+                }
+                insert(conn, 200);
+            }
+            deleteHistory(c.bootstrap());
             c.kill("n1");
             try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
                 long deadline = System.currentTimeMillis() + 60_000;
