@@ -25,6 +25,7 @@ import io.coilgun.cluster.recovery.SnapshotServer;
 import io.coilgun.cluster.recovery.TaskRecoveries;
 import io.coilgun.cluster.recovery.TransferLimiter;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.unit.BackgroundBudget;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -117,6 +118,11 @@ public final class ClusterNode implements AutoCloseable {
     /** The checkpointed offsets of this node's stale copies (read once each: a closed copy does not change). */
     private final Map<TaskId, Long> staleOffsets = new ConcurrentHashMap<>();
     private final Host host;
+    /**
+     * The share of a core background work (backfills, replays) may take, less while the machine's CPUs are busy
+     * ({@link BackgroundBudget}): the rest is left to live events, Kafka and the front end.
+     */
+    private final BackgroundBudget backgroundBudget = BackgroundBudget.fromSystemProperties();
     /** Where the start-up replay and the drain report their progress (the command line's progress bars). */
     private volatile Progress progress = Progress.NONE;
     /** Where the units' and tasks' timers go (the server's Prometheus registry, or nowhere). */
@@ -854,16 +860,6 @@ public final class ClusterNode implements AutoCloseable {
         private final java.util.concurrent.Semaphore background = new java.util.concurrent.Semaphore(
                 Math.max(1, config.processorUnits() - 1));
 
-        /**
-         * The share of one core background work may take (slices spaced so that it runs at most that fraction of
-         * the time): the rest is left to live events, Kafka and the front end. {@code -Dcoilgun.backgroundShare},
-         * default 0.25: on the 2-core benchmark machine, live p99.9 during a backfill was 75 ms at 0.25, 225 ms at
-         * 0.5 and 1 s at 1 (docs/benchmarks.md).
-         */
-        private final double backgroundShare = Math.min(1, Math.max(0.01, Double.parseDouble(
-                System.getProperty("coilgun.backgroundShare", "0.25"))));
-        private volatile long backgroundNotBefore = System.nanoTime();
-
         @Override
         public java.util.concurrent.Semaphore backgroundSlots() {
             return background;
@@ -871,20 +867,17 @@ public final class ClusterNode implements AutoCloseable {
 
         @Override
         public long backgroundNotBefore() {
-            return backgroundNotBefore;
+            return backgroundBudget.notBefore();
         }
 
         @Override
         public void backgroundRan(long began, long ended) {
-            long ran = ended - began;
-            backgroundNotBefore = ended + (long) (ran * (1 - backgroundShare) / backgroundShare);
+            backgroundBudget.ran(began, ended);
         }
 
         @Override
-        public synchronized void deferBackground(long notBefore) {
-            if (notBefore - backgroundNotBefore > 0) {
-                backgroundNotBefore = notBefore;
-            }
+        public void deferBackground(long notBefore) {
+            backgroundBudget.deferTo(notBefore);
         }
 
         @Override
@@ -1083,6 +1076,7 @@ public final class ClusterNode implements AutoCloseable {
     public void close() {
         statusTimer.shutdownNow();
         watchdog.stop();
+        backgroundBudget.close();
         snapshots.close();
         recoveries.close();
         for (ProcessorUnit unit : units) {

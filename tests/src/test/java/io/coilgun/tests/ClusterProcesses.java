@@ -33,12 +33,12 @@ public final class ClusterProcesses implements AutoCloseable {
         this(dir, brokers, false);
     }
 
-    /** @param benchmark its processes compile with the JVM's defaults (C2): what a benchmark measures */
+    /** @param benchmark its processes compile as scripts/coilgun's do (C2, behind live work): what a user runs */
     public ClusterProcesses(Path dir, int brokers, boolean benchmark) throws Exception {
         this.dir = dir;
         Files.createDirectories(dir);
         this.kafkaPort = freeBasePort();
-        this.jit = benchmark ? List.of() : List.of("-XX:TieredStopAtLevel=1");
+        this.jit = benchmark ? NodeJvm.JIT_BEHIND_LIVE_WORK : List.of("-XX:TieredStopAtLevel=1");
         List<String> kafkaJvm = new ArrayList<>(List.of("-Xmx384m"));
         kafkaJvm.addAll(jit); // coilgun kafka passes its -XX options to its brokers
         kafka = java(kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",

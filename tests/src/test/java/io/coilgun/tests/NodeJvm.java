@@ -22,6 +22,12 @@ public final class NodeJvm {
             .filter(e -> !Path.of(e).toAbsolutePath().startsWith(Path.of("target").toAbsolutePath()))
             .collect(Collectors.joining(File.pathSeparator));
     private static List<String> sharing;
+    /**
+     * What scripts/coilgun gives a node and a broker besides heap and archive: the JIT compiler's threads behind live
+     * work (nice 10). Benchmarks use it (they measure what a user runs); tests do not (C1 only, compiled at once).
+     */
+    public static final List<String> JIT_BEHIND_LIVE_WORK = List.of("-XX:ThreadPriorityPolicy=1",
+            "-XX:CompilerThreadPriority=10");
 
     private NodeJvm() {
     }

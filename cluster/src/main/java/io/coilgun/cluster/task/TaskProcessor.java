@@ -286,8 +286,8 @@ public final class TaskProcessor implements AutoCloseable {
     }
 
     /**
-     * The backfills under way, each {@code metric:applied:total:etaSeconds} (-1 when unknown), for coilgun.metrics;
-     * empty when there are none.
+     * The backfills under way, each {@code metric:applied:total:elapsedMs} (how long it has run here), for
+     * coilgun.metrics, which estimates the time left from all the metric's tasks; empty when there are none.
      */
     public List<String> backfillProgress() {
         if (state == TaskState.FAILED || !plan.hasBackfillWork()) {
@@ -297,10 +297,7 @@ public final class TaskProcessor implements AutoCloseable {
         List<String> out = new java.util.ArrayList<>();
         for (TaskPlan.BackfillProgress p : plan.backfillProgress()) {
             Long began = backfillStartedAt.computeIfAbsent(p.metric(), m -> now); // resumed after a reopen: from now
-            long elapsed = now - began;
-            long eta = p.applied() <= 0 || elapsed <= 0 ? -1
-                    : Math.max(0, (p.total() - p.applied()) * elapsed / p.applied() / 1000);
-            out.add(p.metric() + ":" + p.applied() + ":" + p.total() + ":" + eta);
+            out.add(p.metric() + ":" + p.applied() + ":" + p.total() + ":" + Math.max(0, now - began));
         }
         return out;
     }

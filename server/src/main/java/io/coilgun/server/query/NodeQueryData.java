@@ -181,7 +181,7 @@ public final class NodeQueryData implements QueryData {
                         if (f.length != 4) {
                             continue;
                         }
-                        long[] sum = sums.computeIfAbsent(f[0], k -> new long[] {0, 0, -1});
+                        long[] sum = sums.computeIfAbsent(f[0], k -> new long[] {0, 0, 0});
                         sum[0] += Long.parseLong(f[1]);
                         sum[1] += Long.parseLong(f[2]);
                         sum[2] = Math.max(sum[2], Long.parseLong(f[3]));
@@ -190,7 +190,11 @@ public final class NodeQueryData implements QueryData {
             }
         }
         Map<String, Backfill> out = new java.util.HashMap<>();
-        sums.forEach((name, v) -> out.put(name, new Backfill(v[0], v[1], v[2])));
+        // the time left at the rate of all the metric's tasks together: one task's own rate says little, as the
+        // tasks of a node take turns (one unit's background slice at a time) and one that began late reads as
+        // taking days
+        sums.forEach((name, v) -> out.put(name, new Backfill(v[0], v[1],
+                v[0] <= 0 || v[2] <= 0 ? -1 : Math.max(0, (v[1] - v[0]) * v[2] / v[0] / 1000))));
         return out;
     }
 

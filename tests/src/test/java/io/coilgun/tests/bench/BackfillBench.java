@@ -94,10 +94,14 @@ final class BackfillBench {
                 Load load = new Load(port, rate, endMicros, cards, c.pid("n1"), runDir.resolve("slow-inserts.csv"));
                 Thread loader = new Thread(load, "bench-load");
                 loader.start();
-                Thread.sleep(2_000); // the load's first statements (connection, first plans) are not its baseline
+                // the node's CPU under the live load alone is measured over the last 8 s before the first fill: the
+                // seconds after the history was loaded also hold its after-effects (compactions, collections, the
+                // INSERT path's compilation), which made the fills' own CPU come out negative on a slower machine
+                int before = Math.max(10, o.integer("before", 20));
+                Thread.sleep((before - 8) * 1000L);
                 double base0 = cpuSeconds(List.of(nodePid));
                 long baseT0 = System.nanoTime();
-                Thread.sleep(Math.max(1, o.integer("before", 10) - 2) * 1000L);
+                Thread.sleep(8_000);
                 // the node's CPU under the live load alone: what the fill's CPU is counted above
                 double baseCores = (cpuSeconds(List.of(nodePid)) - base0) / ((System.nanoTime() - baseT0) / 1e9);
                 Histogram worstFill = null;
