@@ -16,7 +16,11 @@ import java.lang.management.ManagementFactory;
  * <p>The load is sampled by a thread of its own ({@code /proc} reads stay off the processor units).
  */
 public final class BackgroundBudget implements AutoCloseable {
-    /** {@code -Dcoilgun.backgroundShare}: the share of one core when the machine has idle CPU (default 0.25). */
+    /**
+     * {@code -Dcoilgun.backgroundShare}: the share of one core when the machine has idle CPU (default 0.25). On the
+     * 2-core benchmark machine live p99.9 during a backfill was 75 ms at 0.25, 225 ms at 0.5 and 1 s at 1, before
+     * fills read past the chunk cache (docs/benchmarks.md).
+     */
     static final String SHARE_PROPERTY = "coilgun.backgroundShare";
     /** {@code -Dcoilgun.backgroundBusyShare}: the share while the machine is busy (default 0.05). */
     static final String BUSY_SHARE_PROPERTY = "coilgun.backgroundBusyShare";
@@ -71,11 +75,6 @@ public final class BackgroundBudget implements AutoCloseable {
     /** True while the machine's CPUs are busier than the threshold. */
     public boolean busy() {
         return load >= busyLoad;
-    }
-
-    /** The machine's CPU load (0 to 1) last sampled; 0 when unknown. */
-    public double load() {
-        return load;
     }
 
     private void sample() {
