@@ -23,6 +23,8 @@ import java.util.function.Consumer;
 public final class NodeQueryData implements QueryData {
 
     private final Catalog catalog;
+    /** Each metric filled from history: whether every task said it was live the last time all of them said. */
+    private final Map<String, Boolean> live = new java.util.concurrent.ConcurrentHashMap<>();
     private final ClusterNode cluster;
     private final MetricStateReader metrics;
     private final Object[] node;
@@ -163,9 +165,11 @@ public final class NodeQueryData implements QueryData {
         Map<String, NodeStatus> statuses = cluster.directory().statuses();
         Map<String, long[]> sums = new java.util.TreeMap<>();
         for (StreamDef s : catalog.streams()) {
-            if (catalog.metricsOf(s.name()).stream().noneMatch(MetricDef::backfills)) {
+            List<MetricDef> filled = catalog.metricsOf(s.name()).stream().filter(MetricDef::backfills).toList();
+            if (filled.isEmpty()) {
                 continue;
             }
+            boolean unknown = false; // a task whose active copy says nothing now (being opened or handed over)
             for (String field : s.partitionBy()) {
                 for (int p = 0; p < s.partitions(); p++) {
                     TaskId id = TaskId.of(s, field, p);
@@ -174,6 +178,7 @@ public final class NodeQueryData implements QueryData {
                             : task.backfillProgress()).join();
                     if (progress == null) {
                         NodeStatus.TaskCopy remote = copy(statuses, active == null ? null : active.node(), id);
+                        unknown |= remote == null;
                         progress = remote == null ? List.of() : remote.backfills();
                     }
                     for (String entry : progress) {
@@ -188,7 +193,19 @@ public final class NodeQueryData implements QueryData {
                     }
                 }
             }
+            for (MetricDef m : filled) {
+                if (!unknown) {
+                    live.put(m.name(), !sums.containsKey(m.name()));
+                } else if (!sums.containsKey(m.name()) && !live.getOrDefault(m.name(), false)) {
+                    // a metric is live once every task said so: a task that says nothing for a moment (its copy
+                    // being opened, a replica taking over and beginning its fill again) leaves it as it was, and a
+                    // metric this node never saw live everywhere stays filling
+                    sums.put(m.name(), new long[] {0, 0, 0});
+                }
+            }
         }
+        live.keySet().retainAll(catalog.streams().stream().flatMap(s -> catalog.metricsOf(s.name()).stream())
+                .map(MetricDef::name).toList());
         Map<String, Backfill> out = new java.util.HashMap<>();
         // the time left at the rate of all the metric's tasks together: one task's own rate says little, as the
         // tasks of a node take turns (one unit's background slice at a time) and one that began late reads as
