@@ -9,9 +9,10 @@ import java.lang.management.ManagementFactory;
  *
  * <p>Why the machine's load and not only the slices' time: a fill's CPU is more than its slices (the loader
  * decompressing history chunks, the garbage it leaves, the JIT compiling its code), and a co-located broker or a slow
- * machine leave less. On the 2-core benchmark machine a fill at a fixed share pushed the CPUs to 90-100% busy for
- * seconds, and the live INSERTs (each a few thread hand-offs: pgwire, the producer, the broker, a unit) queued behind
- * it with no single stall anywhere (docs/benchmarks.md). When the machine is busy a fill goes slower, never stops.
+ * machine leave less. On the 2-core benchmark machine the CPUs were 90-100% busy for seconds during a first fill
+ * (most of it the JIT compiling new code paths, the fill's slices a small part), and the live INSERTs (each a few
+ * thread hand-offs: pgwire, the producer, the broker, a unit) queued with no single stall anywhere
+ * (docs/benchmarks.md). When the machine is busy a fill goes slower, never stops.
  *
  * <p>The load is sampled by a thread of its own ({@code /proc} reads stay off the processor units).
  */
