@@ -30,6 +30,37 @@ public abstract class Aggregator {
 
     public abstract void remove(ByteBuffer state, int at, Object value);
 
+    /**
+     * Bytes this aggregation takes in a group's slot in memory (its <em>compact</em> form, {@link #addCompact}); the
+     * full form ({@link #stateBytes}) is used where the compact one does not fit. The same unless overridden.
+     */
+    public int compactBytes() {
+        return stateBytes();
+    }
+
+    /** {@link #add} on the compact form; false, leaving the state unchanged, when the result does not fit in it. */
+    public boolean addCompact(ByteBuffer state, int at, Object value) {
+        add(state, at, value);
+        return true;
+    }
+
+    /** {@link #remove} on the compact form; false, leaving the state unchanged, when the result does not fit. */
+    public boolean removeCompact(ByteBuffer state, int at, Object value) {
+        remove(state, at, value);
+        return true;
+    }
+
+    /** Writes the full form of the compact state at {@code from} to {@code to} of {@code full}. */
+    public void widen(ByteBuffer compact, int from, ByteBuffer full, int to) {
+        System.arraycopy(compact.array(), from, full.array(), to, stateBytes());
+    }
+
+    /** Writes the compact form of the full state at {@code from}, when it has one (else returns false). */
+    public boolean narrow(ByteBuffer full, int from, ByteBuffer compact, int to) {
+        System.arraycopy(full.array(), from, compact.array(), to, stateBytes());
+        return true;
+    }
+
     /** The value reported for the window: a Long, a Double or null. */
     public abstract Object result(ByteBuffer state, int at);
 

@@ -25,6 +25,47 @@ final class DoubleSumAggregator extends Aggregator {
     }
 
     @Override
+    public int compactBytes() {
+        return 8 + ExactSum.COMPACT_BYTES;
+    }
+
+    @Override
+    public boolean addCompact(ByteBuffer state, int at, Object value) {
+        if (value == null) {
+            return true;
+        }
+        if (!ExactSum.addCompact(state, at + 8, ((Number) value).doubleValue())) {
+            return false;
+        }
+        state.putLong(at, state.getLong(at) + 1);
+        return true;
+    }
+
+    @Override
+    public boolean removeCompact(ByteBuffer state, int at, Object value) {
+        if (value == null) {
+            return true;
+        }
+        if (!ExactSum.addCompact(state, at + 8, -((Number) value).doubleValue())) {
+            return false;
+        }
+        state.putLong(at, state.getLong(at) - 1);
+        return true;
+    }
+
+    @Override
+    public void widen(ByteBuffer compact, int from, ByteBuffer full, int to) {
+        full.putLong(to, compact.getLong(from));
+        ExactSum.widen(compact, from + 8, full, to + 8);
+    }
+
+    @Override
+    public boolean narrow(ByteBuffer full, int from, ByteBuffer compact, int to) {
+        compact.putLong(to, full.getLong(from));
+        return ExactSum.narrow(full, from + 8, compact, to + 8);
+    }
+
+    @Override
     public void add(ByteBuffer state, int at, Object value) {
         if (value != null) {
             state.putLong(at, state.getLong(at) + 1);

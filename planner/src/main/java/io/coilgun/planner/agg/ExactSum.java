@@ -21,6 +21,81 @@ final class ExactSum {
     private ExactSum() {
     }
 
+    /**
+     * The compact form kept in a group's slot in memory: {@code long} partial count (0 to 2), then up to two
+     * partials. Finite values only; a sum that needs more is kept in the full form above ({@link #widen}).
+     */
+    static final int COMPACT_BYTES = 24;
+
+    /**
+     * Adds {@code x} to a compact sum; false, leaving it unchanged, when the result does not fit (a third partial, or
+     * a non-finite value).
+     */
+    static boolean addCompact(ByteBuffer s, int at, double x) {
+        if (!Double.isFinite(x)) {
+            return false;
+        }
+        int n = (int) s.getLong(at);
+        double o0 = 0;
+        double o1 = 0;
+        int i = 0;
+        for (int j = 0; j < n; j++) {
+            double y = s.getDouble(at + 8 + 8 * j);
+            if (Math.abs(x) < Math.abs(y)) {
+                double t = x;
+                x = y;
+                y = t;
+            }
+            double hi = x + y;
+            double lo = y - (hi - x);
+            if (lo != 0.0) {
+                if (i == 0) {
+                    o0 = lo;
+                } else {
+                    o1 = lo;
+                }
+                i++;
+            }
+            x = hi;
+        }
+        if (x != 0.0 || i == 0) {
+            if (i == 2) {
+                return false;
+            }
+            if (i == 0) {
+                o0 = x;
+            } else {
+                o1 = x;
+            }
+            i++;
+        }
+        s.putLong(at, i);
+        s.putDouble(at + 8, o0);
+        s.putDouble(at + 16, o1);
+        return true;
+    }
+
+    /** The full form of a compact sum at {@code from}, written at {@code to} of {@code wide}. */
+    static void widen(ByteBuffer compact, int from, ByteBuffer wide, int to) {
+        int n = (int) compact.getLong(from);
+        wide.putInt(to, n).putInt(to + 4, 0).putInt(to + 8, 0).putInt(to + 12, 0);
+        for (int j = 0; j < n; j++) {
+            wide.putDouble(to + 16 + 8 * j, compact.getDouble(from + 8 + 8 * j));
+        }
+    }
+
+    /** The compact form of a full sum, when it has one (finite, at most two partials). */
+    static boolean narrow(ByteBuffer wide, int from, ByteBuffer compact, int to) {
+        int n = wide.getInt(from);
+        if (n > 2 || wide.getInt(from + 4) != 0 || wide.getInt(from + 8) != 0 || wide.getInt(from + 12) != 0) {
+            return false;
+        }
+        compact.putLong(to, n);
+        compact.putDouble(to + 8, n > 0 ? wide.getDouble(from + 16) : 0.0);
+        compact.putDouble(to + 16, n > 1 ? wide.getDouble(from + 24) : 0.0);
+        return true;
+    }
+
     static void add(ByteBuffer s, int at, double x) {
         if (!Double.isFinite(x)) {
             int slot = Double.isNaN(x) ? 4 : x > 0 ? 8 : 12;

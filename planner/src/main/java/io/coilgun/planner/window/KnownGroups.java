@@ -84,6 +84,11 @@ final class KnownGroups {
         table = bigger;
     }
 
+    void clear() {
+        table = new int[1 << 8];
+        size = 0;
+    }
+
     /** The bytes the set holds (for the group tables' memory budget). */
     long bytes() {
         return 16L + 4L * table.length;

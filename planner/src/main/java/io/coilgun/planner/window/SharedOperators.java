@@ -118,9 +118,19 @@ public final class SharedOperators {
         private long encodedAt = -1;
         private byte[] key;
         private long hash;
+        /** The groups of the metrics with this group-by, made when the first of them opens. */
+        private GroupArena arena;
 
         private GroupBy(int[] columns) {
             this.columns = columns;
+        }
+
+        /** The arena the metrics with this group-by keep their group states in. */
+        GroupArena arena() {
+            if (arena == null) {
+                arena = new GroupArena(GroupArena.Budget.PROCESS);
+            }
+            return arena;
         }
 
         /** The current event's key ({@link GroupKeys}); callers must not modify it. */

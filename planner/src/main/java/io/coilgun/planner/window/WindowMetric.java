@@ -50,8 +50,10 @@ public final class WindowMetric implements MetricOperator {
     private final MetricDef def;
     /** The metric's group states and position: rows {@code <name>\0...} of {@link MetricRows#STATE_FAMILY}. */
     private final StateStore.Family groupRows;
-    /** The group states in memory; {@link #groupRows} holds them durably. */
-    private final GroupTable table;
+    /** The group states in memory, in the group-by's arena; {@link #groupRows} holds them durably. */
+    private final MetricSlots slots;
+    private final GroupArena arena;
+    private final RowLayout layout;
     /** Its candidates and value counts: rows {@code <name>\0...} of {@link MetricRows#AUX_FAMILY}. */
     private final StateStore.Family aux;
     private final Reservoir reservoir;
@@ -72,7 +74,8 @@ public final class WindowMetric implements MetricOperator {
     private final boolean anyCandidates;
     private final byte[] candidatesPrefix;
     private final byte[] distinctPrefix;
-    private final int[] slots;
+    /** Per aggregation, where its full state starts in a bucket's aggregates (see {@link RowLayout}). */
+    private final int[] fullSlots;
     private final int aggBytes;
     private final byte[] statePrefix;
     /** The head zone (with a delay) and the tail zone (SLIDING); null when the window has none. */
@@ -84,16 +87,17 @@ public final class WindowMetric implements MetricOperator {
     private final byte[] countedFromKey;
     private final long countedFrom;
     private final Subscription[] subscriptions;
-    /** The group, its clock and its table entry of the event last accepted, for {@link #report}. */
+    /** The group, its clock and its arena entry of the event last accepted, for {@link #report}. */
     private byte[] lastGroup;
+    private long lastHash;
     private long lastClock;
     private int lastId = -1;
-    /** The key of {@link #lastId} when it was accepted: if the entry holds another key, it was evicted since. */
-    private byte[] lastKey;
+    /** The entry's stamp when it was accepted: if it changed, the entry was evicted since and the id reused. */
+    private int lastStamp;
     /** The reported bucket's aggregates with the zones' corrections (reused per report). */
     private final ByteBuffer window;
     private final List<Long> droppedBuckets = new java.util.ArrayList<>(0);
-    /** Its group table went to the metric that took over from it ({@link #handOverTable}). */
+    /** Its group states went to the metric that took over from it ({@link #handOverSlots}). */
     private boolean handedOver;
 
     /**
@@ -143,13 +147,13 @@ public final class WindowMetric implements MetricOperator {
         this.kinds = new AggregationKind[aggregators.length];
         boolean candidates = false;
         this.argumentColumns = new int[aggregators.length];
-        this.slots = new int[aggregators.length];
+        this.fullSlots = new int[aggregators.length];
         int at = 0;
         for (int i = 0; i < aggregators.length; i++) {
             var agg = def.aggregations().get(i);
             argumentColumns[i] = agg.argument();
             kinds[i] = agg.kind();
-            slots[i] = at;
+            fullSlots[i] = at;
             if (usesCandidates(agg.kind())) {
                 candidates = true;
                 continue;
@@ -173,10 +177,10 @@ public final class WindowMetric implements MetricOperator {
         this.tailZone = kind == WindowSpec.Kind.SLIDING ? new Zone() : null;
         this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
-        boolean bucketZero = kind != WindowSpec.Kind.TUMBLING;
-        this.table = filled != null ? filled.handOverTable()
-                : new GroupTable(groupRows, statePrefix, () -> GroupState.empty(aggBytes, bucketZero),
-                        GroupTable.Budget.PROCESS);
+        this.layout = new RowLayout(aggregators, kinds, fullSlots, aggBytes, kind == WindowSpec.Kind.TUMBLING);
+        this.slots = filled != null ? filled.handOverSlots()
+                : new MetricSlots(groupRows, statePrefix, layout, groupBy.arena());
+        this.arena = slots.arena();
         byte[] saved = groupRows.get(minSeqKey);
         this.minSeq = saved != null ? ByteBuffer.wrap(saved).getLong() : nextSeq;
         this.countedFromKey = MetricRows.prefix(def.name(), 'f');
@@ -218,10 +222,13 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public boolean current(byte[] group, long streamTime, Object[] out, int at) {
-        if (!table.contains(group)) {
+        long h = KnownGroups.hash(group);
+        int id = arena.lookup(group, h);
+        if (id >= 0 ? !slots.has(id)
+                : !arena.stored.mayContainHash(h) || groupRows.get(MetricRows.concat(statePrefix, group)) == null) {
             return false;
         }
-        report(group, table.find(group), streamTime, streamTime, out, at); // as if its clock were the stream time
+        report(group, arena.find(group, h), streamTime, streamTime, out, at); // as if its clock were the stream time
         return true;
     }
 
@@ -235,7 +242,7 @@ public final class WindowMetric implements MetricOperator {
             return groups.size() < limit;
         });
         // groups created since the last commit are only in memory
-        for (byte[] group : table.changedKeys()) {
+        for (byte[] group : slots.changedKeys()) {
             if (after == null || Arrays.compareUnsigned(group, after) > 0) {
                 groups.add(group);
             }
@@ -251,7 +258,7 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         for (byte[] group : page) {
-            report(group, table.find(group), streamTime, streamTime, out, 0);
+            report(group, arena.find(group, KnownGroups.hash(group)), streamTime, streamTime, out, 0);
             visitor.accept(group, out);
         }
         return page.size() < limit ? null : page.get(page.size() - 1);
@@ -296,14 +303,18 @@ public final class WindowMetric implements MetricOperator {
     @Override
     public void accept(Object[] values, long eventTime, long seq) {
         byte[] group = groupBy.key();
-        int id = table.find(group, groupBy.hash());
-        ByteBuffer row = table.row(id);
-        long clock = Math.max(GroupState.clock(row), eventTime);
-        GroupState.clock(row, clock);
+        long h = groupBy.hash();
+        int id = arena.find(group, h);
+        int off = slots.load(id);
+        ByteBuffer state = off >= 0 ? slots.slab() : slots.wideRow(id);
+        off = Math.max(off, 0); // the clock is the first long of both forms
+        long clock = Math.max(state.getLong(off), eventTime);
+        state.putLong(off, clock);
         lastGroup = group;
+        lastHash = h;
         lastClock = clock;
         lastId = id;
-        lastKey = table.storeKey(id);
+        lastStamp = arena.stamp(id);
         if (delay == 0 && passes()) {
             long bucket = bucketOf(eventTime);
             apply(id, bucket, values, true, group);
@@ -319,14 +330,20 @@ public final class WindowMetric implements MetricOperator {
     @Override
     public void report(long streamTime, Object[] out, int at) {
         // the entry accepted the event; the iterators may have evicted it since (only if it was committed)
-        int id = lastId >= 0 && table.storeKey(lastId) == lastKey ? lastId : table.find(lastGroup);
+        int id = lastId >= 0 && arena.live(lastId) && arena.stamp(lastId) == lastStamp ? lastId
+                : arena.find(lastGroup, lastHash);
         report(lastGroup, id, lastClock, streamTime, out, at);
     }
 
-    /** The values of {@code group} (table entry {@code id}) for a group clock {@code clock}. */
+    /** The values of {@code group} (arena entry {@code id}) for a group clock {@code clock}. */
     private void report(byte[] group, int id, long clock, long streamTime, Object[] out, int at) {
         long bucket = bucketOf(clock - delay);
-        GroupState.copyOf(table.row(id), bucket, aggBytes, window);
+        int off = slots.load(id);
+        if (off >= 0) {
+            layout.copyBucket(slots.slab(), off, bucket, window);
+        } else {
+            GroupState.copyOf(slots.wideRow(id), bucket, aggBytes, window);
+        }
         List<ZoneEvent> tailEvents = List.of();
         List<ZoneEvent> headEvents = List.of();
         if (clock < streamTime) {
@@ -362,7 +379,7 @@ public final class WindowMetric implements MetricOperator {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
                 out[at + i] = distinctResult(i, group, window, bucket, headEvents, tailEvents);
             } else {
-                out[at + i] = aggregators[i] != null ? aggregators[i].result(window, slots[i])
+                out[at + i] = aggregators[i] != null ? aggregators[i].result(window, fullSlots[i])
                         : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailEvents);
             }
         }
@@ -403,7 +420,7 @@ public final class WindowMetric implements MetricOperator {
      */
     private long distinctResult(int i, byte[] group, ByteBuffer window, long bucket, List<ZoneEvent> headEvents,
             List<ZoneEvent> tailEvents) {
-        long distinct = window.getLong(slots[i]);
+        long distinct = window.getLong(fullSlots[i]);
         if (headEvents.isEmpty() && tailEvents.isEmpty()) {
             return distinct;
         }
@@ -474,7 +491,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        int id = table.find(group, groupBy.hash());
+        int id = arena.find(group, groupBy.hash());
         apply(id, bucketOf(eventTime), scratch, true, group);
         save(id);
         headZone.expire(reservoir.streamTime() - delay - lateness);
@@ -512,7 +529,7 @@ public final class WindowMetric implements MetricOperator {
             return;
         }
         byte[] group = groupBy.key();
-        int id = table.find(group, groupBy.hash());
+        int id = arena.find(group, groupBy.hash());
         apply(id, 0, scratch, false, group);
         save(id);
         tailZone.expire(reservoir.streamTime() - delay - size - lateness);
@@ -524,18 +541,43 @@ public final class WindowMetric implements MetricOperator {
         }
     }
 
-    /** Adds (or removes) an event to the aggregates of {@code bucket} of table entry {@code id}. */
+    /**
+     * Adds (or removes) an event to the aggregates of {@code bucket} of arena entry {@code id}: in its compact slot
+     * when it fits, else in its wide row (widened at the first aggregation that does not fit).
+     */
     private void apply(int id, long bucket, Object[] values, boolean add, byte[] group) {
-        ByteBuffer row = table.row(id);
+        int off = slots.load(id);
+        int i = 0;
+        if (off >= 0) {
+            ByteBuffer slab = slots.slab();
+            if (layout.holdsBucket(slab, off, bucket)) {
+                for (; i < aggregators.length; i++) {
+                    int at = off + layout.compactSlot(i);
+                    if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
+                        countValue(slab, at, i, group, bucket, argument(values, i), add);
+                    } else if (aggregators[i] != null) {
+                        Object v = argument(values, i);
+                        if (!(add ? aggregators[i].addCompact(slab, at, v) : aggregators[i].removeCompact(slab, at, v))) {
+                            break;
+                        }
+                    }
+                }
+                if (i == aggregators.length) {
+                    return;
+                }
+            }
+            slots.widen(id);
+        }
+        ByteBuffer row = slots.wideRow(id);
         int base = GroupState.aggregatesOf(row, bucket, aggBytes);
         if (base < 0) {
             row = GroupState.withBucket(row, bucket, aggBytes);
-            table.replace(id, row);
+            slots.setWide(id, row);
             base = row.capacity() - aggBytes;
         }
-        for (int i = 0; i < aggregators.length; i++) {
+        for (; i < aggregators.length; i++) {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                countValue(row, base + slots[i], i, group, bucket, argument(values, i), add);
+                countValue(row, base + fullSlots[i], i, group, bucket, argument(values, i), add);
                 continue;
             }
             if (aggregators[i] == null) {
@@ -543,9 +585,9 @@ public final class WindowMetric implements MetricOperator {
             }
             Object v = argument(values, i);
             if (add) {
-                aggregators[i].add(row, base + slots[i], v);
+                aggregators[i].add(row, base + fullSlots[i], v);
             } else {
-                aggregators[i].remove(row, base + slots[i], v);
+                aggregators[i].remove(row, base + fullSlots[i], v);
             }
         }
     }
@@ -553,16 +595,27 @@ public final class WindowMetric implements MetricOperator {
     /** Marks entry {@code id} changed, dropping tumbling buckets no clock in [S - L, S] can reach any more. */
     private void save(int id) {
         if (kind == WindowSpec.Kind.TUMBLING) {
-            ByteBuffer row = table.row(id);
+            long oldest = bucketOf(reservoir.streamTime() - lateness - delay);
             droppedBuckets.clear();
-            ByteBuffer kept = GroupState.dropBucketsBefore(row, bucketOf(reservoir.streamTime() - lateness - delay),
-                    aggBytes, droppedBuckets);
-            if (kept != row) {
-                table.replace(id, kept);
-                dropDistinctRows(table.group(id), droppedBuckets);
+            int off = slots.load(id);
+            if (off >= 0) {
+                long held = layout.bucket(slots.slab(), off);
+                if (held != RowLayout.NO_BUCKET && held < oldest) {
+                    layout.dropBucket(slots.slab(), off);
+                    droppedBuckets.add(held);
+                }
+            } else {
+                ByteBuffer row = slots.wideRow(id);
+                ByteBuffer kept = GroupState.dropBucketsBefore(row, oldest, aggBytes, droppedBuckets);
+                if (kept != row) {
+                    slots.setWide(id, kept);
+                }
+            }
+            if (!droppedBuckets.isEmpty()) {
+                dropDistinctRows(arena.key(id), droppedBuckets);
             }
         }
-        table.changed(id);
+        slots.changed(id);
     }
 
     /** Deletes the value counts of tumbling buckets no clock can reach any more. */
@@ -607,9 +660,9 @@ public final class WindowMetric implements MetricOperator {
                 continue;
             }
             if (add) {
-                aggregators[i].add(window, slots[i], args[i]);
+                aggregators[i].add(window, fullSlots[i], args[i]);
             } else {
-                aggregators[i].remove(window, slots[i], args[i]);
+                aggregators[i].remove(window, fullSlots[i], args[i]);
             }
         }
     }
@@ -673,33 +726,38 @@ public final class WindowMetric implements MetricOperator {
     }
 
     /**
-     * A backfill's metric: its group states are held back from the task's checkpoints, except as {@link #releaseRows}
-     * allows (see {@link GroupTable#holdWrites}).
+     * A backfill's metric: its group states are held back from the task's checkpoints (nothing reads them before it
+     * goes live, and a restart begins it again), so that a group changed by many events of the history is written
+     * once, not at every checkpoint of the task. They are written while the memory budget is spent (only committed
+     * states can be evicted), and as {@link #releaseRows} allows.
      */
     public void holdRows(boolean hold) {
-        table.holdWrites(hold);
+        slots.holdWrites(hold);
     }
 
     /** Lets the next commit write up to {@code rows} of the group states held back. */
     public void releaseRows(int rows) {
-        table.release(rows);
+        slots.release(rows);
     }
 
     /** The group states changed and not written yet. */
     public int heldRows() {
-        return table.changedRows();
+        return slots.changedRows();
     }
 
-    /** Stops this metric and gives its group table, committed, to the metric that goes on with it. */
-    private GroupTable handOverTable() {
-        if (table.changedRows() > 0) {
+    /**
+     * Stops this metric and gives its group states, committed, to the metric that goes on with it (with the arena
+     * they are in: the fill's own, beside the task's arena of the same group-by until the task opens again).
+     */
+    private MetricSlots handOverSlots() {
+        if (slots.changedRows() > 0) {
             throw new IllegalStateException("metric " + def.name() + " hands over group states not committed");
         }
         for (Subscription s : subscriptions) {
             s.cancel();
         }
         handedOver = true;
-        return table;
+        return slots;
     }
 
     @Override
@@ -708,7 +766,7 @@ public final class WindowMetric implements MetricOperator {
             s.cancel();
         }
         if (!handedOver) {
-            table.close();
+            slots.close();
         }
     }
 }

@@ -28,6 +28,24 @@ final class BatchWriter {
         count++;
     }
 
+    /**
+     * A put whose key is {@code prefix} followed by {@code key[keyOff .. keyOff + keyLen)} and whose value is
+     * {@code value[valueOff .. valueOff + valueLen)}: no array is made for either.
+     */
+    void put(int family, byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff,
+            int valueLen) {
+        ensure(11 + prefix.length + keyLen + valueLen);
+        tag(family, 0x01, 0x05);
+        varint(prefix.length + keyLen);
+        System.arraycopy(prefix, 0, buf, length, prefix.length);
+        System.arraycopy(key, keyOff, buf, length + prefix.length, keyLen);
+        length += prefix.length + keyLen;
+        varint(valueLen);
+        System.arraycopy(value, valueOff, buf, length, valueLen);
+        length += valueLen;
+        count++;
+    }
+
     void delete(int family, byte[] key) {
         ensure(11 + key.length);
         tag(family, 0x00, 0x04);

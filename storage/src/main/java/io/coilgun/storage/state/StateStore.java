@@ -442,7 +442,18 @@ public final class StateStore implements AutoCloseable {
         for (Family f : families.values()) {
             int familyId = f.handle.getID();
             for (Owner o : f.owners) {
-                o.writeChanges((key, value) -> batch.put(familyId, key, value));
+                o.writeChanges(new RowWriter() {
+                    @Override
+                    public void put(byte[] key, byte[] value) {
+                        batch.put(familyId, key, value);
+                    }
+
+                    @Override
+                    public void put(byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff,
+                            int valueLen) {
+                        batch.put(familyId, prefix, key, keyOff, keyLen, value, valueOff, valueLen);
+                    }
+                });
             }
             for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
                 if (e.getValue() == null) {
@@ -715,10 +726,15 @@ public final class StateStore implements AutoCloseable {
         void committed();
     }
 
-    /** Receives the rows an {@link Owner} changed. */
-    @FunctionalInterface
+    /** Receives the rows an {@link Owner} changed; the batch copies the bytes at once. */
     public interface RowWriter {
         void put(byte[] key, byte[] value);
+
+        /**
+         * A row whose key is {@code prefix} then {@code key[keyOff .. keyOff + keyLen)} and whose value is
+         * {@code value[valueOff .. valueOff + valueLen)}, written without making arrays of them.
+         */
+        void put(byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff, int valueLen);
     }
 
     /** Called per entry of a scan; returns false to stop. */

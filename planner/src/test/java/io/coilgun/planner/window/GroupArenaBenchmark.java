@@ -1,5 +1,9 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.planner.agg.Aggregator;
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
 import io.coilgun.storage.state.StateStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,8 +27,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The group table's hot path (scripts/bench jmh): finding a group that is in memory and marking its row changed, over
- * tables of {@code groups} groups with keys drawn uniformly (the cache-miss-bound case) from pre-encoded keys.
+ * The group arena's hot path (scripts/bench jmh): finding a group that is in memory and changing its clock in the
+ * slot of a SUM/COUNT/AVG metric, over arenas of {@code groups} groups with keys drawn uniformly (the cache-miss-bound
+ * case) from pre-encoded keys and hashed.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -32,14 +37,16 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgs = {"-Xmx2g"})
-public class GroupTableBenchmark {
+public class GroupArenaBenchmark {
     @Param({"10000", "1000000"})
     int groups;
 
     private Path dir;
     private StateStore store;
-    private GroupTable table;
+    private GroupArena arena;
+    private MetricSlots slots;
     private byte[][] keys;
+    private long[] hashes;
     private int[] order;
     private int next;
 
@@ -47,12 +54,14 @@ public class GroupTableBenchmark {
     public void setUp() throws IOException {
         dir = Files.createTempDirectory("coilgun-jmh");
         store = StateStore.open(dir);
-        table = new GroupTable(MetricRows.states(store), MetricRows.prefix("m", 'g'), () -> ByteBuffer.allocate(236),
-                new GroupTable.Budget(Long.MAX_VALUE));
+        arena = new GroupArena(new GroupArena.Budget(Long.MAX_VALUE));
+        slots = new MetricSlots(MetricRows.states(store), MetricRows.prefix("m", 'g'), layout(), arena);
         keys = new byte[groups][];
+        hashes = new long[groups];
         for (int i = 0; i < groups; i++) {
             keys[i] = ("card-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            table.find(keys[i]);
+            hashes[i] = KnownGroups.hash(keys[i]);
+            slots.load(arena.find(keys[i], hashes[i]));
         }
         SplittableRandom rnd = new SplittableRandom(1);
         order = new int[1 << 20];
@@ -63,18 +72,36 @@ public class GroupTableBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
-        table.close();
+        slots.close();
         store.close();
         try (var files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
+    /** SUM(amount), COUNT(*), AVG(amount) over a sliding window: SUM and AVG keep a count and an exact sum each. */
+    static RowLayout layout() {
+        Aggregator[] aggs = {
+            Aggregator.of(new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE), ColumnType.DOUBLE),
+            Aggregator.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT), ColumnType.BIGINT),
+            Aggregator.of(new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE), ColumnType.DOUBLE)};
+        AggregationKind[] kinds = {AggregationKind.SUM, AggregationKind.COUNT_STAR, AggregationKind.AVG};
+        int[] full = new int[3];
+        int at = 0;
+        for (int i = 0; i < 3; i++) {
+            full[i] = at;
+            at += aggs[i].stateBytes();
+        }
+        return new RowLayout(aggs, kinds, full, at, false);
+    }
+
     @Benchmark
     public long findAndChange() {
-        int id = table.find(keys[order[next++ & (order.length - 1)]]);
-        ByteBuffer row = table.row(id);
-        row.putLong(0, row.getLong(0) + 1);
+        int k = order[next++ & (order.length - 1)];
+        int id = arena.find(keys[k], hashes[k]);
+        int off = slots.load(id);
+        ByteBuffer slab = slots.slab();
+        slab.putLong(off, slab.getLong(off) + 1);
         return id;
     }
 }

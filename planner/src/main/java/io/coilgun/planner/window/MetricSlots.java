@@ -1,0 +1,329 @@
+package io.coilgun.planner.window;
+
+import io.coilgun.storage.state.StateStore;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One metric's group states in its {@link GroupArena}: a slab of fixed-size compact slots indexed by the arena's
+ * entry ids ({@link RowLayout}), and the few wide rows beside it. The aggregators update a slot in place, so an
+ * event costs no encoding, copying or store access.
+ *
+ * <p>RocksDB (the metric's rows {@code <name>\0g<group>} of the group-state family, which this object
+ * {@linkplain StateStore.Family#addOwner owns}) stays the durable copy: each commit of the task's store writes the
+ * slots changed since the previous one, in the same batch as the task's offset. A slot is <em>loaded</em> from its
+ * row the first time the metric touches its entry (an entry other metrics made, or one evicted since).
+ *
+ * <pre>
+ * stored row: byte 'c', the compact slot | byte 'w', the wide row (GroupState) | a wide row with no tag (the rows of
+ *             releases before this one: a clock's first byte is never 'c' or 'w')
+ * </pre>
+ */
+final class MetricSlots implements StateStore.Owner {
+    private static final byte COMPACT = 'c';
+    private static final byte WIDE = 'w';
+    private static final byte LOADED = 1;
+    private static final byte DIRTY = 2;
+    /** The group has a row in the store (or in the commit under way). */
+    private static final byte STORED = 4;
+    /** The state is the wide row in {@link #wide}, not the slab's slot. */
+    private static final byte IS_WIDE = 8;
+
+    private final StateStore.Family family;
+    private final byte[] keyPrefix;
+    private final RowLayout layout;
+    private final GroupArena arena;
+    private final int stride;
+    private ByteBuffer slab;
+    private byte[] flags;
+    private final Map<Integer, ByteBuffer> wide = new HashMap<>();
+    private int[] dirty = new int[1 << 9];
+    private int dirtyCount;
+    /** A backfill's slots: commits write their changes only while the budget is spent, or as {@link #release}d. */
+    private boolean holdWrites;
+    private int allowance;
+    /** How many of the {@link #dirty} entries the commit under way writes (the first ones). */
+    private int writing;
+    private byte[] encoded = new byte[64];
+    private boolean closed;
+
+    /**
+     * @param keyPrefix what precedes the group key in the family's keys
+     */
+    MetricSlots(StateStore.Family family, byte[] keyPrefix, RowLayout layout, GroupArena arena) {
+        this.family = family;
+        this.keyPrefix = keyPrefix;
+        this.layout = layout;
+        this.arena = arena;
+        this.stride = layout.stride();
+        int capacity = arena.capacity();
+        this.slab = ByteBuffer.allocate(capacity * stride);
+        this.flags = new byte[capacity];
+        byte[] upTo = MetricRows.after(keyPrefix);
+        family.scan(keyPrefix, upTo, (key, value) -> {
+            arena.stored.addHash(KnownGroups.hash(Arrays.copyOfRange(key, keyPrefix.length, key.length)));
+            return true;
+        });
+        arena.countStored();
+        arena.join(this);
+        family.addOwner(this);
+    }
+
+    GroupArena arena() {
+        return arena;
+    }
+
+    /** What an entry of the arena costs this metric: its slot and its flags. */
+    long bytesPerEntry() {
+        return stride + 1;
+    }
+
+    /** The slab: slot of entry {@code id} at {@code id * stride()}. Changes when the arena grows: fetch it again. */
+    ByteBuffer slab() {
+        return slab;
+    }
+
+    /**
+     * Loads the state of entry {@code id} if the metric has not yet (from its row in the store, or empty), and says
+     * where it is: its slot's offset in {@link #slab}, or -1 when it is wide ({@link #wideRow}).
+     */
+    int load(int id) {
+        if (id >= flags.length) {
+            grow();
+        }
+        byte f = flags[id];
+        if ((f & LOADED) == 0) {
+            f = read(id);
+        }
+        return (f & IS_WIDE) != 0 ? -1 : id * stride;
+    }
+
+    /** Whether the metric has a state of the group of entry {@code id} (in memory or stored). */
+    boolean has(int id) {
+        if (id < flags.length && (flags[id] & LOADED) != 0) {
+            return true;
+        }
+        return arena.stored.mayContainHash(arena.hash(id)) && family.get(storeKey(id)) != null;
+    }
+
+    ByteBuffer wideRow(int id) {
+        return wide.get(id);
+    }
+
+    /** The state of entry {@code id} becomes the wide row {@code row} (or a new one of it), marked changed. */
+    void setWide(int id, ByteBuffer row) {
+        ByteBuffer before = wide.put(id, row);
+        arena.charge(row.capacity() - (before == null ? 0 : before.capacity()));
+        flags[id] |= IS_WIDE;
+        changed(id);
+    }
+
+    /** Widens the compact state of entry {@code id} (it no longer fits) and returns its wide row. */
+    ByteBuffer widen(int id) {
+        ByteBuffer row = layout.widen(slab, id * stride);
+        setWide(id, row);
+        return row;
+    }
+
+    /** Marks the state of entry {@code id} changed: written at the next commit, not evicted before it. */
+    void changed(int id) {
+        if ((flags[id] & DIRTY) == 0) {
+            flags[id] |= DIRTY;
+            arena.pin(id);
+            if (dirtyCount == dirty.length) {
+                dirty = Arrays.copyOf(dirty, dirtyCount * 2);
+            }
+            dirty[dirtyCount++] = id;
+        }
+    }
+
+    private byte read(int id) {
+        int off = id * stride;
+        byte[] value = arena.stored.mayContainHash(arena.hash(id)) ? family.get(storeKey(id)) : null;
+        byte f = LOADED;
+        if (value == null) {
+            layout.clear(slab, off);
+        } else {
+            f |= STORED;
+            if (value[0] == COMPACT) {
+                if (value.length != 1 + stride) {
+                    throw new IllegalStateException("a group state of " + value.length + " bytes where the metric's "
+                            + "layout has " + (1 + stride) + ": " + new String(keyPrefix, 0, keyPrefix.length - 2,
+                                    java.nio.charset.StandardCharsets.UTF_8));
+                }
+                System.arraycopy(value, 1, slab.array(), off, stride);
+            } else {
+                ByteBuffer row = value[0] == WIDE ? ByteBuffer.wrap(Arrays.copyOfRange(value, 1, value.length))
+                        : ByteBuffer.wrap(value); // a row of an earlier release: the wide form
+                if (layout.narrow(row, slab, off)) {
+                    if (value[0] != COMPACT && value[0] != WIDE) {
+                        flags[id] = f;
+                        changed(id); // rewritten in this release's form at the next commit
+                        return flags[id];
+                    }
+                } else {
+                    f |= IS_WIDE;
+                    wide.put(id, row);
+                    arena.charge(row.capacity());
+                }
+            }
+        }
+        flags[id] = f;
+        return f;
+    }
+
+    /** The entry's key in the store: the prefix, then the group key (a new array). */
+    private byte[] storeKey(int id) {
+        byte[] key = Arrays.copyOf(keyPrefix, keyPrefix.length + arena.keyLength(id));
+        System.arraycopy(arena.keyBytes(), arena.keyAt(id), key, keyPrefix.length, arena.keyLength(id));
+        return key;
+    }
+
+    private void grow() {
+        int capacity = arena.capacity();
+        ByteBuffer bigger = ByteBuffer.allocate(capacity * stride);
+        System.arraycopy(slab.array(), 0, bigger.array(), 0, slab.capacity());
+        slab = bigger;
+        flags = Arrays.copyOf(flags, capacity);
+    }
+
+    /** The arena made entry {@code id} (a new group): this metric has not loaded it. */
+    void created(int id) {
+        if (id < flags.length) {
+            flags[id] = 0;
+        }
+    }
+
+    /** The arena evicts entry {@code id}: its state here is committed. */
+    void evicted(int id) {
+        if (id >= flags.length) {
+            return;
+        }
+        if ((flags[id] & IS_WIDE) != 0) {
+            arena.charge(-wide.remove(id).capacity());
+        }
+        flags[id] = 0;
+    }
+
+    /** The keys of the groups changed since the last commit, unsorted: rows a scan of the store does not see yet. */
+    List<byte[]> changedKeys() {
+        List<byte[]> out = new ArrayList<>(dirtyCount);
+        for (int i = 0; i < dirtyCount; i++) {
+            out.add(arena.key(dirty[i]));
+        }
+        return out;
+    }
+
+    /** See {@link WindowMetric#holdRows}. */
+    void holdWrites(boolean hold) {
+        holdWrites = hold;
+    }
+
+    /** Lets the next commit write up to {@code rows} of the held rows, oldest changes first. */
+    void release(int rows) {
+        allowance = rows;
+    }
+
+    /** The states changed and not written yet. */
+    int changedRows() {
+        return dirtyCount;
+    }
+
+    private int rowsToWrite() {
+        return !holdWrites || arena.budgetSpent() ? dirtyCount : Math.min(allowance, dirtyCount);
+    }
+
+    @Override
+    public boolean hasChanges() {
+        return rowsToWrite() > 0;
+    }
+
+    @Override
+    public void writeChanges(StateStore.RowWriter out) {
+        writing = rowsToWrite();
+        byte[] keys = arena.keyBytes();
+        for (int i = 0; i < writing; i++) {
+            int id = dirty[i];
+            int off = id * stride;
+            int length;
+            if ((flags[id] & IS_WIDE) != 0) {
+                ByteBuffer row = wide.get(id);
+                if (layout.narrow(row, slab, off)) {
+                    arena.charge(-wide.remove(id).capacity());
+                    flags[id] &= ~IS_WIDE;
+                    length = encodeCompact(off);
+                } else {
+                    length = 1 + row.capacity();
+                    ensureEncoded(length);
+                    encoded[0] = WIDE;
+                    System.arraycopy(row.array(), 0, encoded, 1, row.capacity());
+                }
+            } else {
+                length = encodeCompact(off);
+            }
+            out.put(keyPrefix, keys, arena.keyAt(id), arena.keyLength(id), encoded, 0, length);
+        }
+    }
+
+    private int encodeCompact(int off) {
+        ensureEncoded(1 + stride);
+        encoded[0] = COMPACT;
+        System.arraycopy(slab.array(), off, encoded, 1, stride);
+        return 1 + stride;
+    }
+
+    private void ensureEncoded(int length) {
+        if (encoded.length < length) {
+            encoded = new byte[Math.max(length, 2 * encoded.length)];
+        }
+    }
+
+    @Override
+    public void committed() {
+        boolean stored = false;
+        for (int i = 0; i < writing; i++) {
+            int id = dirty[i];
+            if ((flags[id] & STORED) == 0) {
+                arena.stored(id);
+                stored = true;
+            }
+            flags[id] = (byte) (flags[id] & ~DIRTY | STORED);
+            arena.unpin(id);
+        }
+        System.arraycopy(dirty, writing, dirty, 0, dirtyCount - writing);
+        dirtyCount -= writing;
+        writing = 0;
+        allowance = 0;
+        if (stored) {
+            arena.countStored();
+        }
+        arena.committed();
+    }
+
+    /**
+     * Releases the slots from the arena and stops writing their changes (the metric is closed or dropped): what was
+     * not committed is dropped.
+     */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        family.removeOwner(this);
+        for (int i = 0; i < dirtyCount; i++) {
+            arena.unpin(dirty[i]);
+        }
+        dirtyCount = 0;
+        long wideBytes = 0;
+        for (ByteBuffer row : wide.values()) {
+            wideBytes += row.capacity();
+        }
+        arena.charge(-wideBytes);
+        wide.clear();
+        arena.leave(this);
+    }
+}
