@@ -38,6 +38,7 @@ final class ExactSum {
         int n = (int) s.getLong(at);
         double o0 = 0;
         double o1 = 0;
+        double o2 = 0;
         int i = 0;
         for (int j = 0; j < n; j++) {
             double y = s.getDouble(at + 8 + 8 * j);
@@ -59,20 +60,95 @@ final class ExactSum {
             x = hi;
         }
         if (x != 0.0 || i == 0) {
-            if (i == 2) {
-                return false;
-            }
             if (i == 0) {
                 o0 = x;
-            } else {
+            } else if (i == 1) {
                 o1 = x;
+            } else {
+                o2 = x;
             }
             i++;
+        }
+        if (i == 3) {
+            // the same exact sum in as few non-overlapping partials as it needs: two, unless the values span more
+            // than ~106 bits
+            i = compress(o0, o1, o2, s, at);
+            return i > 0;
         }
         s.putLong(at, i);
         s.putDouble(at + 8, o0);
         s.putDouble(at + 16, o1);
         return true;
+    }
+
+    /**
+     * Shewchuk's Compress of the expansion {@code e0 + e1 + e2} (non-overlapping, increasing magnitude): written to
+     * the compact sum at {@code at} when it needs at most two partials; returns how many, or 0 (nothing written).
+     */
+    private static int compress(double e0, double e1, double e2, ByteBuffer s, int at) {
+        // top down: g holds the components from index 'bottom' to 2
+        double g0 = 0;
+        double g1 = 0;
+        double g2 = 0;
+        int bottom = 2;
+        double q = e2;
+        for (int k = 1; k >= 0; k--) {
+            double e = k == 1 ? e1 : e0;
+            double sum = q + e;
+            double err = e - (sum - q);
+            if (err != 0) {
+                if (bottom == 2) {
+                    g2 = sum;
+                } else {
+                    g1 = sum;
+                }
+                bottom--;
+                q = err;
+            } else {
+                q = sum;
+            }
+        }
+        if (bottom == 2) {
+            g2 = q;
+        } else if (bottom == 1) {
+            g1 = q;
+        } else {
+            g0 = q;
+        }
+        // bottom up
+        double acc = bottom == 0 ? g0 : bottom == 1 ? g1 : g2;
+        int count = 0;
+        double h0 = 0;
+        double h1 = 0;
+        for (int k = bottom + 1; k <= 2; k++) {
+            double g = k == 1 ? g1 : g2;
+            double sum = g + acc;
+            double err = acc - (sum - g);
+            if (err != 0) {
+                if (count == 2) {
+                    return 0;
+                }
+                if (count == 0) {
+                    h0 = err;
+                } else {
+                    h1 = err;
+                }
+                count++;
+            }
+            acc = sum;
+        }
+        if (count == 2) {
+            return 0;
+        }
+        if (count == 0) {
+            h0 = acc;
+        } else {
+            h1 = acc;
+        }
+        s.putLong(at, count + 1);
+        s.putDouble(at + 8, h0);
+        s.putDouble(at + 16, h1);
+        return count + 1;
     }
 
     /** The full form of a compact sum at {@code from}, written at {@code to} of {@code wide}. */

@@ -62,4 +62,68 @@ class ExactSumTest {
         }
         assertEquals(0.1, ExactSum.value(s, 0), 0.0);
     }
+
+    /**
+     * The compact form (two partials, widened to the full form when a value does not fit, as a group's slot is) gives
+     * the same value and double-double, bit for bit, as the full form, through additions and removals in any order;
+     * and sums of amounts in cents stay compact.
+     */
+    @Property(tries = 300)
+    void compactFormIsTheSameSum(@ForAll @Size(max = 80) List<@DoubleRange(min = -1e6, max = 1e6) Double> values,
+            @ForAll boolean cents, @ForAll long seed) {
+        Random rnd = new Random(seed);
+        ByteBuffer full = ByteBuffer.allocate(ExactSum.BYTES);
+        ByteBuffer compact = ByteBuffer.allocate(ExactSum.COMPACT_BYTES);
+        ByteBuffer widened = null;
+        BigDecimal exact = BigDecimal.ZERO;
+        List<Double> in = new ArrayList<>();
+        int widenings = 0;
+        for (double raw : values) {
+            double v = cents ? Math.round(raw * 100) / 100.0 : raw * Math.pow(10, rnd.nextInt(20) - 10);
+            boolean remove = !in.isEmpty() && rnd.nextInt(3) == 0;
+            double x = remove ? in.remove(rnd.nextInt(in.size())) : v;
+            if (!remove) {
+                in.add(x);
+            }
+            exact = remove ? exact.subtract(new BigDecimal(x)) : exact.add(new BigDecimal(x));
+            if (remove) {
+                ExactSum.remove(full, 0, x);
+            } else {
+                ExactSum.add(full, 0, x);
+            }
+            if (widened == null && !ExactSum.addCompact(compact, 0, remove ? -x : x)) {
+                widened = ByteBuffer.allocate(ExactSum.BYTES);
+                ExactSum.widen(compact, 0, widened, 0);
+                widenings++;
+                if (remove) {
+                    ExactSum.remove(widened, 0, x);
+                } else {
+                    ExactSum.add(widened, 0, x);
+                }
+            } else if (widened != null) {
+                if (remove) {
+                    ExactSum.remove(widened, 0, x);
+                } else {
+                    ExactSum.add(widened, 0, x);
+                }
+            }
+            ByteBuffer mine = widened;
+            if (mine == null) {
+                mine = ByteBuffer.allocate(ExactSum.BYTES);
+                ExactSum.widen(compact, 0, mine, 0);
+            }
+            double expected = Double.parseDouble(exact.toPlainString());
+            assertEquals(expected, ExactSum.value(mine, 0), 0.0);
+            double[] a = ExactSum.doubleDouble(full, 0);
+            double[] b = ExactSum.doubleDouble(mine, 0);
+            assertEquals(Double.doubleToLongBits(a[0]), Double.doubleToLongBits(b[0]), "hi");
+            assertEquals(Double.doubleToLongBits(a[1]), Double.doubleToLongBits(b[1]), "lo");
+            if (widened != null && ExactSum.narrow(widened, 0, compact, 0)) {
+                widened = null; // back to compact, as a commit narrows a group's state that fits again
+            }
+        }
+        if (cents) {
+            assertEquals(0, widenings, "a sum of amounts in cents needed more than two partials");
+        }
+    }
 }
