@@ -160,16 +160,66 @@ final class ExactSum {
         }
     }
 
-    /** The compact form of a full sum, when it has one (finite, at most two partials). */
+    /**
+     * The compact form of a full sum, when it has one: finite, and at most two partials once compressed (a sum the
+     * full form built may have more partials than it needs).
+     */
     static boolean narrow(ByteBuffer wide, int from, ByteBuffer compact, int to) {
         int n = wide.getInt(from);
-        if (n > 2 || wide.getInt(from + 4) != 0 || wide.getInt(from + 8) != 0 || wide.getInt(from + 12) != 0) {
+        if (wide.getInt(from + 4) != 0 || wide.getInt(from + 8) != 0 || wide.getInt(from + 12) != 0) {
             return false;
+        }
+        if (n > 2) {
+            double[] p = new double[n];
+            for (int j = 0; j < n; j++) {
+                p[j] = wide.getDouble(from + 16 + 8 * j);
+            }
+            n = compress(p, n);
+            if (n > 2) {
+                return false;
+            }
+            compact.putLong(to, n);
+            compact.putDouble(to + 8, p[0]);
+            compact.putDouble(to + 16, n > 1 ? p[1] : 0.0);
+            return true;
         }
         compact.putLong(to, n);
         compact.putDouble(to + 8, n > 0 ? wide.getDouble(from + 16) : 0.0);
         compact.putDouble(to + 16, n > 1 ? wide.getDouble(from + 24) : 0.0);
         return true;
+    }
+
+    /**
+     * Shewchuk's Compress, in place: the expansion {@code e[0 .. m)} (non-zero, non-overlapping, increasing magnitude)
+     * as few such partials as it needs; returns how many.
+     */
+    static int compress(double[] e, int m) {
+        double[] g = new double[m];
+        int bottom = m - 1;
+        double q = e[m - 1];
+        for (int i = m - 2; i >= 0; i--) {
+            double sum = q + e[i];
+            double err = e[i] - (sum - q);
+            if (err != 0) {
+                g[bottom--] = sum;
+                q = err;
+            } else {
+                q = sum;
+            }
+        }
+        g[bottom] = q;
+        int top = 0;
+        q = g[bottom];
+        for (int i = bottom + 1; i < m; i++) {
+            double sum = g[i] + q;
+            double err = q - (sum - g[i]);
+            if (err != 0) {
+                e[top++] = err;
+            }
+            q = sum;
+        }
+        e[top++] = q;
+        return top;
     }
 
     static void add(ByteBuffer s, int at, double x) {

@@ -27,6 +27,23 @@ public final class GroupKeys {
         return out;
     }
 
+    /**
+     * A 64-bit hash of {@code key[off .. off + len)} (FNV-1a, then a murmur finalizer), never 0: what group arenas
+     * and the dedup index find keys by.
+     */
+    public static long hash(byte[] key, int off, int len) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = off; i < off + len; i++) {
+            h = (h ^ (key[i] & 0xff)) * 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h == 0 ? 1 : h;
+    }
+
     public static byte[] encodeOne(Object value) {
         byte[] out = new byte[encodedSize(value)];
         write(out, 0, value);

@@ -11,10 +11,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * of the key. Each metric keeps its own state of an entry in its {@link MetricSlots}, a primitive slab indexed by the
  * entry's id; so a group costs no object, and an event finds its group once for all the metrics that read it.
  *
- * <p>Layout: parallel primitive arrays under stable entry ids; keys are slices of one byte array (appended; the
- * space of removed keys is reclaimed by compacting it when half is garbage). Index cells hold the high 32 bits of
- * the key's hash and the entry id + 1 (0: empty), so a probe compares hashes without touching the entries; deletes
- * shift later cells back (no tombstones).
+ * <p>Layout: one record of four longs per entry, under a stable id, in one array (an entry is half a cache line:
+ * finding a group touches its index cell, its record and its metrics' slots, nothing else):
+ * <pre>
+ *   long hash | long key bytes 0-7 or where a longer key starts | long flags (8 bits), pins (16), inline key
+ *   length (8: 0-16, or 255 for a longer key), stamp (32) | long key bytes 8-15 or a longer key's length
+ * </pre>
+ * Keys of up to 16 bytes (a card number, a BIGINT) live in the record; longer ones are slices of one byte array
+ * (appended; the space of removed keys is reclaimed by compacting it when half is garbage). Index cells hold the
+ * high 32 bits of the key's hash and the entry id + 1 (0: empty), so a probe compares hashes without touching the
+ * records; deletes shift later cells back (no tombstones).
  *
  * <p>Memory: every arena of the process shares one {@link Budget} (by default a quarter of the heap). While it is
  * spent, an arena evicts entries no metric has changed since its last commit and that were not used since the clock
@@ -23,28 +29,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * one set per arena: a group any of its metrics stored). Single-threaded, like the task plan.
  */
 final class GroupArena {
-    /** Per entry, beyond its key bytes and its metrics' slots: index cell (half full), hash, key slice, flags. */
-    static final int ENTRY_BYTES = 16 + 8 + 8 + 4 + 1 + 2 + 4;
-    private static final byte LIVE = 1;
-    private static final byte USED = 2;
+    /** Per entry, beyond a long key's bytes and its metrics' slots: its index cell (half full) and its record. */
+    static final int ENTRY_BYTES = 16 + 32;
+    private static final int INLINE = 16;
+    private static final int EXTERNAL = 255;
+    private static final long LIVE = 1;
+    private static final long USED = 2;
+    private static final long PIN = 1 << 8;
+    private static final long PINS = 0xFFFFL << 8;
+    private static final long STAMP = 1L << 32;
 
     private final Budget budget;
     /** What the arena's metrics have stored (fingerprints of group keys); refilled from their rows at open. */
     final KnownGroups stored = new KnownGroups();
     private long storedBytes;
+    /**
+     * Whether every group any metric has stored has an entry here (no metric found rows at open, nothing evicted):
+     * then a group without an entry was never stored, and {@link #stored} is not needed (nor kept up to date).
+     */
+    private boolean complete = true;
     private final List<MetricSlots> metrics = new ArrayList<>(1);
 
     private long[] index = new long[1 << 10];
-    private long[] hashes = new long[1 << 9];
-    /** Where each entry's key starts in {@link #keyBytes}, and its length. */
-    private int[] keyAt = new int[1 << 9];
-    private int[] keyLength = new int[1 << 9];
-    private byte[] flags = new byte[1 << 9];
-    /** How many of the arena's metrics hold a change of the entry not committed yet: it cannot be evicted. */
-    private short[] pins = new short[1 << 9];
-    /** Bumped each time an id is given to a new entry: a holder of an id can tell it was reused. */
-    private int[] stamps = new int[1 << 9];
-    private byte[] keyBytes = new byte[1 << 12];
+    /** The entries' records, four longs each (see the class comment). */
+    private long[] entries = new long[4 << 9];
+    private byte[] keyBytes = new byte[1 << 10];
     private int keyEnd;
     /** Key bytes of removed entries not reclaimed yet. */
     private int keyGarbage;
@@ -60,6 +69,9 @@ final class GroupArena {
     /** The entry {@link #find} returned last (a hit for every metric reading the same event). */
     private int lastId = -1;
     private long lastHash;
+    /** The key being looked up, packed as a record holds an inline key. */
+    private long packed0;
+    private long packed1;
 
     GroupArena(Budget budget) {
         this.budget = budget;
@@ -76,12 +88,13 @@ final class GroupArena {
             lastId = id;
             lastHash = h;
         }
-        flags[id] |= USED;
+        entries[4 * id + 2] |= USED;
         return id;
     }
 
     /** The id of {@code group}'s entry, or -1 when it has none in memory. */
     int lookup(byte[] group, long h) {
+        pack(group);
         int mask = index.length - 1;
         for (int cell = (int) h & mask; ; cell = (cell + 1) & mask) {
             long c = index[cell];
@@ -90,51 +103,88 @@ final class GroupArena {
             }
             if ((c ^ h) >>> 32 == 0) {
                 int id = (int) c - 1;
-                if (keyEquals(id, group)) {
+                if (entries[4 * id] == h && packedEquals(id, group)) {
                     return id;
                 }
             }
         }
     }
 
+    /** Packs a key of up to 16 bytes into {@link #packed0} and {@link #packed1}, as a record holds it. */
+    private void pack(byte[] group) {
+        long a = 0;
+        long b = 0;
+        if (group.length <= INLINE) {
+            for (int i = Math.min(group.length, 8) - 1; i >= 0; i--) {
+                a = a << 8 | (group[i] & 0xFF);
+            }
+            for (int i = group.length - 1; i >= 8; i--) {
+                b = b << 8 | (group[i] & 0xFF);
+            }
+        }
+        packed0 = a;
+        packed1 = b;
+    }
+
+    private boolean packedEquals(int id, byte[] group) {
+        int r = 4 * id;
+        int length = (int) (entries[r + 2] >>> 24) & 0xFF;
+        if (length != EXTERNAL) {
+            return length == group.length && entries[r + 1] == packed0 && entries[r + 3] == packed1;
+        }
+        int at = (int) entries[r + 1];
+        return entries[r + 3] == group.length && Arrays.equals(keyBytes, at, at + group.length, group, 0, group.length);
+    }
+
     private boolean keyEquals(int id, byte[] group) {
-        int at = keyAt[id];
-        return keyLength[id] == group.length && Arrays.equals(keyBytes, at, at + group.length, group, 0, group.length);
+        pack(group);
+        return packedEquals(id, group);
     }
 
     long hash(int id) {
-        return hashes[id];
+        return entries[4 * id];
     }
 
     int stamp(int id) {
-        return stamps[id];
+        return (int) (entries[4 * id + 2] >>> 32);
     }
 
     boolean live(int id) {
-        return id < nextId && (flags[id] & LIVE) != 0;
-    }
-
-    /** The bytes holding the keys: entry {@code id}'s key is at {@link #keyAt} for {@link #keyLength} bytes. */
-    byte[] keyBytes() {
-        return keyBytes;
-    }
-
-    int keyAt(int id) {
-        return keyAt[id];
+        return id < nextId && (entries[4 * id + 2] & LIVE) != 0;
     }
 
     int keyLength(int id) {
-        return keyLength[id];
+        int length = (int) (entries[4 * id + 2] >>> 24) & 0xFF;
+        return length != EXTERNAL ? length : (int) entries[4 * id + 3];
+    }
+
+    /** Writes the key of entry {@code id} into {@code into} from {@code at}; returns its length. */
+    int copyKey(int id, byte[] into, int at) {
+        int r = 4 * id;
+        int length = (int) (entries[r + 2] >>> 24) & 0xFF;
+        if (length == EXTERNAL) {
+            length = (int) entries[r + 3];
+            System.arraycopy(keyBytes, (int) entries[r + 1], into, at, length);
+            return length;
+        }
+        long a = entries[r + 1];
+        long b = entries[r + 3];
+        for (int i = 0; i < length; i++) {
+            into[at + i] = (byte) (i < 8 ? a >>> (8 * i) : b >>> (8 * (i - 8)));
+        }
+        return length;
     }
 
     /** A copy of the key of entry {@code id}. */
     byte[] key(int id) {
-        return Arrays.copyOfRange(keyBytes, keyAt[id], keyAt[id] + keyLength[id]);
+        byte[] key = new byte[keyLength(id)];
+        copyKey(id, key, 0);
+        return key;
     }
 
     /** How many entries the ids run to (some may be free): what the metrics' slabs must hold. */
     int capacity() {
-        return hashes.length;
+        return entries.length / 4;
     }
 
     int size() {
@@ -142,8 +192,11 @@ final class GroupArena {
     }
 
     /** A metric's slots join the arena: they are charged per entry, and told of evictions. */
-    void join(MetricSlots m) {
+    void join(MetricSlots m, boolean foundRows) {
         metrics.add(m);
+        if (foundRows && complete) {
+            incomplete();
+        }
         recharge();
     }
 
@@ -170,16 +223,28 @@ final class GroupArena {
 
     /** A metric holds a change of the entry not committed yet (until {@link #unpin}). */
     void pin(int id) {
-        pins[id]++;
+        entries[4 * id + 2] += PIN;
     }
 
     void unpin(int id) {
-        pins[id]--;
+        entries[4 * id + 2] -= PIN;
+    }
+
+    /** Whether a metric may have stored the group of entry {@code id} without holding it in memory. */
+    boolean mayBeStored(int id) {
+        return !complete && stored.mayContainHash(entries[4 * id]);
+    }
+
+    /** Whether a metric may have stored a group with this hash (it may have no entry). */
+    boolean mayBeStored(long h) {
+        return !complete && stored.mayContainHash(h);
     }
 
     /** Records that a metric stored the group of entry {@code id}. */
     void stored(int id) {
-        stored.addHash(hashes[id]);
+        if (!complete) {
+            stored.addHash(entries[4 * id]);
+        }
     }
 
     /** Counts the fingerprint set's growth in the budget (call after adding to it). */
@@ -189,10 +254,24 @@ final class GroupArena {
         storedBytes = now;
     }
 
+    /**
+     * From now on a group without an entry may have been stored: the fingerprints of what the metrics stored are
+     * taken from the entries (every stored group has one until now) and kept from here on.
+     */
+    private void incomplete() {
+        complete = false;
+        for (int id = 0; id < nextId; id++) {
+            if ((entries[4 * id + 2] & LIVE) != 0) {
+                stored.addHash(entries[4 * id]); // a superset: entries not stored yet only cost a needless read
+            }
+        }
+        countStored();
+    }
+
     /** Forgets every entry (no metric reads the arena any more). */
     private void clear() {
         index = new long[1 << 10];
-        Arrays.fill(flags, (byte) 0);
+        Arrays.fill(entries, 0);
         keyEnd = 0;
         keyGarbage = 0;
         freeCount = 0;
@@ -201,6 +280,7 @@ final class GroupArena {
         hand = 0;
         lastId = -1;
         stored.clear();
+        complete = true;
     }
 
     private long entryBytes() {
@@ -224,48 +304,55 @@ final class GroupArena {
             growIndex();
         }
         int id = freeCount > 0 ? free[--freeCount] : nextId++;
-        if (id == hashes.length) {
-            int n = hashes.length * 2;
-            hashes = Arrays.copyOf(hashes, n);
-            keyAt = Arrays.copyOf(keyAt, n);
-            keyLength = Arrays.copyOf(keyLength, n);
-            flags = Arrays.copyOf(flags, n);
-            pins = Arrays.copyOf(pins, n);
-            stamps = Arrays.copyOf(stamps, n);
+        if (4 * id == entries.length) {
+            entries = Arrays.copyOf(entries, entries.length * 2);
         }
-        if (keyEnd + group.length > keyBytes.length) {
-            makeRoomForKey(group.length);
+        int r = 4 * id;
+        long stamp = (entries[r + 2] & ~(STAMP - 1)) + STAMP;
+        entries[r] = h;
+        if (group.length <= INLINE) {
+            pack(group);
+            entries[r + 1] = packed0;
+            entries[r + 3] = packed1;
+            entries[r + 2] = stamp | (long) group.length << 24 | LIVE | USED;
+        } else {
+            if (keyEnd + group.length > keyBytes.length) {
+                makeRoomForKey(group.length);
+            }
+            System.arraycopy(group, 0, keyBytes, keyEnd, group.length);
+            entries[r + 1] = keyEnd;
+            entries[r + 3] = group.length;
+            entries[r + 2] = stamp | (long) EXTERNAL << 24 | LIVE | USED;
+            keyEnd += group.length;
         }
-        System.arraycopy(group, 0, keyBytes, keyEnd, group.length);
-        keyAt[id] = keyEnd;
-        keyLength[id] = group.length;
-        keyEnd += group.length;
-        hashes[id] = h;
-        flags[id] = LIVE | USED;
-        pins[id] = 0;
-        stamps[id]++;
         place(id);
         size++;
         for (MetricSlots m : metrics) {
             m.created(id);
         }
-        long bytes = entryBytes() + group.length;
+        long bytes = entryBytes() + externalBytes(group.length);
         charged += bytes;
         budget.used.addAndGet(bytes);
         return id;
     }
 
-    /** Compacts the key bytes (dropping removed keys) or grows them, so that {@code more} bytes fit. */
+    private static int externalBytes(int keyLength) {
+        return keyLength <= INLINE ? 0 : keyLength;
+    }
+
+    /** Compacts the long keys' bytes (dropping removed keys) or grows them, so that {@code more} bytes fit. */
     private void makeRoomForKey(int more) {
         int live = keyEnd - keyGarbage;
         byte[] into = keyGarbage > keyEnd / 2 && live + more <= keyBytes.length ? new byte[keyBytes.length]
                 : new byte[Math.max(2 * keyBytes.length, live + more)];
         int at = 0;
         for (int id = 0; id < nextId; id++) {
-            if ((flags[id] & LIVE) != 0) {
-                System.arraycopy(keyBytes, keyAt[id], into, at, keyLength[id]);
-                keyAt[id] = at;
-                at += keyLength[id];
+            int r = 4 * id;
+            if ((entries[r + 2] & LIVE) != 0 && ((entries[r + 2] >>> 24) & 0xFF) == EXTERNAL) {
+                int length = (int) entries[r + 3];
+                System.arraycopy(keyBytes, (int) entries[r + 1], into, at, length);
+                entries[r + 1] = at;
+                at += length;
             }
         }
         keyBytes = into;
@@ -275,17 +362,18 @@ final class GroupArena {
 
     private void place(int id) {
         int mask = index.length - 1;
-        int cell = (int) hashes[id] & mask;
+        long h = entries[4 * id];
+        int cell = (int) h & mask;
         while (index[cell] != 0) {
             cell = (cell + 1) & mask;
         }
-        index[cell] = (hashes[id] & 0xFFFFFFFF00000000L) | (id + 1);
+        index[cell] = (h & 0xFFFFFFFF00000000L) | (id + 1);
     }
 
     private void growIndex() {
         index = new long[index.length * 2];
         for (int id = 0; id < nextId; id++) {
-            if ((flags[id] & LIVE) != 0) {
+            if ((entries[4 * id + 2] & LIVE) != 0) {
                 place(id);
             }
         }
@@ -309,12 +397,16 @@ final class GroupArena {
         for (int steps = 0; steps < maxSteps && evicted < maxEvictions && budget.spent(); steps++) {
             int id = hand;
             hand = hand + 1 >= nextId ? 0 : hand + 1;
-            if ((flags[id] & LIVE) == 0 || pins[id] != 0) {
+            long f = entries[4 * id + 2];
+            if ((f & LIVE) == 0 || (f & PINS) != 0) {
                 continue;
             }
-            if ((flags[id] & USED) != 0) {
-                flags[id] &= ~USED;
+            if ((f & USED) != 0) {
+                entries[4 * id + 2] = f & ~USED;
                 continue;
+            }
+            if (complete) {
+                incomplete();
             }
             remove(id);
             evicted++;
@@ -324,13 +416,13 @@ final class GroupArena {
     /** Removes an entry (every metric's state of it is committed): its index cell is freed, later cells shift back. */
     private void remove(int id) {
         int mask = index.length - 1;
-        int cell = (int) hashes[id] & mask;
+        int cell = (int) entries[4 * id] & mask;
         while ((int) index[cell] != id + 1) {
             cell = (cell + 1) & mask;
         }
         int gap = cell;
         for (int next = (gap + 1) & mask; index[next] != 0; next = (next + 1) & mask) {
-            int home = (int) hashes[(int) index[next] - 1] & mask;
+            int home = (int) entries[4 * ((int) index[next] - 1)] & mask;
             // the entry at next may move into the gap if its home is not cyclically in (gap, next]
             if (((next - home) & mask) >= ((next - gap) & mask)) {
                 index[gap] = index[next];
@@ -341,11 +433,12 @@ final class GroupArena {
         for (MetricSlots m : metrics) {
             m.evicted(id);
         }
-        long bytes = entryBytes() + keyLength[id];
+        int keyLength = keyLength(id);
+        long bytes = entryBytes() + externalBytes(keyLength);
         charged -= bytes;
         budget.used.addAndGet(-bytes);
-        keyGarbage += keyLength[id];
-        flags[id] = 0;
+        keyGarbage += externalBytes(keyLength);
+        entries[4 * id + 2] &= ~(STAMP - 1); // keeps the stamp only
         if (lastId == id) {
             lastId = -1;
         }

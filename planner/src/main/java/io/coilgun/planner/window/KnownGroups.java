@@ -13,16 +13,7 @@ final class KnownGroups {
     private int size;
 
     static long hash(byte[] key) {
-        long h = 0xcbf29ce484222325L;
-        for (byte b : key) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        h *= 0xc4ceb9fe1a85ec53L;
-        h ^= h >>> 33;
-        return h == 0 ? 1 : h;
+        return io.coilgun.planner.event.GroupKeys.hash(key, 0, key.length);
     }
 
     /** Whether the key whose {@link #hash} is {@code h} may have been stored (false: certainly not). */

@@ -38,8 +38,10 @@ final class MetricSlots implements StateStore.Owner {
     private final RowLayout layout;
     private final GroupArena arena;
     private final int stride;
+    /** A slot's bytes in the slab: its flags byte, then the compact state (one cache line to touch, not two). */
+    private final int slotBytes;
     private ByteBuffer slab;
-    private byte[] flags;
+    private byte[] slabBytes;
     private final Map<Integer, ByteBuffer> wide = new HashMap<>();
     private int[] dirty = new int[1 << 9];
     private int dirtyCount;
@@ -49,6 +51,7 @@ final class MetricSlots implements StateStore.Owner {
     /** How many of the {@link #dirty} entries the commit under way writes (the first ones). */
     private int writing;
     private byte[] encoded = new byte[64];
+    private byte[] keyScratch = new byte[64];
     private boolean closed;
 
     /**
@@ -60,16 +63,18 @@ final class MetricSlots implements StateStore.Owner {
         this.layout = layout;
         this.arena = arena;
         this.stride = layout.stride();
-        int capacity = arena.capacity();
-        this.slab = ByteBuffer.allocate(capacity * stride);
-        this.flags = new byte[capacity];
+        this.slotBytes = stride + 1;
+        this.slab = ByteBuffer.allocate(arena.capacity() * slotBytes);
+        this.slabBytes = slab.array();
         byte[] upTo = MetricRows.after(keyPrefix);
+        boolean[] found = new boolean[1];
         family.scan(keyPrefix, upTo, (key, value) -> {
             arena.stored.addHash(KnownGroups.hash(Arrays.copyOfRange(key, keyPrefix.length, key.length)));
+            found[0] = true;
             return true;
         });
         arena.countStored();
-        arena.join(this);
+        arena.join(this, found[0]);
         family.addOwner(this);
     }
 
@@ -79,10 +84,10 @@ final class MetricSlots implements StateStore.Owner {
 
     /** What an entry of the arena costs this metric: its slot and its flags. */
     long bytesPerEntry() {
-        return stride + 1;
+        return slotBytes;
     }
 
-    /** The slab: slot of entry {@code id} at {@code id * stride()}. Changes when the arena grows: fetch it again. */
+    /** The slab, with the slots {@link #load} points to. Changes when the arena grows: fetch it again. */
     ByteBuffer slab() {
         return slab;
     }
@@ -92,22 +97,31 @@ final class MetricSlots implements StateStore.Owner {
      * where it is: its slot's offset in {@link #slab}, or -1 when it is wide ({@link #wideRow}).
      */
     int load(int id) {
-        if (id >= flags.length) {
+        int at = id * slotBytes;
+        if (at >= slabBytes.length) {
             grow();
         }
-        byte f = flags[id];
+        byte f = slabBytes[at];
         if ((f & LOADED) == 0) {
             f = read(id);
         }
-        return (f & IS_WIDE) != 0 ? -1 : id * stride;
+        return (f & IS_WIDE) != 0 ? -1 : at + 1;
+    }
+
+    private byte flags(int id) {
+        return slabBytes[id * slotBytes];
+    }
+
+    private void flags(int id, byte f) {
+        slabBytes[id * slotBytes] = f;
     }
 
     /** Whether the metric has a state of the group of entry {@code id} (in memory or stored). */
     boolean has(int id) {
-        if (id < flags.length && (flags[id] & LOADED) != 0) {
+        if (id * slotBytes < slabBytes.length && (flags(id) & LOADED) != 0) {
             return true;
         }
-        return arena.stored.mayContainHash(arena.hash(id)) && family.get(storeKey(id)) != null;
+        return arena.mayBeStored(id) && family.get(storeKey(id)) != null;
     }
 
     ByteBuffer wideRow(int id) {
@@ -118,21 +132,23 @@ final class MetricSlots implements StateStore.Owner {
     void setWide(int id, ByteBuffer row) {
         ByteBuffer before = wide.put(id, row);
         arena.charge(row.capacity() - (before == null ? 0 : before.capacity()));
-        flags[id] |= IS_WIDE;
+        flags(id, (byte) (flags(id) | IS_WIDE));
         changed(id);
     }
 
     /** Widens the compact state of entry {@code id} (it no longer fits) and returns its wide row. */
     ByteBuffer widen(int id) {
-        ByteBuffer row = layout.widen(slab, id * stride);
+        ByteBuffer row = layout.widen(slab, id * slotBytes + 1);
         setWide(id, row);
         return row;
     }
 
     /** Marks the state of entry {@code id} changed: written at the next commit, not evicted before it. */
     void changed(int id) {
-        if ((flags[id] & DIRTY) == 0) {
-            flags[id] |= DIRTY;
+        int at = id * slotBytes;
+        byte f = slabBytes[at];
+        if ((f & DIRTY) == 0) {
+            slabBytes[at] = (byte) (f | DIRTY);
             arena.pin(id);
             if (dirtyCount == dirty.length) {
                 dirty = Arrays.copyOf(dirty, dirtyCount * 2);
@@ -142,8 +158,8 @@ final class MetricSlots implements StateStore.Owner {
     }
 
     private byte read(int id) {
-        int off = id * stride;
-        byte[] value = arena.stored.mayContainHash(arena.hash(id)) ? family.get(storeKey(id)) : null;
+        int off = id * slotBytes + 1;
+        byte[] value = arena.mayBeStored(id) ? family.get(storeKey(id)) : null;
         byte f = LOADED;
         if (value == null) {
             layout.clear(slab, off);
@@ -155,58 +171,56 @@ final class MetricSlots implements StateStore.Owner {
                             + "layout has " + (1 + stride) + ": " + new String(keyPrefix, 0, keyPrefix.length - 2,
                                     java.nio.charset.StandardCharsets.UTF_8));
                 }
-                System.arraycopy(value, 1, slab.array(), off, stride);
+                System.arraycopy(value, 1, slabBytes, off, stride);
             } else {
                 ByteBuffer row = value[0] == WIDE ? ByteBuffer.wrap(Arrays.copyOfRange(value, 1, value.length))
                         : ByteBuffer.wrap(value); // a row of an earlier release: the wide form
-                if (layout.narrow(row, slab, off)) {
-                    if (value[0] != COMPACT && value[0] != WIDE) {
-                        flags[id] = f;
-                        changed(id); // rewritten in this release's form at the next commit
-                        return flags[id];
-                    }
-                } else {
+                if (!layout.narrow(row, slab, off)) {
                     f |= IS_WIDE;
                     wide.put(id, row);
                     arena.charge(row.capacity());
                 }
+                if (value[0] != WIDE) {
+                    flags(id, f);
+                    changed(id); // a row of an earlier release: rewritten in this release's form at the next commit
+                    return flags(id);
+                }
             }
         }
-        flags[id] = f;
+        flags(id, f);
         return f;
     }
 
     /** The entry's key in the store: the prefix, then the group key (a new array). */
     private byte[] storeKey(int id) {
         byte[] key = Arrays.copyOf(keyPrefix, keyPrefix.length + arena.keyLength(id));
-        System.arraycopy(arena.keyBytes(), arena.keyAt(id), key, keyPrefix.length, arena.keyLength(id));
+        arena.copyKey(id, key, keyPrefix.length);
         return key;
     }
 
     private void grow() {
-        int capacity = arena.capacity();
-        ByteBuffer bigger = ByteBuffer.allocate(capacity * stride);
-        System.arraycopy(slab.array(), 0, bigger.array(), 0, slab.capacity());
+        ByteBuffer bigger = ByteBuffer.allocate(arena.capacity() * slotBytes);
+        System.arraycopy(slabBytes, 0, bigger.array(), 0, slabBytes.length);
         slab = bigger;
-        flags = Arrays.copyOf(flags, capacity);
+        slabBytes = bigger.array();
     }
 
     /** The arena made entry {@code id} (a new group): this metric has not loaded it. */
     void created(int id) {
-        if (id < flags.length) {
-            flags[id] = 0;
+        if (id * slotBytes < slabBytes.length) {
+            flags(id, (byte) 0);
         }
     }
 
     /** The arena evicts entry {@code id}: its state here is committed. */
     void evicted(int id) {
-        if (id >= flags.length) {
+        if (id * slotBytes >= slabBytes.length) {
             return;
         }
-        if ((flags[id] & IS_WIDE) != 0) {
+        if ((flags(id) & IS_WIDE) != 0) {
             arena.charge(-wide.remove(id).capacity());
         }
-        flags[id] = 0;
+        flags(id, (byte) 0);
     }
 
     /** The keys of the groups changed since the last commit, unsorted: rows a scan of the store does not see yet. */
@@ -245,16 +259,15 @@ final class MetricSlots implements StateStore.Owner {
     @Override
     public void writeChanges(StateStore.RowWriter out) {
         writing = rowsToWrite();
-        byte[] keys = arena.keyBytes();
         for (int i = 0; i < writing; i++) {
             int id = dirty[i];
-            int off = id * stride;
+            int off = id * slotBytes + 1;
             int length;
-            if ((flags[id] & IS_WIDE) != 0) {
+            if ((flags(id) & IS_WIDE) != 0) {
                 ByteBuffer row = wide.get(id);
                 if (layout.narrow(row, slab, off)) {
                     arena.charge(-wide.remove(id).capacity());
-                    flags[id] &= ~IS_WIDE;
+                    flags(id, (byte) (flags(id) & ~IS_WIDE));
                     length = encodeCompact(off);
                 } else {
                     length = 1 + row.capacity();
@@ -265,14 +278,19 @@ final class MetricSlots implements StateStore.Owner {
             } else {
                 length = encodeCompact(off);
             }
-            out.put(keyPrefix, keys, arena.keyAt(id), arena.keyLength(id), encoded, 0, length);
+            int keyLength = arena.keyLength(id);
+            if (keyLength > keyScratch.length) {
+                keyScratch = new byte[2 * keyLength];
+            }
+            arena.copyKey(id, keyScratch, 0);
+            out.put(keyPrefix, keyScratch, 0, keyLength, encoded, 0, length);
         }
     }
 
     private int encodeCompact(int off) {
         ensureEncoded(1 + stride);
         encoded[0] = COMPACT;
-        System.arraycopy(slab.array(), off, encoded, 1, stride);
+        System.arraycopy(slabBytes, off, encoded, 1, stride);
         return 1 + stride;
     }
 
@@ -287,11 +305,12 @@ final class MetricSlots implements StateStore.Owner {
         boolean stored = false;
         for (int i = 0; i < writing; i++) {
             int id = dirty[i];
-            if ((flags[id] & STORED) == 0) {
+            byte f = flags(id);
+            if ((f & STORED) == 0) {
                 arena.stored(id);
                 stored = true;
             }
-            flags[id] = (byte) (flags[id] & ~DIRTY | STORED);
+            flags(id, (byte) (f & ~DIRTY | STORED));
             arena.unpin(id);
         }
         System.arraycopy(dirty, writing, dirty, 0, dirtyCount - writing);

@@ -225,7 +225,7 @@ public final class WindowMetric implements MetricOperator {
         long h = KnownGroups.hash(group);
         int id = arena.lookup(group, h);
         if (id >= 0 ? !slots.has(id)
-                : !arena.stored.mayContainHash(h) || groupRows.get(MetricRows.concat(statePrefix, group)) == null) {
+                : !arena.mayBeStored(h) || groupRows.get(MetricRows.concat(statePrefix, group)) == null) {
             return false;
         }
         report(group, arena.find(group, h), streamTime, streamTime, out, at); // as if its clock were the stream time

@@ -453,6 +453,11 @@ public final class StateStore implements AutoCloseable {
                             int valueLen) {
                         batch.put(familyId, prefix, key, keyOff, keyLen, value, valueOff, valueLen);
                     }
+
+                    @Override
+                    public void delete(byte[] key) {
+                        batch.delete(familyId, key);
+                    }
                 });
             }
             for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
@@ -735,6 +740,8 @@ public final class StateStore implements AutoCloseable {
          * {@code value[valueOff .. valueOff + valueLen)}, written without making arrays of them.
          */
         void put(byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff, int valueLen);
+
+        void delete(byte[] key);
     }
 
     /** Called per entry of a scan; returns false to stop. */
