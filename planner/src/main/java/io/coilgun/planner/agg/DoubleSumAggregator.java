@@ -24,9 +24,10 @@ final class DoubleSumAggregator extends Aggregator {
         return 8 + ExactSum.BYTES;
     }
 
+    /** Compact: the count of values in the low 56 bits of the exact sum's first long (see {@link ExactSum}). */
     @Override
     public int compactBytes() {
-        return 8 + ExactSum.COMPACT_BYTES;
+        return ExactSum.COMPACT_BYTES;
     }
 
     @Override
@@ -34,7 +35,7 @@ final class DoubleSumAggregator extends Aggregator {
         if (value == null) {
             return true;
         }
-        if (!ExactSum.addCompact(state, at + 8, ((Number) value).doubleValue())) {
+        if (!ExactSum.addCompact(state, at, ((Number) value).doubleValue())) {
             return false;
         }
         state.putLong(at, state.getLong(at) + 1);
@@ -46,7 +47,7 @@ final class DoubleSumAggregator extends Aggregator {
         if (value == null) {
             return true;
         }
-        if (!ExactSum.addCompact(state, at + 8, -((Number) value).doubleValue())) {
+        if (!ExactSum.addCompact(state, at, -((Number) value).doubleValue())) {
             return false;
         }
         state.putLong(at, state.getLong(at) - 1);
@@ -55,14 +56,18 @@ final class DoubleSumAggregator extends Aggregator {
 
     @Override
     public void widen(ByteBuffer compact, int from, ByteBuffer full, int to) {
-        full.putLong(to, compact.getLong(from));
-        ExactSum.widen(compact, from + 8, full, to + 8);
+        full.putLong(to, compact.getLong(from) & ExactSum.OWNERS_BITS);
+        ExactSum.widen(compact, from, full, to + 8);
     }
 
     @Override
     public boolean narrow(ByteBuffer full, int from, ByteBuffer compact, int to) {
-        compact.putLong(to, full.getLong(from));
-        return ExactSum.narrow(full, from + 8, compact, to + 8);
+        long n = full.getLong(from);
+        if (n < 0 || n > ExactSum.OWNERS_BITS) {
+            return false;
+        }
+        compact.putLong(to, n);
+        return ExactSum.narrow(full, from + 8, compact, to);
     }
 
     @Override

@@ -22,10 +22,13 @@ final class ExactSum {
     }
 
     /**
-     * The compact form kept in a group's slot in memory: {@code long} partial count (0 to 2), then up to two
+     * The compact form kept in a group's slot in memory: a {@code long} whose top 8 bits are the partial count (0 to
+     * 2) and whose low 56 bits are the owner's (an aggregator keeps its count of values there), then up to two
      * partials. Finite values only; a sum that needs more is kept in the full form above ({@link #widen}).
      */
     static final int COMPACT_BYTES = 24;
+    /** The low 56 bits of a compact sum's first long: not the sum's. */
+    static final long OWNERS_BITS = (1L << 56) - 1;
 
     /**
      * Adds {@code x} to a compact sum; false, leaving it unchanged, when the result does not fit (a third partial, or
@@ -35,7 +38,7 @@ final class ExactSum {
         if (!Double.isFinite(x)) {
             return false;
         }
-        int n = (int) s.getLong(at);
+        int n = (int) (s.getLong(at) >>> 56);
         double o0 = 0;
         double o1 = 0;
         double o2 = 0;
@@ -75,7 +78,7 @@ final class ExactSum {
             i = compress(o0, o1, o2, s, at);
             return i > 0;
         }
-        s.putLong(at, i);
+        s.putLong(at, s.getLong(at) & OWNERS_BITS | (long) i << 56);
         s.putDouble(at + 8, o0);
         s.putDouble(at + 16, o1);
         return true;
@@ -145,7 +148,7 @@ final class ExactSum {
         } else {
             h1 = acc;
         }
-        s.putLong(at, count + 1);
+        s.putLong(at, s.getLong(at) & OWNERS_BITS | (long) (count + 1) << 56);
         s.putDouble(at + 8, h0);
         s.putDouble(at + 16, h1);
         return count + 1;
@@ -153,7 +156,7 @@ final class ExactSum {
 
     /** The full form of a compact sum at {@code from}, written at {@code to} of {@code wide}. */
     static void widen(ByteBuffer compact, int from, ByteBuffer wide, int to) {
-        int n = (int) compact.getLong(from);
+        int n = (int) (compact.getLong(from) >>> 56);
         wide.putInt(to, n).putInt(to + 4, 0).putInt(to + 8, 0).putInt(to + 12, 0);
         for (int j = 0; j < n; j++) {
             wide.putDouble(to + 16 + 8 * j, compact.getDouble(from + 8 + 8 * j));
@@ -178,12 +181,12 @@ final class ExactSum {
             if (n > 2) {
                 return false;
             }
-            compact.putLong(to, n);
+            compact.putLong(to, compact.getLong(to) & OWNERS_BITS | (long) n << 56);
             compact.putDouble(to + 8, p[0]);
             compact.putDouble(to + 16, n > 1 ? p[1] : 0.0);
             return true;
         }
-        compact.putLong(to, n);
+        compact.putLong(to, compact.getLong(to) & OWNERS_BITS | (long) n << 56);
         compact.putDouble(to + 8, n > 0 ? wide.getDouble(from + 16) : 0.0);
         compact.putDouble(to + 16, n > 1 ? wide.getDouble(from + 24) : 0.0);
         return true;

@@ -32,21 +32,33 @@ final class RowLayout {
     private final int aggBytes;
     /** Per aggregation, where its compact state starts in a slot. */
     private final int[] compactSlots;
+    /**
+     * Per aggregation, the earlier aggregation whose compact state it shares (the same state of the same argument:
+     * SUM and AVG of a double column), or -1. The full form keeps a state for each.
+     */
+    private final int[] sharesStateOf;
     private final int stride;
 
     /**
      * @param aggregators per aggregation its aggregator, null for candidates (no slot) and COUNT(DISTINCT) (a long)
      * @param slots per aggregation where its full state starts ({@code aggBytes} in all)
+     * @param sharesStateOf per aggregation, an earlier one whose compact state it may share, or -1
      */
-    RowLayout(Aggregator[] aggregators, AggregationKind[] kinds, int[] slots, int aggBytes, boolean tumbling) {
+    RowLayout(Aggregator[] aggregators, AggregationKind[] kinds, int[] slots, int aggBytes, boolean tumbling,
+            int[] sharesStateOf) {
         this.aggregators = aggregators;
         this.kinds = kinds;
         this.slots = slots;
         this.aggBytes = aggBytes;
         this.tumbling = tumbling;
         this.compactSlots = new int[aggregators.length];
+        this.sharesStateOf = sharesStateOf.clone();
         int at = tumbling ? 16 : 8;
         for (int i = 0; i < aggregators.length; i++) {
+            if (sharesStateOf[i] >= 0) {
+                compactSlots[i] = compactSlots[sharesStateOf[i]];
+                continue;
+            }
             compactSlots[i] = at;
             if (aggregators[i] != null) {
                 at += aggregators[i].compactBytes();
@@ -65,6 +77,16 @@ final class RowLayout {
     /** Where aggregation {@code i}'s compact state starts in a slot. */
     int compactSlot(int i) {
         return compactSlots[i];
+    }
+
+    /** Whether aggregation {@code i} shares an earlier one's compact state (applying that one applies it). */
+    boolean sharesState(int i) {
+        return sharesStateOf[i] >= 0;
+    }
+
+    /** The aggregation whose compact state {@code i} shares, or -1. */
+    int sharesStateOf(int i) {
+        return sharesStateOf[i];
     }
 
     /** Bytes of one bucket's aggregates in full form. */
@@ -165,6 +187,9 @@ final class RowLayout {
         }
         int base = GroupState.HEADER + 8;
         for (int i = 0; i < aggregators.length; i++) {
+            if (sharesStateOf[i] >= 0) {
+                continue; // the full form's copy of a shared state: the same as the one narrowed
+            }
             if (aggregators[i] != null) {
                 if (!aggregators[i].narrow(row, base + slots[i], slab, off + compactSlots[i])) {
                     return false;

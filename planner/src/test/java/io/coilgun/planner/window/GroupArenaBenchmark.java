@@ -92,7 +92,7 @@ public class GroupArenaBenchmark {
             full[i] = at;
             at += aggs[i].stateBytes();
         }
-        return new RowLayout(aggs, kinds, full, at, false);
+        return new RowLayout(aggs, kinds, full, at, false, new int[] {-1, -1, -1});
     }
 
     @Benchmark

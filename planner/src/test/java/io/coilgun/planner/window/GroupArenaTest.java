@@ -377,6 +377,6 @@ class GroupArenaTest {
         int[] full = fullSlots();
         int aggBytes = full[full.length - 1] + aggs[aggs.length - 1].stateBytes();
         return new RowLayout(aggs, new AggregationKind[] {AggregationKind.SUM, AggregationKind.COUNT_STAR,
-            AggregationKind.AVG}, full, aggBytes, false);
+            AggregationKind.AVG}, full, aggBytes, false, new int[] {-1, -1, -1});
     }
 }

@@ -37,6 +37,8 @@ class StoredFormatMigrationTest {
     private static final long START_SEQ = 4_242L;
     private static final int SUM = 0;
     private static final int AVG = 2;
+    /** AVG shares SUM's compact state (as WindowMetric lays out SUM and AVG of one column); old rows keep both. */
+    private static final int[] SHARED = {-1, -1, SUM};
 
     @TempDir
     Path dir;
@@ -44,8 +46,8 @@ class StoredFormatMigrationTest {
     private final Aggregator[] aggs = aggregators();
     private final int[] full = fullSlots(aggs);
     private final int aggBytes = full[2] + aggs[2].stateBytes();
-    private final RowLayout sliding = new RowLayout(aggs, kinds(), full, aggBytes, false);
-    private final RowLayout tumbling = new RowLayout(aggs, kinds(), full, aggBytes, true);
+    private final RowLayout sliding = new RowLayout(aggs, kinds(), full, aggBytes, false, SHARED);
+    private final RowLayout tumbling = new RowLayout(aggs, kinds(), full, aggBytes, true, SHARED);
 
     /** Per metric, per group: the old row written. */
     private final Map<String, Map<String, ByteBuffer>> oldRows = new LinkedHashMap<>();
