@@ -60,7 +60,7 @@ final class MetricBackfill implements AutoCloseable {
         APPLYING,
         /** Every event is applied; group states are to be written: checkpoint the task, then step again. */
         WRITING,
-        /** Caught up, with at most {@link #flushRows} group states held: it may go live. */
+        /** Caught up, with about one step's rows held ({@link #flushRows} and what live events changed meanwhile). */
         CAUGHT_UP
     }
 
@@ -91,6 +91,9 @@ final class MetricBackfill implements AutoCloseable {
     private long queued;
     private int sinceRetain;
     private final int flushRows = Integer.getInteger(FLUSH_ROWS_PROPERTY, 2048);
+    /** The rows held at the last {@link Step#WRITING} step, and how many it let the checkpoint write (-1: none yet). */
+    private int heldBefore;
+    private int released = -1;
 
     /** Receives, for each event applied, its column values and the metric's values for it (arrays reused). */
     interface RowSink {
@@ -191,8 +194,15 @@ final class MetricBackfill implements AutoCloseable {
         if (!apply(deadlineNanos)) {
             return Step.APPLYING;
         }
-        if (sink == null && metric.heldRows() > flushRows) {
-            metric.releaseRows(flushRows);
+        // Live events change held rows again while they are written: each step writes what they changed since the
+        // one before on top of flushRows, so the rows held shrink by about flushRows a step however busy the task is
+        int held = metric.heldRows();
+        int churn = released < 0 ? 0 : Math.max(0, held - Math.max(0, heldBefore - released));
+        int rows = flushRows + churn;
+        if (sink == null && held > rows) {
+            heldBefore = held;
+            released = rows;
+            metric.releaseRows(rows);
             return Step.WRITING;
         }
         return Step.CAUGHT_UP;

@@ -22,11 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * high 32 bits of the key's hash and the entry id + 1 (0: empty), so a probe compares hashes without touching the
  * records; deletes shift later cells back (no tombstones).
  *
- * <p>Memory: every arena of the process shares one {@link Budget} (by default a quarter of the heap). While it is
- * spent, an arena evicts entries no metric has changed since its last commit and that were not used since the clock
- * hand last passed them (CLOCK, a cheap LRU). A metric whose state of a group was evicted reads its row back from
- * RocksDB when the group comes back ({@link MetricSlots}); a group never stored costs no read ({@link KnownGroups},
- * one set per arena: a group any of its metrics stored). Single-threaded, like the task plan.
+ * <p>Memory: every arena of the process shares one {@link Budget} (by default a quarter of the heap), charged for
+ * what the arena has room for (its records and its metrics' slabs are allocated for that many entries), so the
+ * budget bounds the heap they take. A full arena grows by half while the budget allows; else it evicts entries no
+ * metric has changed since its last commit and that were not used since the clock hand last passed them (CLOCK, a
+ * cheap LRU), and reuses their ids. A metric whose state of a group was evicted reads it back from RocksDB when the
+ * group comes back ({@link MetricSlots}); a group never stored costs no read ({@link KnownGroups}, one set per arena:
+ * a group any of its metrics stored). Single-threaded, like the task plan.
  */
 final class GroupArena {
     /** Per entry, beyond a long key's bytes and its metrics' slots: its index cell (half full) and its record. */
@@ -52,7 +54,7 @@ final class GroupArena {
 
     private long[] index = new long[1 << 10];
     /** The entries' records, four longs each (see the class comment). */
-    private long[] entries = new long[4 << 9];
+    private long[] entries = new long[4 * 16];
     private byte[] keyBytes = new byte[1 << 10];
     private int keyEnd;
     /** Key bytes of removed entries not reclaimed yet. */
@@ -271,7 +273,7 @@ final class GroupArena {
     /** Forgets every entry (no metric reads the arena any more). */
     private void clear() {
         index = new long[1 << 10];
-        Arrays.fill(entries, 0);
+        entries = new long[4 * 16];
         keyEnd = 0;
         keyGarbage = 0;
         freeCount = 0;
@@ -291,22 +293,32 @@ final class GroupArena {
         return b;
     }
 
-    /** Charges the budget again for the live entries (the metrics joining changed what an entry costs). */
+    /**
+     * Charges the budget again for the entries the arena has room for (its records and its metrics' slabs are
+     * allocated for that many), the long keys and the wide rows: the metrics joining changed what an entry costs.
+     */
     private void recharge() {
-        long now = size * entryBytes() + (keyEnd - keyGarbage) + wideBytes;
+        long now = capacity() * entryBytes() + (keyEnd - keyGarbage) + wideBytes;
         budget.used.addAndGet(now - charged);
         charged = now;
     }
 
     private int insert(byte[] group, long h) {
-        evictWhileOverBudget(64, 4);
+        if (freeCount == 0 && nextId == capacity()) {
+            int capacity = capacity();
+            int more = capacity / 2;
+            if (budget.wouldExceed(more * entryBytes())) {
+                evict(Math.max(4, capacity / 16)); // make room rather than grow: the metrics' slabs grow with it
+            }
+            if (freeCount == 0) { // room for more, or nothing to evict (changes not committed yet cannot go)
+                entries = Arrays.copyOf(entries, 4 * (capacity + more));
+                recharge();
+            }
+        }
         if (2 * (size + 1) > index.length) {
             growIndex();
         }
         int id = freeCount > 0 ? free[--freeCount] : nextId++;
-        if (4 * id == entries.length) {
-            entries = Arrays.copyOf(entries, entries.length * 2);
-        }
         int r = 4 * id;
         long stamp = (entries[r + 2] & ~(STAMP - 1)) + STAMP;
         entries[r] = h;
@@ -330,7 +342,7 @@ final class GroupArena {
         for (MetricSlots m : metrics) {
             m.created(id);
         }
-        long bytes = entryBytes() + externalBytes(group.length);
+        long bytes = externalBytes(group.length);
         charged += bytes;
         budget.used.addAndGet(bytes);
         return id;
@@ -379,22 +391,16 @@ final class GroupArena {
         }
     }
 
-    /** Evicts what the budget needs after a commit (the rows just committed may go now). */
-    void committed() {
-        evictWhileOverBudget(2 * nextId, Integer.MAX_VALUE);
-    }
-
     /**
-     * While the budget is spent, evicts entries without uncommitted changes not used since the hand last passed,
-     * moving the hand at most {@code maxSteps} entries and evicting at most {@code maxEvictions} (inserts evict a few
-     * each, so the cost is spread over them).
+     * Evicts up to {@code wanted} entries without uncommitted changes and not used since the clock hand last passed
+     * them (CLOCK), moving the hand at most twice round.
      */
-    private void evictWhileOverBudget(int maxSteps, int maxEvictions) {
-        if (!budget.spent() || size == 0) {
+    private void evict(int wanted) {
+        if (size == 0) {
             return;
         }
         int evicted = 0;
-        for (int steps = 0; steps < maxSteps && evicted < maxEvictions && budget.spent(); steps++) {
+        for (int steps = 0; steps < 2 * nextId && evicted < wanted; steps++) {
             int id = hand;
             hand = hand + 1 >= nextId ? 0 : hand + 1;
             long f = entries[4 * id + 2];
@@ -434,7 +440,7 @@ final class GroupArena {
             m.evicted(id);
         }
         int keyLength = keyLength(id);
-        long bytes = entryBytes() + externalBytes(keyLength);
+        long bytes = externalBytes(keyLength);
         charged -= bytes;
         budget.used.addAndGet(-bytes);
         keyGarbage += externalBytes(keyLength);
@@ -458,7 +464,7 @@ final class GroupArena {
 
     /**
      * The memory all group arenas of the process may hold: {@code -Dcoilgun.groupTableBytes}, by default a quarter
-     * of the maximum heap. Arenas evict their committed entries while it is spent.
+     * of the maximum heap. A full arena evicts its committed entries rather than grow past it.
      */
     static final class Budget {
         static final Budget PROCESS = new Budget(Long.getLong("coilgun.groupTableBytes",
@@ -473,6 +479,11 @@ final class GroupArena {
 
         boolean spent() {
             return used.get() > limit;
+        }
+
+        /** Whether {@code more} bytes would take the memory held past the limit. */
+        boolean wouldExceed(long more) {
+            return used.get() + more > limit;
         }
     }
 }

@@ -40,8 +40,14 @@ final class MetricSlots implements StateStore.Owner {
     private final int stride;
     /** A slot's bytes in the slab: its flags byte, then the compact state (one cache line to touch, not two). */
     private final int slotBytes;
-    private ByteBuffer slab;
-    private byte[] slabBytes;
+    /**
+     * The slab, in pages of {@code 1 << pageShift} slots (at most {@link #PAGE_BYTES}): it grows by pages, never
+     * copied, and no page is big enough for the collector to treat it as a humongous object.
+     */
+    private ByteBuffer[] pages = new ByteBuffer[16];
+    private final int pageShift;
+    private final int pageMask;
+    private static final int PAGE_BYTES = 64 << 10;
     private final Map<Integer, ByteBuffer> wide = new HashMap<>();
     private int[] dirty = new int[1 << 9];
     private int dirtyCount;
@@ -64,8 +70,8 @@ final class MetricSlots implements StateStore.Owner {
         this.arena = arena;
         this.stride = layout.stride();
         this.slotBytes = stride + 1;
-        this.slab = ByteBuffer.allocate(arena.capacity() * slotBytes);
-        this.slabBytes = slab.array();
+        this.pageShift = Math.max(0, 31 - Integer.numberOfLeadingZeros(PAGE_BYTES / slotBytes));
+        this.pageMask = (1 << pageShift) - 1;
         byte[] upTo = MetricRows.after(keyPrefix);
         boolean[] found = new boolean[1];
         family.scan(keyPrefix, upTo, (key, value) -> {
@@ -87,9 +93,31 @@ final class MetricSlots implements StateStore.Owner {
         return slotBytes;
     }
 
-    /** The slab, with the slots {@link #load} points to. Changes when the arena grows: fetch it again. */
-    ByteBuffer slab() {
-        return slab;
+    /** The page of the slab that holds entry {@code id}'s slot, at the offset {@link #load} says. */
+    ByteBuffer slab(int id) {
+        return pages[id >>> pageShift];
+    }
+
+    /** Where entry {@code id}'s slot (its flags byte) starts in its page. */
+    private int at(int id) {
+        return (id & pageMask) * slotBytes;
+    }
+
+    /** Whether the page of entry {@code id} is allocated. */
+    private boolean allocated(int id) {
+        int p = id >>> pageShift;
+        return p < pages.length && pages[p] != null;
+    }
+
+    /** Allocates the page of entry {@code id} (and the page table) if it is not yet. */
+    private void allocate(int id) {
+        int p = id >>> pageShift;
+        if (p >= pages.length) {
+            pages = Arrays.copyOf(pages, Math.max(2 * pages.length, p + 1));
+        }
+        if (pages[p] == null) {
+            pages[p] = ByteBuffer.allocate(slotBytes << pageShift);
+        }
     }
 
     /**
@@ -97,11 +125,9 @@ final class MetricSlots implements StateStore.Owner {
      * where it is: its slot's offset in {@link #slab}, or -1 when it is wide ({@link #wideRow}).
      */
     int load(int id) {
-        int at = id * slotBytes;
-        if (at >= slabBytes.length) {
-            grow();
-        }
-        byte f = slabBytes[at];
+        allocate(id);
+        int at = at(id);
+        byte f = pages[id >>> pageShift].get(at);
         if ((f & LOADED) == 0) {
             f = read(id);
         }
@@ -109,16 +135,16 @@ final class MetricSlots implements StateStore.Owner {
     }
 
     private byte flags(int id) {
-        return slabBytes[id * slotBytes];
+        return pages[id >>> pageShift].get(at(id));
     }
 
     private void flags(int id, byte f) {
-        slabBytes[id * slotBytes] = f;
+        pages[id >>> pageShift].put(at(id), f);
     }
 
     /** Whether the metric has a state of the group of entry {@code id} (in memory or stored). */
     boolean has(int id) {
-        if (id * slotBytes < slabBytes.length && (flags(id) & LOADED) != 0) {
+        if (allocated(id) && (flags(id) & LOADED) != 0) {
             return true;
         }
         return arena.mayBeStored(id) && family.get(storeKey(id)) != null;
@@ -138,17 +164,16 @@ final class MetricSlots implements StateStore.Owner {
 
     /** Widens the compact state of entry {@code id} (it no longer fits) and returns its wide row. */
     ByteBuffer widen(int id) {
-        ByteBuffer row = layout.widen(slab, id * slotBytes + 1);
+        ByteBuffer row = layout.widen(slab(id), at(id) + 1);
         setWide(id, row);
         return row;
     }
 
     /** Marks the state of entry {@code id} changed: written at the next commit, not evicted before it. */
     void changed(int id) {
-        int at = id * slotBytes;
-        byte f = slabBytes[at];
+        byte f = flags(id);
         if ((f & DIRTY) == 0) {
-            slabBytes[at] = (byte) (f | DIRTY);
+            flags(id, (byte) (f | DIRTY));
             arena.pin(id);
             if (dirtyCount == dirty.length) {
                 dirty = Arrays.copyOf(dirty, dirtyCount * 2);
@@ -158,7 +183,8 @@ final class MetricSlots implements StateStore.Owner {
     }
 
     private byte read(int id) {
-        int off = id * slotBytes + 1;
+        int off = at(id) + 1;
+        ByteBuffer slab = slab(id);
         byte[] value = arena.mayBeStored(id) ? family.get(storeKey(id)) : null;
         byte f = LOADED;
         if (value == null) {
@@ -171,7 +197,7 @@ final class MetricSlots implements StateStore.Owner {
                             + "layout has " + (1 + stride) + ": " + new String(keyPrefix, 0, keyPrefix.length - 2,
                                     java.nio.charset.StandardCharsets.UTF_8));
                 }
-                System.arraycopy(value, 1, slabBytes, off, stride);
+                System.arraycopy(value, 1, slab.array(), off, stride);
             } else {
                 ByteBuffer row = value[0] == WIDE ? ByteBuffer.wrap(Arrays.copyOfRange(value, 1, value.length))
                         : ByteBuffer.wrap(value); // a row of an earlier release: the wide form
@@ -198,23 +224,16 @@ final class MetricSlots implements StateStore.Owner {
         return key;
     }
 
-    private void grow() {
-        ByteBuffer bigger = ByteBuffer.allocate(arena.capacity() * slotBytes);
-        System.arraycopy(slabBytes, 0, bigger.array(), 0, slabBytes.length);
-        slab = bigger;
-        slabBytes = bigger.array();
-    }
-
     /** The arena made entry {@code id} (a new group): this metric has not loaded it. */
     void created(int id) {
-        if (id * slotBytes < slabBytes.length) {
+        if (allocated(id)) {
             flags(id, (byte) 0);
         }
     }
 
     /** The arena evicts entry {@code id}: its state here is committed. */
     void evicted(int id) {
-        if (id * slotBytes >= slabBytes.length) {
+        if (!allocated(id)) {
             return;
         }
         if ((flags(id) & IS_WIDE) != 0) {
@@ -261,14 +280,14 @@ final class MetricSlots implements StateStore.Owner {
         writing = rowsToWrite();
         for (int i = 0; i < writing; i++) {
             int id = dirty[i];
-            int off = id * slotBytes + 1;
+            int off = at(id) + 1;
             int length;
             if ((flags(id) & IS_WIDE) != 0) {
                 ByteBuffer row = wide.get(id);
-                if (layout.narrow(row, slab, off)) {
+                if (layout.narrow(row, slab(id), off)) {
                     arena.charge(-wide.remove(id).capacity());
                     flags(id, (byte) (flags(id) & ~IS_WIDE));
-                    length = encodeCompact(off);
+                    length = encodeCompact(id, off);
                 } else {
                     length = 1 + row.capacity();
                     ensureEncoded(length);
@@ -276,7 +295,7 @@ final class MetricSlots implements StateStore.Owner {
                     System.arraycopy(row.array(), 0, encoded, 1, row.capacity());
                 }
             } else {
-                length = encodeCompact(off);
+                length = encodeCompact(id, off);
             }
             int keyLength = arena.keyLength(id);
             if (keyLength > keyScratch.length) {
@@ -287,10 +306,10 @@ final class MetricSlots implements StateStore.Owner {
         }
     }
 
-    private int encodeCompact(int off) {
+    private int encodeCompact(int id, int off) {
         ensureEncoded(1 + stride);
         encoded[0] = COMPACT;
-        System.arraycopy(slabBytes, off, encoded, 1, stride);
+        System.arraycopy(slab(id).array(), off, encoded, 1, stride);
         return 1 + stride;
     }
 
@@ -320,7 +339,6 @@ final class MetricSlots implements StateStore.Owner {
         if (stored) {
             arena.countStored();
         }
-        arena.committed();
     }
 
     /**

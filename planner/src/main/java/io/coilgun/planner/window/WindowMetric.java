@@ -307,7 +307,7 @@ public final class WindowMetric implements MetricOperator {
         long h = groupBy.hash();
         int id = arena.find(group, h);
         int off = slots.load(id);
-        ByteBuffer state = off >= 0 ? slots.slab() : slots.wideRow(id);
+        ByteBuffer state = off >= 0 ? slots.slab(id) : slots.wideRow(id);
         off = Math.max(off, 0); // the clock is the first long of both forms
         long clock = Math.max(state.getLong(off), eventTime);
         state.putLong(off, clock);
@@ -341,7 +341,7 @@ public final class WindowMetric implements MetricOperator {
         long bucket = bucketOf(clock - delay);
         int off = slots.load(id);
         if (off >= 0) {
-            layout.copyBucket(slots.slab(), off, bucket, window);
+            layout.copyBucket(slots.slab(id), off, bucket, window);
         } else {
             GroupState.copyOf(slots.wideRow(id), bucket, aggBytes, window);
         }
@@ -550,7 +550,7 @@ public final class WindowMetric implements MetricOperator {
         int off = slots.load(id);
         int i = 0;
         if (off >= 0) {
-            ByteBuffer slab = slots.slab();
+            ByteBuffer slab = slots.slab(id);
             if (layout.holdsBucket(slab, off, bucket)) {
                 for (; i < aggregators.length; i++) {
                     int at = off + layout.compactSlot(i);
@@ -608,9 +608,9 @@ public final class WindowMetric implements MetricOperator {
             droppedBuckets.clear();
             int off = slots.load(id);
             if (off >= 0) {
-                long held = layout.bucket(slots.slab(), off);
+                long held = layout.bucket(slots.slab(id), off);
                 if (held != RowLayout.NO_BUCKET && held < oldest) {
-                    layout.dropBucket(slots.slab(), off);
+                    layout.dropBucket(slots.slab(id), off);
                     droppedBuckets.add(held);
                 }
             } else {

@@ -100,7 +100,7 @@ public class GroupArenaBenchmark {
         int k = order[next++ & (order.length - 1)];
         int id = arena.find(keys[k], hashes[k]);
         int off = slots.load(id);
-        ByteBuffer slab = slots.slab();
+        ByteBuffer slab = slots.slab(id);
         slab.putLong(off, slab.getLong(off) + 1);
         return id;
     }

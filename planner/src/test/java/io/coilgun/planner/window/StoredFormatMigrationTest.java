@@ -300,7 +300,7 @@ class StoredFormatMigrationTest {
                     MetricSlots m = slots(name);
                     assertTrue(m.has(id), g);
                     int off = m.load(id);
-                    ByteBuffer slab = m.slab();
+                    ByteBuffer slab = m.slab(id);
                     ByteBuffer row = off < 0 ? m.wideRow(id) : null;
                     assertEquals(GroupState.clock(old), off >= 0 ? slab.getLong(off) : GroupState.clock(row), g);
                     int n = GroupState.buckets(old);
