@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * The layout of one group's state row of a {@link WindowMetric}: its clock and its aggregates, one per bucket
- * (tumbling windows keep the few buckets a clock within the lateness can reach; other windows the single bucket 0).
- * The row is the stored value itself, held in a {@link GroupTable} and updated in place by the aggregators.
+ * The layout of one group's state row of a {@link WindowMetric} in the <em>wide</em> form ({@link RowLayout}): its
+ * clock and its aggregates in full, one per bucket (tumbling windows keep the few buckets a clock within the lateness
+ * can reach; other windows the single bucket 0). A state that does not fit the compact slot of its
+ * {@link MetricSlots} is held in such a row, updated in place by the aggregators; releases before group arenas
+ * stored every state in this form.
  *
  * <pre>
  * long clock, int bucket count, then per bucket: long bucket, the aggregators' bytes

@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * table readers) does not grow with the number of metrics, and dropping a metric is one range delete.
  * <ul>
  *   <li>{@value #STATE_FAMILY}: group states ({@code <name>\0g<group>}, held in memory by the metric's
- *       {@link GroupTable}) and the metric's start ({@code <name>\0t}); not cached by the store.</li>
+ *       {@link MetricSlots}) and the metric's start ({@code <name>\0t}); not cached by the store.</li>
  *   <li>{@value #AUX_FAMILY}: MIN/MAX/LAST/PREV candidates and COUNT(DISTINCT) value counts.</li>
  * </ul>
  * Stores written before this layout had two families per metric ({@code metric.<name>}, {@code aux.<name>}):

@@ -24,7 +24,8 @@ import java.util.SplittableRandom;
 /**
  * The task processor alone (issue 4's benchmark): one thread, no Kafka, SUM + COUNT + AVG by card over a sliding
  * window, cards drawn with Zipf-like skew from {@code --cards} (default 1,000,000). Events are encoded before the
- * timed loop; checkpoints every 100 ms, as processor units take them. Prints progress and one RESULT line with events_per_s.
+ * timed loop; checkpoints every 100 ms, as processor units take them. Prints progress and one RESULT line with events_per_s
+ * and alloc_bytes_per_event (what the processing thread allocated per event, checkpoints included).
  *
  * With {@code --metrics N}, window-count's metric set instead (N misaligned sliding windows of SUM(amount) by card,
  * sizes 30 s to 5 min, delays 0 to 30 s): what many metrics per stream cost the engine, without Kafka.
@@ -76,6 +77,9 @@ public final class EngineBench {
             TaskPlan plan = TaskPlan.open(dir, stream, metrics, io, new ChunkCache(256, 64L << 20));
             Object[] decoded = new Object[4];
             Object[] results = new Object[metrics.stream().mapToInt(m -> m.aggregations().size()).sum()];
+            com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            long allocated0 = threads.getCurrentThreadAllocatedBytes();
             long t0 = System.nanoTime();
             long last = t0;
             long lastCheckpoint = t0;
@@ -94,6 +98,8 @@ public final class EngineBench {
             }
             plan.checkpoint();
             double secs = (System.nanoTime() - t0) / 1e9;
+            // what the processor thread allocated per event: processing, checkpoints and the benchmark's loop
+            double allocatedPerEvent = (threads.getCurrentThreadAllocatedBytes() - allocated0) / (double) events;
             String backfill = "";
             if (java.util.Arrays.asList(args).contains("--backfill")) {
                 MetricDef first = metrics.get(0);
@@ -130,8 +136,9 @@ public final class EngineBench {
             System.gc();
             Runtime rt = Runtime.getRuntime();
             System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
-                    + "heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%s%n", window, events, cards, events / secs,
-                    (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0, backfill);
+                    + "alloc_bytes_per_event=%.1f heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%s%n", window, events, cards,
+                    events / secs, allocatedPerEvent, (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb,
+                    reservoirBytes / 1048576.0, backfill);
         } finally {
             try (var s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
