@@ -1,9 +1,5 @@
 package io.coilgun.planner.window;
 
-import io.coilgun.planner.agg.Aggregator;
-import io.coilgun.planner.model.AggregationDef;
-import io.coilgun.planner.model.AggregationKind;
-import io.coilgun.planner.model.ColumnType;
 import io.coilgun.storage.state.StateStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,18 +77,7 @@ public class GroupArenaBenchmark {
 
     /** SUM(amount), COUNT(*), AVG(amount) over a sliding window: SUM and AVG keep a count and an exact sum each. */
     static RowLayout layout() {
-        Aggregator[] aggs = {
-            Aggregator.of(new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE), ColumnType.DOUBLE),
-            Aggregator.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT), ColumnType.BIGINT),
-            Aggregator.of(new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE), ColumnType.DOUBLE)};
-        AggregationKind[] kinds = {AggregationKind.SUM, AggregationKind.COUNT_STAR, AggregationKind.AVG};
-        int[] full = new int[3];
-        int at = 0;
-        for (int i = 0; i < 3; i++) {
-            full[i] = at;
-            at += aggs[i].stateBytes();
-        }
-        return new RowLayout(aggs, kinds, full, at, false, new int[] {-1, -1, -1});
+        return SumCountAvg.layout(SumCountAvg.aggregators(), false, SumCountAvg.SHARED);
     }
 
     @Benchmark

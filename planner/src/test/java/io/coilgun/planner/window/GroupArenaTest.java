@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.agg.Aggregator;
-import io.coilgun.planner.model.AggregationDef;
-import io.coilgun.planner.model.AggregationKind;
-import io.coilgun.planner.model.ColumnType;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +44,7 @@ class GroupArenaTest {
     Path dir;
 
     private final RowLayout layout = layout();
-    private final int[] fullSlots = fullSlots();
+    private final int[] fullSlots = SumCountAvg.fullSlots(SumCountAvg.aggregators());
 
     /** A group's state in the model: its clock (and COUNT) and the form it is in. */
     private record State(long value, int form) {
@@ -198,7 +195,7 @@ class GroupArenaTest {
      */
     @Test
     void aWideStateWhoseCentsSumFitsIsNarrowedAtTheCommit() {
-        Aggregator[] aggs = aggregators();
+        Aggregator[] aggs = SumCountAvg.aggregators();
         GroupArena.Budget budget = new GroupArena.Budget(Long.MAX_VALUE);
         StateStore store = StateStore.open(dir);
         MetricSlots slots = new MetricSlots(MetricRows.states(store), MetricRows.prefix("a", 'g'), layout,
@@ -358,30 +355,8 @@ class GroupArenaTest {
         return arena;
     }
 
-    private static Aggregator[] aggregators() {
-        return new Aggregator[] {
-            Aggregator.of(new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE), ColumnType.DOUBLE),
-            Aggregator.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT), ColumnType.BIGINT),
-            Aggregator.of(new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE), ColumnType.DOUBLE)};
-    }
-
-    private static int[] fullSlots() {
-        Aggregator[] aggs = aggregators();
-        int[] full = new int[aggs.length];
-        int at = 0;
-        for (int i = 0; i < aggs.length; i++) {
-            full[i] = at;
-            at += aggs[i].stateBytes();
-        }
-        return full;
-    }
-
     /** SUM(amount), COUNT(*), AVG(amount) over a sliding window (one bucket). */
     private static RowLayout layout() {
-        Aggregator[] aggs = aggregators();
-        int[] full = fullSlots();
-        int aggBytes = full[full.length - 1] + aggs[aggs.length - 1].stateBytes();
-        return new RowLayout(aggs, new AggregationKind[] {AggregationKind.SUM, AggregationKind.COUNT_STAR,
-            AggregationKind.AVG}, full, aggBytes, false, new int[] {-1, -1, -1});
+        return SumCountAvg.layout(SumCountAvg.aggregators(), false, SumCountAvg.UNSHARED);
     }
 }

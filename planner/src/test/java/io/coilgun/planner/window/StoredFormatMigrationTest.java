@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.agg.Aggregator;
-import io.coilgun.planner.model.AggregationDef;
-import io.coilgun.planner.model.AggregationKind;
-import io.coilgun.planner.model.ColumnType;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -43,11 +40,11 @@ class StoredFormatMigrationTest {
     @TempDir
     Path dir;
 
-    private final Aggregator[] aggs = aggregators();
-    private final int[] full = fullSlots(aggs);
+    private final Aggregator[] aggs = SumCountAvg.aggregators();
+    private final int[] full = SumCountAvg.fullSlots(aggs);
     private final int aggBytes = full[2] + aggs[2].stateBytes();
-    private final RowLayout sliding = new RowLayout(aggs, kinds(), full, aggBytes, false, SHARED);
-    private final RowLayout tumbling = new RowLayout(aggs, kinds(), full, aggBytes, true, SHARED);
+    private final RowLayout sliding = SumCountAvg.layout(aggs, false, SHARED);
+    private final RowLayout tumbling = SumCountAvg.layout(aggs, true, SHARED);
 
     /** Per metric, per group: the old row written. */
     private final Map<String, Map<String, ByteBuffer>> oldRows = new LinkedHashMap<>();
@@ -405,26 +402,5 @@ class StoredFormatMigrationTest {
 
     private static byte[] key(String metric, String group) {
         return MetricRows.concat(MetricRows.prefix(metric, 'g'), group.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Aggregator[] aggregators() {
-        return new Aggregator[] {
-            Aggregator.of(new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE), ColumnType.DOUBLE),
-            Aggregator.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT), ColumnType.BIGINT),
-            Aggregator.of(new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE), ColumnType.DOUBLE)};
-    }
-
-    private static AggregationKind[] kinds() {
-        return new AggregationKind[] {AggregationKind.SUM, AggregationKind.COUNT_STAR, AggregationKind.AVG};
-    }
-
-    private static int[] fullSlots(Aggregator[] aggs) {
-        int[] full = new int[aggs.length];
-        int at = 0;
-        for (int i = 0; i < aggs.length; i++) {
-            full[i] = at;
-            at += aggs[i].stateBytes();
-        }
-        return full;
     }
 }
