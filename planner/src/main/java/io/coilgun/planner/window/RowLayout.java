@@ -104,9 +104,9 @@ final class RowLayout {
     }
 
     /**
-     * Where the aggregates of {@code bucket} are in the compact slot at {@code off} (the slot's offset itself: the
-     * aggregations' {@link #compactSlot}s are relative to it), taking the bucket into an empty tumbling slot; -1 when
-     * the slot holds another bucket.
+     * Whether the compact slot at {@code off} holds the aggregates of {@code bucket} (the aggregations'
+     * {@link #compactSlot}s are relative to {@code off}), taking the bucket into an empty tumbling slot; false when it
+     * holds another bucket (the state must widen).
      */
     boolean holdsBucket(ByteBuffer slab, int off, long bucket) {
         if (!tumbling) {
