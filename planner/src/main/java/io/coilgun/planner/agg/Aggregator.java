@@ -61,6 +61,14 @@ public abstract class Aggregator {
         return true;
     }
 
+    /**
+     * Whether this aggregator keeps the same state as {@code other} for the same argument (one state can then serve
+     * both: see RowLayout); false unless overridden.
+     */
+    public boolean sameStateAs(Aggregator other) {
+        return false;
+    }
+
     /** The value reported for the window: a Long, a Double or null. */
     public abstract Object result(ByteBuffer state, int at);
 

@@ -24,6 +24,12 @@ final class DoubleSumAggregator extends Aggregator {
         return 8 + ExactSum.BYTES;
     }
 
+    /** SUM of a double and AVG keep the same state: the count of non-null values and their exact sum. */
+    @Override
+    public boolean sameStateAs(Aggregator other) {
+        return other instanceof DoubleSumAggregator;
+    }
+
     /** Compact: the count of values in the low 56 bits of the exact sum's first long (see {@link ExactSum}). */
     @Override
     public int compactBytes() {

@@ -2,6 +2,7 @@ package io.coilgun.planner.window;
 
 import io.coilgun.planner.agg.Aggregator;
 import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.MetricDef;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -67,6 +68,28 @@ final class RowLayout {
             }
         }
         this.stride = at;
+    }
+
+    /**
+     * Per aggregation of {@code def}, an earlier one whose compact state it can share, or -1: aggregations of the same
+     * column (no expression) whose aggregators keep the same state ({@link Aggregator#sameStateAs}: SUM and AVG of a
+     * double column keep a count and an exact sum each).
+     */
+    static int[] sharedStates(MetricDef def, Aggregator[] aggregators) {
+        int[] shares = new int[aggregators.length];
+        Arrays.fill(shares, -1);
+        for (int i = 0; i < aggregators.length; i++) {
+            var a = def.aggregations().get(i);
+            for (int j = 0; j < i && shares[i] < 0; j++) {
+                var b = def.aggregations().get(j);
+                if (aggregators[i] != null && aggregators[j] != null && shares[j] < 0 && a.expression() == null
+                        && b.expression() == null && a.argument() >= 0 && a.argument() == b.argument()
+                        && aggregators[i].sameStateAs(aggregators[j])) {
+                    shares[i] = j;
+                }
+            }
+        }
+        return shares;
     }
 
     /** Bytes of a compact slot. */

@@ -178,7 +178,7 @@ public final class WindowMetric implements MetricOperator {
         this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
         this.layout = new RowLayout(aggregators, kinds, fullSlots, aggBytes, kind == WindowSpec.Kind.TUMBLING,
-                sharedStates(def));
+                RowLayout.sharedStates(def, aggregators));
         this.slots = filled != null ? filled.handOverSlots()
                 : new MetricSlots(groupRows, statePrefix, layout, groupBy.arena());
         this.arena = slots.arena();
@@ -674,39 +674,6 @@ public final class WindowMetric implements MetricOperator {
                 aggregators[i].remove(window, fullSlots[i], args[i]);
             }
         }
-    }
-
-    /**
-     * Per aggregation, an earlier one of the same state (SUM and AVG of the same double column keep a count and an
-     * exact sum each: one compact state serves both), or -1.
-     */
-    private int[] sharedStates(MetricDef def) {
-        int[] shares = new int[aggregators.length];
-        java.util.Arrays.fill(shares, -1);
-        for (int i = 0; i < aggregators.length; i++) {
-            for (int j = 0; j < i && shares[i] < 0; j++) {
-                var a = def.aggregations().get(i);
-                var b = def.aggregations().get(j);
-                if (aggregators[i] != null && aggregators[j] != null && a.expression() == null
-                        && b.expression() == null && a.argument() >= 0 && a.argument() == b.argument()
-                        && sumState(a.kind(), aggregators[i]) && sumState(b.kind(), aggregators[j])
-                        && shares[j] < 0) {
-                    shares[i] = j;
-                }
-            }
-        }
-        return shares;
-    }
-
-    /** Whether the aggregation keeps the state of a double SUM: its count and exact sum (AVG, SUM of a double). */
-    private static boolean sumState(AggregationKind k, Aggregator a) {
-        return (k == AggregationKind.AVG || k == AggregationKind.SUM)
-                && a.compactBytes() == io.coilgun.planner.agg.Aggregator.of(
-                        new io.coilgun.planner.model.AggregationDef(AggregationKind.AVG, 0, "x",
-                                ColumnType.DOUBLE), ColumnType.DOUBLE).compactBytes()
-                && a.getClass() == io.coilgun.planner.agg.Aggregator.of(
-                        new io.coilgun.planner.model.AggregationDef(AggregationKind.AVG, 0, "x",
-                                ColumnType.DOUBLE), ColumnType.DOUBLE).getClass();
     }
 
     /** Whether aggregation kind {@code k} keeps candidates (not invertible) rather than an aggregator's slots. */
