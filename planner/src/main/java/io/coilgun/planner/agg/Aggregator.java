@@ -50,6 +50,26 @@ public abstract class Aggregator {
         return true;
     }
 
+    /** {@link #add(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    public void add(ByteBuffer state, int at, Argument value) {
+        add(state, at, value.value());
+    }
+
+    /** {@link #remove(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    public void remove(ByteBuffer state, int at, Argument value) {
+        remove(state, at, value.value());
+    }
+
+    /** {@link #addCompact(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    public boolean addCompact(ByteBuffer state, int at, Argument value) {
+        return addCompact(state, at, value.value());
+    }
+
+    /** {@link #removeCompact(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
+        return removeCompact(state, at, value.value());
+    }
+
     /** Writes the full form of the compact state at {@code from} to {@code to} of {@code full}. */
     public void widen(ByteBuffer compact, int from, ByteBuffer full, int to) {
         System.arraycopy(compact.array(), from, full.array(), to, stateBytes());

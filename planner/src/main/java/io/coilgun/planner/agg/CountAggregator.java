@@ -29,6 +29,32 @@ final class CountAggregator extends Aggregator {
     }
 
     @Override
+    public void add(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            state.putLong(at, state.getLong(at) + 1);
+        }
+    }
+
+    @Override
+    public void remove(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            state.putLong(at, state.getLong(at) - 1);
+        }
+    }
+
+    @Override
+    public boolean addCompact(ByteBuffer state, int at, Argument value) {
+        add(state, at, value);
+        return true;
+    }
+
+    @Override
+    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
+        remove(state, at, value);
+        return true;
+    }
+
+    @Override
     public Object result(ByteBuffer state, int at) {
         return state.getLong(at);
     }

@@ -61,6 +61,46 @@ final class DoubleSumAggregator extends Aggregator {
     }
 
     @Override
+    public boolean addCompact(ByteBuffer state, int at, Argument value) {
+        if (value.isNull()) {
+            return true;
+        }
+        if (!ExactSum.addCompact(state, at, value.doubleValue())) {
+            return false;
+        }
+        state.putLong(at, state.getLong(at) + 1);
+        return true;
+    }
+
+    @Override
+    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
+        if (value.isNull()) {
+            return true;
+        }
+        if (!ExactSum.addCompact(state, at, -value.doubleValue())) {
+            return false;
+        }
+        state.putLong(at, state.getLong(at) - 1);
+        return true;
+    }
+
+    @Override
+    public void add(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            state.putLong(at, state.getLong(at) + 1);
+            ExactSum.add(state, at + 8, value.doubleValue());
+        }
+    }
+
+    @Override
+    public void remove(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            state.putLong(at, state.getLong(at) - 1);
+            ExactSum.remove(state, at + 8, value.doubleValue());
+        }
+    }
+
+    @Override
     public void widen(ByteBuffer compact, int from, ByteBuffer full, int to) {
         full.putLong(to, compact.getLong(from) & ExactSum.OWNERS_BITS);
         ExactSum.widen(compact, from, full, to + 8);

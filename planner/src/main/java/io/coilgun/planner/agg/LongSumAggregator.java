@@ -27,26 +27,58 @@ final class LongSumAggregator extends Aggregator {
     @Override
     public void add(ByteBuffer state, int at, Object value) {
         if (value != null) {
-            long v = ((Number) value).longValue();
-            long lo = state.getLong(at + 16);
-            long sum = lo + v;
-            long carry = Long.compareUnsigned(sum, lo) < 0 ? 1 : 0;
-            state.putLong(at, state.getLong(at) + 1);
-            state.putLong(at + 8, state.getLong(at + 8) + (v >> 63) + carry);
-            state.putLong(at + 16, sum);
+            addLong(state, at, ((Number) value).longValue());
         }
     }
 
     @Override
     public void remove(ByteBuffer state, int at, Object value) {
         if (value != null) {
-            long v = ((Number) value).longValue();
-            long lo = state.getLong(at + 16);
-            long borrow = Long.compareUnsigned(lo, v) < 0 ? 1 : 0;
-            state.putLong(at, state.getLong(at) - 1);
-            state.putLong(at + 8, state.getLong(at + 8) - (v >> 63) - borrow);
-            state.putLong(at + 16, lo - v);
+            removeLong(state, at, ((Number) value).longValue());
         }
+    }
+
+    @Override
+    public void add(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            addLong(state, at, value.longValue());
+        }
+    }
+
+    @Override
+    public void remove(ByteBuffer state, int at, Argument value) {
+        if (!value.isNull()) {
+            removeLong(state, at, value.longValue());
+        }
+    }
+
+    @Override
+    public boolean addCompact(ByteBuffer state, int at, Argument value) {
+        add(state, at, value);
+        return true;
+    }
+
+    @Override
+    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
+        remove(state, at, value);
+        return true;
+    }
+
+    private static void addLong(ByteBuffer state, int at, long v) {
+        long lo = state.getLong(at + 16);
+        long sum = lo + v;
+        long carry = Long.compareUnsigned(sum, lo) < 0 ? 1 : 0;
+        state.putLong(at, state.getLong(at) + 1);
+        state.putLong(at + 8, state.getLong(at + 8) + (v >> 63) + carry);
+        state.putLong(at + 16, sum);
+    }
+
+    private static void removeLong(ByteBuffer state, int at, long v) {
+        long lo = state.getLong(at + 16);
+        long borrow = Long.compareUnsigned(lo, v) < 0 ? 1 : 0;
+        state.putLong(at, state.getLong(at) - 1);
+        state.putLong(at + 8, state.getLong(at + 8) - (v >> 63) - borrow);
+        state.putLong(at + 16, lo - v);
     }
 
     @Override

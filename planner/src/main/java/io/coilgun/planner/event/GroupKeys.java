@@ -28,6 +28,73 @@ public final class GroupKeys {
     }
 
     /**
+     * {@link #encode}'s key of the event {@code e} over {@code columns}, written at the start of {@code out} when it
+     * fits: returns its length (larger than {@code out.length} when it did not fit, and nothing was written).
+     */
+    public static int encode(EventView e, int[] columns, byte[] out) {
+        int size = 0;
+        for (int c : columns) {
+            size += encodedSize(e, c);
+        }
+        if (size > out.length) {
+            return size;
+        }
+        int at = 0;
+        for (int c : columns) {
+            if (e.isNull(c)) {
+                out[at++] = 0;
+                continue;
+            }
+            out[at++] = 1;
+            switch (e.type(c)) {
+                case VARCHAR -> {
+                    byte[] d = e.data();
+                    for (int i = e.stringOffset(c), end = i + e.stringLength(c); i < end; i++) {
+                        out[at++] = d[i];
+                        if (d[i] == 0) {
+                            out[at++] = (byte) 0xFF;
+                        }
+                    }
+                    out[at++] = 0;
+                }
+                case BOOLEAN -> out[at++] = (byte) (e.getBoolean(c) ? 1 : 0);
+                case DOUBLE -> {
+                    long bits = Double.doubleToLongBits(e.getDouble(c));
+                    at = writeLong(out, at, bits ^ ((bits >> 63) | Long.MIN_VALUE));
+                }
+                default -> at = writeLong(out, at, e.getLong(c) ^ Long.MIN_VALUE);
+            }
+        }
+        return size;
+    }
+
+    private static int encodedSize(EventView e, int c) {
+        if (e.isNull(c)) {
+            return 1;
+        }
+        return switch (e.type(c)) {
+            case VARCHAR -> {
+                int n = e.stringLength(c) + 2;
+                byte[] d = e.data();
+                for (int i = e.stringOffset(c), end = i + e.stringLength(c); i < end; i++) {
+                    n += d[i] == 0 ? 1 : 0;
+                }
+                yield n;
+            }
+            case BOOLEAN -> 2;
+            default -> 9;
+        };
+    }
+
+    private static int writeLong(byte[] out, int at, long l) {
+        for (int i = 7; i >= 0; i--) {
+            out[at + i] = (byte) l;
+            l >>>= 8;
+        }
+        return at + 8;
+    }
+
+    /**
      * A 64-bit hash of {@code key[off .. off + len)} (FNV-1a, then a murmur finalizer), never 0: what group arenas
      * and the dedup index find keys by.
      */

@@ -1,5 +1,6 @@
 package io.coilgun.planner.plan;
 
+import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.storage.reservoir.Reservoir;
@@ -44,6 +45,8 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     private final StateStore.Family ids;
     private final int idColumn;
     private final SharedOperators decoder;
+    /** The id column, as {@link GroupKeys#encode(EventView, int[], byte[])} takes it. */
+    private final int[] idColumns;
     private final Subscription expiry;
     private final Reservoir reservoir;
     private final long horizon;
@@ -81,6 +84,7 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     DuplicateIndex(StateStore store, Reservoir reservoir, long horizon, int idColumn, SharedOperators decoder) {
         this.ids = store.family(FAMILY, false);
         this.idColumn = idColumn;
+        this.idColumns = new int[] {idColumn};
         this.decoder = decoder;
         this.reservoir = reservoir;
         this.horizon = horizon;
@@ -137,11 +141,11 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
      * Only when {@link RecentIds} gave up is the row read to check it.
      */
     private void expired(long seq, long time, int schema, byte[] data, int off, int len) {
-        Object id = decoder.passed(seq, data, off, len)[idColumn];
-        if (id == null) {
+        EventView event = decoder.passed(seq, data, off, len);
+        if (event.isNull(idColumn)) {
             return;
         }
-        long h = encode(id);
+        long h = encode(event);
         if (!recent.remove(h, time)) {
             int p = pendingWrite(h);
             long stored;
@@ -183,6 +187,19 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
             keyLength = k.length;
         }
         encodedId = id;
+        keyHash = GroupKeys.hash(key, 0, keyLength);
+        return keyHash;
+    }
+
+    /** {@link #encode(Object)} of the id of an event read in place. */
+    private long encode(EventView event) {
+        int n = GroupKeys.encode(event, idColumns, key);
+        if (n > key.length) {
+            key = new byte[2 * n];
+            n = GroupKeys.encode(event, idColumns, key);
+        }
+        keyLength = n;
+        encodedId = null;
         keyHash = GroupKeys.hash(key, 0, keyLength);
         return keyHash;
     }

@@ -268,8 +268,8 @@ final class MetricBackfill implements AutoCloseable {
         if (TestFaults.ENABLED) {
             TestFaults.whileBackfilling(values);
         }
-        shared.arrived(values);
-        metric.accept(values, e.time(), e.seq());
+        shared.arrived(e.payload(), values);
+        metric.accept(e.time(), e.seq());
         scratch.advance();
         applied++;
         if (sink != null) {

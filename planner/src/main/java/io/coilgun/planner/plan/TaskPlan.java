@@ -504,9 +504,9 @@ public final class TaskPlan implements AutoCloseable {
         if (duplicates != null) {
             duplicates.accepted(values[stream.eventIdIndex()], eventTime);
         }
-        shared.arrived(values);
+        shared.arrived(payload, values);
         for (MetricOperator op : operators) {
-            op.accept(values, eventTime, offset);
+            op.accept(eventTime, offset);
             if (TestFaults.ENABLED) {
                 TestFaults.whileAggregating(values);
             }

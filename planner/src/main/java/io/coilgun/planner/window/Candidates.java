@@ -167,6 +167,10 @@ final class Candidates {
         private static final byte DOUBLE = 2;
         private static final byte STRING = 3;
         private static final byte BOOLEAN = 4;
+        private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG = java.lang.invoke.MethodHandles
+                .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+        private static final java.lang.invoke.VarHandle BIG_ENDIAN_INT = java.lang.invoke.MethodHandles
+                .byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
         private Values() {
         }
@@ -196,6 +200,38 @@ final class Candidates {
             } else {
                 throw new IllegalArgumentException("cannot keep " + v.getClass().getSimpleName() + " in state");
             }
+        }
+
+        /** {@link #write} of a long at {@code out[at]}, without boxing it; returns where it ends. */
+        static int writeLong(byte[] out, int at, long v) {
+            out[at] = LONG;
+            BIG_ENDIAN_LONG.set(out, at + 1, v);
+            return at + 9;
+        }
+
+        static int writeDouble(byte[] out, int at, double v) {
+            out[at] = DOUBLE;
+            BIG_ENDIAN_LONG.set(out, at + 1, Double.doubleToRawLongBits(v));
+            return at + 9;
+        }
+
+        /** A string given as its UTF-8 bytes {@code utf8[off .. off + len)}. */
+        static int writeString(byte[] out, int at, byte[] utf8, int off, int len) {
+            out[at] = STRING;
+            BIG_ENDIAN_INT.set(out, at + 1, len);
+            System.arraycopy(utf8, off, out, at + 5, len);
+            return at + 5 + len;
+        }
+
+        static int writeBoolean(byte[] out, int at, boolean v) {
+            out[at] = BOOLEAN;
+            out[at + 1] = (byte) (v ? 1 : 0);
+            return at + 2;
+        }
+
+        static int writeNull(byte[] out, int at) {
+            out[at] = NULL;
+            return at + 1;
         }
 
         static Object read(ByteBuffer b) {

@@ -81,11 +81,16 @@ final class GroupArena {
 
     /** The id of {@code group}'s entry (its {@link KnownGroups#hash} is {@code h}), created when absent. */
     int find(byte[] group, long h) {
+        return find(group, group.length, h);
+    }
+
+    /** {@link #find(byte[], long)} of the key in {@code group[0 .. length)}. */
+    int find(byte[] group, int length, long h) {
         int id = lastId;
-        if (id < 0 || lastHash != h || !keyEquals(id, group)) {
-            id = lookup(group, h);
+        if (id < 0 || lastHash != h || !keyEquals(id, group, length)) {
+            id = lookup(group, length, h);
             if (id < 0) {
-                id = insert(group, h);
+                id = insert(group, length, h);
             }
             lastId = id;
             lastHash = h;
@@ -96,7 +101,11 @@ final class GroupArena {
 
     /** The id of {@code group}'s entry, or -1 when it has none in memory. */
     int lookup(byte[] group, long h) {
-        pack(group);
+        return lookup(group, group.length, h);
+    }
+
+    private int lookup(byte[] group, int length, long h) {
+        pack(group, length);
         int mask = index.length - 1;
         for (int cell = (int) h & mask; ; cell = (cell + 1) & mask) {
             long c = index[cell];
@@ -105,7 +114,7 @@ final class GroupArena {
             }
             if ((c ^ h) >>> 32 == 0) {
                 int id = (int) c - 1;
-                if (entries[4 * id] == h && packedEquals(id, group)) {
+                if (entries[4 * id] == h && packedEquals(id, group, length)) {
                     return id;
                 }
             }
@@ -113,14 +122,14 @@ final class GroupArena {
     }
 
     /** Packs a key of up to 16 bytes into {@link #packed0} and {@link #packed1}, as a record holds it. */
-    private void pack(byte[] group) {
+    private void pack(byte[] group, int length) {
         long a = 0;
         long b = 0;
-        if (group.length <= INLINE) {
-            for (int i = Math.min(group.length, 8) - 1; i >= 0; i--) {
+        if (length <= INLINE) {
+            for (int i = Math.min(length, 8) - 1; i >= 0; i--) {
                 a = a << 8 | (group[i] & 0xFF);
             }
-            for (int i = group.length - 1; i >= 8; i--) {
+            for (int i = length - 1; i >= 8; i--) {
                 b = b << 8 | (group[i] & 0xFF);
             }
         }
@@ -128,19 +137,19 @@ final class GroupArena {
         packed1 = b;
     }
 
-    private boolean packedEquals(int id, byte[] group) {
+    private boolean packedEquals(int id, byte[] group, int groupLength) {
         int r = 4 * id;
         int length = (int) (entries[r + 2] >>> 24) & 0xFF;
         if (length != EXTERNAL) {
-            return length == group.length && entries[r + 1] == packed0 && entries[r + 3] == packed1;
+            return length == groupLength && entries[r + 1] == packed0 && entries[r + 3] == packed1;
         }
         int at = (int) entries[r + 1];
-        return entries[r + 3] == group.length && Arrays.equals(keyBytes, at, at + group.length, group, 0, group.length);
+        return entries[r + 3] == groupLength && Arrays.equals(keyBytes, at, at + groupLength, group, 0, groupLength);
     }
 
-    private boolean keyEquals(int id, byte[] group) {
-        pack(group);
-        return packedEquals(id, group);
+    private boolean keyEquals(int id, byte[] group, int length) {
+        pack(group, length);
+        return packedEquals(id, group, length);
     }
 
     long hash(int id) {
@@ -303,7 +312,7 @@ final class GroupArena {
         charged = now;
     }
 
-    private int insert(byte[] group, long h) {
+    private int insert(byte[] group, int length, long h) {
         if (freeCount == 0 && nextId == capacity()) {
             int capacity = capacity();
             int more = capacity / 2;
@@ -322,27 +331,27 @@ final class GroupArena {
         int r = 4 * id;
         long stamp = (entries[r + 2] & ~(STAMP - 1)) + STAMP;
         entries[r] = h;
-        if (group.length <= INLINE) {
-            pack(group);
+        if (length <= INLINE) {
+            pack(group, length);
             entries[r + 1] = packed0;
             entries[r + 3] = packed1;
-            entries[r + 2] = stamp | (long) group.length << 24 | LIVE | USED;
+            entries[r + 2] = stamp | (long) length << 24 | LIVE | USED;
         } else {
-            if (keyEnd + group.length > keyBytes.length) {
-                makeRoomForKey(group.length);
+            if (keyEnd + length > keyBytes.length) {
+                makeRoomForKey(length);
             }
-            System.arraycopy(group, 0, keyBytes, keyEnd, group.length);
+            System.arraycopy(group, 0, keyBytes, keyEnd, length);
             entries[r + 1] = keyEnd;
-            entries[r + 3] = group.length;
+            entries[r + 3] = length;
             entries[r + 2] = stamp | (long) EXTERNAL << 24 | LIVE | USED;
-            keyEnd += group.length;
+            keyEnd += length;
         }
         place(id);
         size++;
         for (MetricSlots m : metrics) {
             m.created(id);
         }
-        long bytes = externalBytes(group.length);
+        long bytes = externalBytes(length);
         charged += bytes;
         budget.used.addAndGet(bytes);
         return id;

@@ -9,8 +9,11 @@ import io.coilgun.planner.model.MetricDef;
 public interface MetricOperator {
     MetricDef def();
 
-    /** Takes the accepted event {@code values} (time {@code eventTime}, seq = Kafka offset) into its group. */
-    void accept(Object[] values, long eventTime, long seq);
+    /**
+     * Takes the accepted event (time {@code eventTime}, seq = Kafka offset), the one the task's shared operators hold
+     * ({@link SharedOperators#arrived}), into its group.
+     */
+    void accept(long eventTime, long seq);
 
     /**
      * Writes the metric's values for the event last accepted, one per aggregation, into {@code out} from

@@ -1,11 +1,12 @@
 package io.coilgun.planner.window;
 
-import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.expr.CompiledExpression;
 import io.coilgun.planner.expr.Expressions;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,15 +23,16 @@ import java.util.Map;
  * Single-threaded, like the task plan.
  */
 public final class SharedOperators {
-    private EventCodec codec;
     private List<String> columns;
     private final Map<String, Filter> filters = new HashMap<>();
     private final Map<List<Integer>, GroupBy> groupBys = new HashMap<>();
     private final Filter noFilter = new Filter(null);
     /** Incremented for each event the metrics look at. */
     private long generation;
-    private Object[] current;
-    private Object[] decoded;
+    /** The event the metrics look at: {@link #arrivedView} or {@link #passedView}. */
+    private EventView current;
+    private EventView arrivedView;
+    private EventView passedView;
     private long decodedSeq = Long.MIN_VALUE;
 
     public SharedOperators(StreamDef stream) {
@@ -39,9 +41,10 @@ public final class SharedOperators {
 
     /** The stream has a new schema version: decode and evaluate with its columns from now on. */
     public void streamChanged(StreamDef stream) {
-        codec = new EventCodec(stream);
         columns = stream.columns().stream().map(c -> c.name()).toList();
-        decoded = new Object[codec.columnCount()];
+        arrivedView = new EventView(stream);
+        passedView = new EventView(stream);
+        current = null;
         decodedSeq = Long.MIN_VALUE;
         generation++;
         for (Filter f : filters.values()) {
@@ -62,24 +65,34 @@ public final class SharedOperators {
         return groupBys.computeIfAbsent(key, k -> new GroupBy(columns.clone()));
     }
 
-    /** An event arrives at the task: the metrics look at {@code values} next. */
-    public void arrived(Object[] values) {
-        current = values;
+    /**
+     * An event arrives at the task: the metrics look at it next ({@link #current()}).
+     *
+     * @param values the event {@code payload} holds, already decoded
+     */
+    public void arrived(byte[] payload, Object[] values) {
+        arrivedView.wrap(payload, 0, payload.length, values);
+        current = arrivedView;
         generation++;
     }
 
+    /** The event the metrics look at: the one that arrived, or the one an iterator passes. */
+    public EventView current() {
+        return current;
+    }
+
     /**
-     * An iterator passes event {@code seq} (its bytes in {@code data}): its column values, decoded once for all the
-     * subscriptions it is passed to. Valid until the next call.
+     * An iterator passes event {@code seq} (its bytes in {@code data}): read in place once for all the subscriptions
+     * it is passed to. Valid until the next call.
      */
-    public Object[] passed(long seq, byte[] data, int off, int len) {
-        if (seq != decodedSeq || current != decoded) {
-            codec.decode(data, off, len, decoded);
+    public EventView passed(long seq, byte[] data, int off, int len) {
+        if (seq != decodedSeq || current != passedView) {
+            passedView.wrap(data, off, len);
             decodedSeq = seq;
-            current = decoded;
+            current = passedView;
             generation++;
         }
-        return decoded;
+        return passedView;
     }
 
     /** A WHERE clause, compiled once per task and evaluated once per event. */
@@ -105,19 +118,25 @@ public final class SharedOperators {
                 return true;
             }
             if (evaluatedAt != generation) {
-                result = expression.test(current);
+                result = expression.test(current.values());
                 evaluatedAt = generation;
             }
             return result;
         }
     }
 
-    /** The group key of the current event over some columns, encoded and hashed once per event. */
+    /**
+     * The group key of the current event over some columns ({@link GroupKeys}), encoded and hashed once per event
+     * into a buffer reused from event to event: an array of its own only for who asks ({@link #key()}).
+     */
     public final class GroupBy {
         private final int[] columns;
         private long encodedAt = -1;
-        private byte[] key;
+        private byte[] bytes = new byte[64];
+        private int length;
         private long hash;
+        private long copiedAt = -1;
+        private byte[] copy;
         /** The groups of the metrics with this group-by, made when the first of them opens. */
         private GroupArena arena;
 
@@ -133,19 +152,43 @@ public final class SharedOperators {
             return arena;
         }
 
-        /** The current event's key ({@link GroupKeys}); callers must not modify it. */
-        public byte[] key() {
+        private void encode() {
             if (encodedAt != generation) {
-                key = GroupKeys.encode(current, columns);
-                hash = KnownGroups.hash(key);
+                int n = GroupKeys.encode(current, columns, bytes);
+                if (n > bytes.length) {
+                    bytes = new byte[Math.max(n, 2 * bytes.length)];
+                    n = GroupKeys.encode(current, columns, bytes);
+                }
+                length = n;
+                hash = GroupKeys.hash(bytes, 0, n);
                 encodedAt = generation;
             }
-            return key;
         }
 
-        /** {@link KnownGroups#hash} of {@link #key()}: the group tables of every metric with this group-by use it. */
+        /** The current event's key in the first {@link #keyLength()} bytes; valid until the next event. */
+        byte[] keyBytes() {
+            encode();
+            return bytes;
+        }
+
+        int keyLength() {
+            encode();
+            return length;
+        }
+
+        /** The current event's key as an array of its own; callers must not modify it. */
+        public byte[] key() {
+            encode();
+            if (copiedAt != generation) {
+                copy = Arrays.copyOf(bytes, length);
+                copiedAt = generation;
+            }
+            return copy;
+        }
+
+        /** {@link KnownGroups#hash} of the key: the group arenas use it. */
         long hash() {
-            key();
+            encode();
             return hash;
         }
     }

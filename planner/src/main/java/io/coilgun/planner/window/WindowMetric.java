@@ -1,9 +1,9 @@
 package io.coilgun.planner.window;
 
 import io.coilgun.planner.agg.Aggregator;
+import io.coilgun.planner.agg.Argument;
+import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.event.GroupKeys;
-import io.coilgun.planner.expr.CompiledExpression;
-import io.coilgun.planner.expr.Expressions;
 import io.coilgun.planner.model.AggregationKind;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
@@ -65,13 +65,16 @@ public final class WindowMetric implements MetricOperator {
     private final long delay;
     private final long lateness;
     private final int[] groupColumns;
-    private final int[] argumentColumns;
-    /** Per aggregation, its argument expression, or null when it reads a column (or is COUNT(*)). */
-    private CompiledExpression[] argumentExpressions;
+    /** The aggregations' arguments, read from the events in place. */
+    private final EventArguments arguments;
+    /** The arguments of the event at hand, encoded for a zone (reused). */
+    private byte[] encodedArguments = new byte[64];
     /** Per aggregation, its invertible aggregator, or null for MIN, MAX, LAST and PREV (see {@link Candidates}). */
     private final Aggregator[] aggregators;
     private final AggregationKind[] kinds;
     private final boolean anyCandidates;
+    /** Whether an aggregation is COUNT(DISTINCT x) (value counts in rows of their own). */
+    private final boolean anyDistinct;
     private final byte[] candidatesPrefix;
     private final byte[] distinctPrefix;
     /** Per aggregation, where its full state starts in a bucket's aggregates (see {@link RowLayout}). */
@@ -87,8 +90,12 @@ public final class WindowMetric implements MetricOperator {
     private final byte[] countedFromKey;
     private final long countedFrom;
     private final Subscription[] subscriptions;
-    /** The group, its clock and its arena entry of the event last accepted, for {@link #report}. */
-    private byte[] lastGroup;
+    /**
+     * The group (its key in the first {@link #lastGroupLength} bytes), its clock and its arena entry of the event
+     * last accepted, for {@link #report}.
+     */
+    private byte[] lastGroup = new byte[64];
+    private int lastGroupLength;
     private long lastHash;
     private long lastClock;
     private int lastId = -1;
@@ -146,12 +153,10 @@ public final class WindowMetric implements MetricOperator {
         this.aggregators = new Aggregator[def.aggregations().size()];
         this.kinds = new AggregationKind[aggregators.length];
         boolean candidates = false;
-        this.argumentColumns = new int[aggregators.length];
         this.fullSlots = new int[aggregators.length];
         int at = 0;
         for (int i = 0; i < aggregators.length; i++) {
             var agg = def.aggregations().get(i);
-            argumentColumns[i] = agg.argument();
             kinds[i] = agg.kind();
             fullSlots[i] = at;
             if (usesCandidates(agg.kind())) {
@@ -169,9 +174,10 @@ public final class WindowMetric implements MetricOperator {
         }
         this.aggBytes = at;
         this.anyCandidates = candidates;
+        this.anyDistinct = java.util.Arrays.asList(kinds).contains(AggregationKind.COUNT_DISTINCT);
         this.candidatesPrefix = MetricRows.prefix(def.name(), 'x');
         this.distinctPrefix = MetricRows.prefix(def.name(), 'd');
-        compileExpressions(stream);
+        this.arguments = new EventArguments(def, stream);
         this.statePrefix = MetricRows.prefix(def.name(), 'g');
         this.headZone = delay > 0 ? new Zone() : null;
         this.tailZone = kind == WindowSpec.Kind.SLIDING ? new Zone() : null;
@@ -213,9 +219,9 @@ public final class WindowMetric implements MetricOperator {
         long s = reservoir.streamTime();
         reservoir.scan(s - lag - lateness, s - lag, (seq, t, schema, data, off, len) -> {
             if (seq >= minSeq || t >= countedFrom) {
-                Object[] scratch = shared.passed(seq, data, off, len);
+                EventView e = shared.passed(seq, data, off, len);
                 if (passes()) {
-                    zone.add(t, seq, groupBy.key(), groupBy.hash(), encodeArguments(scratch));
+                    addToZone(zone, t, seq, e);
                 }
             }
         });
@@ -229,7 +235,7 @@ public final class WindowMetric implements MetricOperator {
                 : !arena.mayBeStored(h) || groupRows.get(MetricRows.concat(statePrefix, group)) == null) {
             return false;
         }
-        report(group, arena.find(group, h), streamTime, streamTime, out, at); // as if its clock were the stream time
+        report(group, group.length, arena.find(group, h), streamTime, streamTime, out, at); // as if its clock were S
         return true;
     }
 
@@ -259,7 +265,7 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         for (byte[] group : page) {
-            report(group, arena.find(group, KnownGroups.hash(group)), streamTime, streamTime, out, 0);
+            report(group, group.length, arena.find(group, KnownGroups.hash(group)), streamTime, streamTime, out, 0);
             visitor.accept(group, out);
         }
         return page.size() < limit ? null : page.get(page.size() - 1);
@@ -278,17 +284,7 @@ public final class WindowMetric implements MetricOperator {
 
     @Override
     public void streamChanged(StreamDef stream) {
-        compileExpressions(stream);
-    }
-
-    /** Compiles the expression arguments once, over the stream's columns (the filter is a shared operator). */
-    private void compileExpressions(StreamDef stream) {
-        List<String> columns = stream.columns().stream().map(c -> c.name()).toList();
-        argumentExpressions = new CompiledExpression[aggregators.length];
-        for (int i = 0; i < aggregators.length; i++) {
-            String e = def.aggregations().get(i).expression();
-            argumentExpressions[i] = e == null ? null : Expressions.compile(e, columns);
-        }
+        arguments.streamChanged(stream); // the filter is a shared operator
     }
 
     /** Whether the current event enters this metric's aggregates (its clock counts every event of the group). */
@@ -302,27 +298,33 @@ public final class WindowMetric implements MetricOperator {
     }
 
     @Override
-    public void accept(Object[] values, long eventTime, long seq) {
-        byte[] group = groupBy.key();
+    public void accept(long eventTime, long seq) {
+        EventView values = shared.current();
+        byte[] group = groupBy.keyBytes();
+        int groupLength = groupBy.keyLength();
         long h = groupBy.hash();
-        int id = arena.find(group, h);
+        int id = arena.find(group, groupLength, h);
         int off = slots.load(id);
         ByteBuffer state = off >= 0 ? slots.slab(id) : slots.wideRow(id);
         off = Math.max(off, 0); // the clock is the first long of both forms
         long clock = Math.max(state.getLong(off), eventTime);
         state.putLong(off, clock);
-        lastGroup = group;
+        if (groupLength > lastGroup.length) {
+            lastGroup = new byte[Math.max(groupLength, 2 * lastGroup.length)];
+        }
+        System.arraycopy(group, 0, lastGroup, 0, groupLength);
+        lastGroupLength = groupLength;
         lastHash = h;
         lastClock = clock;
         lastId = id;
         lastStamp = arena.stamp(id);
         if (delay == 0 && passes()) {
             long bucket = bucketOf(eventTime);
-            apply(id, bucket, values, true, group);
+            apply(id, bucket, values, true);
             if (anyCandidates) {
-                CandidateState cs = loadCandidates(group);
-                cs.insert(bucket, false, eventTime, seq, argumentsOf(values));
-                saveCandidates(group, cs);
+                CandidateState cs = loadCandidates(groupBy.key());
+                cs.insert(bucket, false, eventTime, seq, candidateArguments(values));
+                saveCandidates(groupBy.key(), cs);
             }
         }
         save(id);
@@ -332,12 +334,15 @@ public final class WindowMetric implements MetricOperator {
     public void report(long streamTime, Object[] out, int at) {
         // the entry accepted the event; the iterators may have evicted it since (only if it was committed)
         int id = lastId >= 0 && arena.live(lastId) && arena.stamp(lastId) == lastStamp ? lastId
-                : arena.find(lastGroup, lastHash);
-        report(lastGroup, id, lastClock, streamTime, out, at);
+                : arena.find(lastGroup, lastGroupLength, lastHash);
+        report(lastGroup, lastGroupLength, id, lastClock, streamTime, out, at);
     }
 
-    /** The values of {@code group} (arena entry {@code id}) for a group clock {@code clock}. */
-    private void report(byte[] group, int id, long clock, long streamTime, Object[] out, int at) {
+    /**
+     * The values of the group with key {@code group[0 .. groupLength)} (arena entry {@code id}) for a group clock
+     * {@code clock}.
+     */
+    private void report(byte[] group, int groupLength, int id, long clock, long streamTime, Object[] out, int at) {
         long bucket = bucketOf(clock - delay);
         int off = slots.load(id);
         if (off >= 0) {
@@ -350,11 +355,11 @@ public final class WindowMetric implements MetricOperator {
         if (clock < streamTime) {
             if (kind == WindowSpec.Kind.SLIDING) {
                 // the tail already removed the group's events in (T - d - w, S - d - w]: still in its window
-                tailEvents = zone(tailZone, group, clock - delay - size, streamTime - delay - size);
+                tailEvents = zone(tailZone, group, groupLength, clock - delay - size, streamTime - delay - size);
             }
             if (delay > 0) {
                 // the head already added the group's events in (T - d, S - d]: not in this group's window
-                headEvents = zone(headZone, group, clock - delay, streamTime - delay);
+                headEvents = zone(headZone, group, groupLength, clock - delay, streamTime - delay);
             }
             // Add before subtracting, so that every intermediate state is a real multiset of events (aggregators
             // reset an emptied window to exact zeros): when w < L the two zones overlap and cancel.
@@ -369,11 +374,14 @@ public final class WindowMetric implements MetricOperator {
         }
         CandidateState candidates = null;
         List<ZoneEvent> headUpToClock = List.of();
+        if (anyCandidates || anyDistinct) {
+            group = Arrays.copyOf(group, groupLength); // the keys of their rows
+        }
         if (anyCandidates) {
             candidates = loadCandidates(group);
             if (delay > 0 && clock < streamTime) {
                 // the head's events a clock behind S still sees: (S - d - L, T - d]
-                headUpToClock = zone(headZone, group, streamTime - delay - lateness, clock - delay);
+                headUpToClock = zone(headZone, group, groupLength, streamTime - delay - lateness, clock - delay);
             }
         }
         for (int i = 0; i < aggregators.length; i++) {
@@ -487,20 +495,19 @@ public final class WindowMetric implements MetricOperator {
 
     /** The head (lag d) passed an event: it enters its group's aggregate and the head zone. */
     private void headPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        Object[] scratch = shared.passed(seq, data, off, len);
+        EventView e = shared.passed(seq, data, off, len);
         if (!passes()) {
             return;
         }
-        byte[] group = groupBy.key();
-        int id = arena.find(group, groupBy.hash());
-        apply(id, bucketOf(eventTime), scratch, true, group);
+        int id = arena.find(groupBy.keyBytes(), groupBy.keyLength(), groupBy.hash());
+        apply(id, bucketOf(eventTime), e, true);
         save(id);
         headZone.expire(reservoir.streamTime() - delay - lateness);
-        headZone.add(eventTime, seq, group, groupBy.hash(), encodeArguments(scratch));
+        addToZone(headZone, eventTime, seq, e);
         if (anyCandidates) {
-            CandidateState cs = loadCandidates(group);
-            cs.insert(bucketOf(eventTime), true, eventTime, seq, argumentsOf(scratch));
-            saveCandidates(group, cs);
+            CandidateState cs = loadCandidates(groupBy.key());
+            cs.insert(bucketOf(eventTime), true, eventTime, seq, candidateArguments(e));
+            saveCandidates(groupBy.key(), cs);
         }
     }
 
@@ -509,7 +516,7 @@ public final class WindowMetric implements MetricOperator {
      * head's candidates to the settled ones, unless a short sliding window expired it.
      */
     private void headSettled(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        Object[] scratch = shared.passed(seq, data, off, len);
+        EventView e = shared.passed(seq, data, off, len);
         if (!passes()) {
             return;
         }
@@ -518,35 +525,44 @@ public final class WindowMetric implements MetricOperator {
         cs.removeHead(bucketOf(eventTime), eventTime, seq);
         boolean expired = kind == WindowSpec.Kind.SLIDING && eventTime <= reservoir.streamTime() - delay - size;
         if (!expired) {
-            cs.insert(bucketOf(eventTime), false, eventTime, seq, argumentsOf(scratch));
+            cs.insert(bucketOf(eventTime), false, eventTime, seq, candidateArguments(e));
         }
         saveCandidates(group, cs);
     }
 
     /** The sliding tail (lag d + w) passed an event: it leaves its group's aggregate and enters the tail zone. */
     private void tailPassed(long seq, long eventTime, int schema, byte[] data, int off, int len) {
-        Object[] scratch = shared.passed(seq, data, off, len);
+        EventView e = shared.passed(seq, data, off, len);
         if (!passes()) {
             return;
         }
-        byte[] group = groupBy.key();
-        int id = arena.find(group, groupBy.hash());
-        apply(id, 0, scratch, false, group);
+        int id = arena.find(groupBy.keyBytes(), groupBy.keyLength(), groupBy.hash());
+        apply(id, 0, e, false);
         save(id);
         tailZone.expire(reservoir.streamTime() - delay - size - lateness);
-        tailZone.add(eventTime, seq, group, groupBy.hash(), encodeArguments(scratch));
+        addToZone(tailZone, eventTime, seq, e);
         if (anyCandidates) {
-            CandidateState cs = loadCandidates(group);
+            CandidateState cs = loadCandidates(groupBy.key());
             cs.removeBoth(0, eventTime, seq);
-            saveCandidates(group, cs);
+            saveCandidates(groupBy.key(), cs);
         }
+    }
+
+    /** Adds the event at hand ({@code e}, of the group-by's current group) to {@code zone}. */
+    private void addToZone(Zone zone, long time, long seq, EventView e) {
+        int n = arguments.encode(e, encodedArguments);
+        if (n > encodedArguments.length) {
+            encodedArguments = new byte[Math.max(n, 2 * encodedArguments.length)];
+            n = arguments.encode(e, encodedArguments);
+        }
+        zone.add(time, seq, groupBy.keyBytes(), groupBy.keyLength(), groupBy.hash(), encodedArguments, n);
     }
 
     /**
      * Adds (or removes) an event to the aggregates of {@code bucket} of arena entry {@code id}: in its compact slot
      * when it fits, else in its wide row (widened at the first aggregation that does not fit).
      */
-    private void apply(int id, long bucket, Object[] values, boolean add, byte[] group) {
+    private void apply(int id, long bucket, EventView values, boolean add) {
         int off = slots.load(id);
         int i = 0;
         if (off >= 0) {
@@ -558,9 +574,9 @@ public final class WindowMetric implements MetricOperator {
                         continue; // applied with the aggregation it shares its state with
                     }
                     if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                        countValue(slab, at, i, group, bucket, argument(values, i), add);
+                        countValue(slab, at, i, groupBy.key(), bucket, arguments.value(values, i), add);
                     } else if (aggregators[i] != null) {
-                        Object v = argument(values, i);
+                        Argument v = arguments.of(values, i);
                         if (!(add ? aggregators[i].addCompact(slab, at, v) : aggregators[i].removeCompact(slab, at, v))) {
                             break;
                         }
@@ -586,13 +602,13 @@ public final class WindowMetric implements MetricOperator {
                 continue; // the compact state it shared already had the event when it was widened
             }
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                countValue(row, base + fullSlots[i], i, group, bucket, argument(values, i), add);
+                countValue(row, base + fullSlots[i], i, groupBy.key(), bucket, arguments.value(values, i), add);
                 continue;
             }
             if (aggregators[i] == null) {
                 continue;
             }
-            Object v = argument(values, i);
+            Argument v = arguments.of(values, i);
             if (add) {
                 aggregators[i].add(row, base + fullSlots[i], v);
             } else {
@@ -646,13 +662,14 @@ public final class WindowMetric implements MetricOperator {
     }
 
     /** The group's events in {@code zone} with {@code after < t <= upTo}, in key order. */
-    private List<ZoneEvent> zone(Zone zone, byte[] group, long after, long upTo) {
+    private List<ZoneEvent> zone(Zone zone, byte[] group, int groupLength, long after, long upTo) {
         if (upTo <= after) {
             return List.of();
         }
         List<ZoneEvent> out = new java.util.ArrayList<>();
-        zone.forEach(group, KnownGroups.hash(group), after, upTo, (t, seq, arguments) -> {
-            ByteBuffer args = ByteBuffer.wrap(arguments);
+        long hash = GroupKeys.hash(group, 0, groupLength);
+        zone.forEach(group, groupLength, hash, after, upTo, (t, seq, bytes, argumentsAt) -> {
+            ByteBuffer args = ByteBuffer.wrap(bytes, argumentsAt, bytes.length - argumentsAt);
             Object[] decoded = new Object[aggregators.length];
             for (int i = 0; i < decoded.length; i++) {
                 decoded[i] = Candidates.Values.read(args);
@@ -693,37 +710,15 @@ public final class WindowMetric implements MetricOperator {
         aux.put(MetricRows.concat(candidatesPrefix, group), cs.encode());
     }
 
-    private Object argument(Object[] values, int i) {
-        if (argumentExpressions[i] != null) {
-            return argumentExpressions[i].evaluate(values);
-        }
-        int column = argumentColumns[i];
-        return column < 0 ? Boolean.TRUE : values[column];
-    }
-
-    /** The argument of each aggregation for an event (null for the invertible ones: not needed here). */
-    private Object[] argumentsOf(Object[] values) {
+    /** The argument of each aggregation that keeps candidates, boxed (null for the invertible ones: not needed). */
+    private Object[] candidateArguments(EventView e) {
         Object[] args = new Object[aggregators.length];
         for (int i = 0; i < args.length; i++) {
             if (aggregators[i] == null) {
-                args[i] = argument(values, i);
+                args[i] = arguments.value(e, i);
             }
         }
         return args;
-    }
-
-    private byte[] encodeArguments(Object[] values) {
-        Object[] args = new Object[aggregators.length];
-        int size = 0;
-        for (int i = 0; i < args.length; i++) {
-            args[i] = argument(values, i);
-            size += Candidates.Values.size(args[i]);
-        }
-        ByteBuffer b = ByteBuffer.allocate(size);
-        for (Object a : args) {
-            Candidates.Values.write(b, a);
-        }
-        return b.array();
     }
 
     @Override

@@ -25,6 +25,7 @@ class ZoneTest {
         for (int round = 0; round < 20; round++) {
             Zone zone = new Zone();
             List<Entry> live = new ArrayList<>();
+            java.util.Map<Long, Integer> lengths = new java.util.HashMap<>();
             int groups = 1 + random.nextInt(round < 10 ? 5 : 500);
             long time = 0;
             long seq = 0;
@@ -35,8 +36,11 @@ class ZoneTest {
                     long t = time - random.nextInt(4); // mostly in order: a late one now and then
                     byte[] group = ("g" + random.nextInt(groups)).getBytes(StandardCharsets.UTF_8);
                     long hash = hash(round, group);
-                    byte[] args = {(byte) step};
-                    zone.add(t, seq, group, hash, args);
+                    byte[] args = new byte[1 + random.nextInt(round < 5 ? 2 : 300)]; // long ones wrap the byte ring
+                    random.nextBytes(args);
+                    args[0] = (byte) step;
+                    zone.add(t, seq, group, group.length, hash, args, args.length);
+                    lengths.put(seq, args.length);
                     live.add(new Entry(t, seq++, group, hash, args));
                 } else if (op < 8) {
                     long upTo = time - random.nextInt(40);
@@ -53,11 +57,12 @@ class ZoneTest {
                     for (int i = live.size() - 1; i >= 0; i--) {
                         Entry e = live.get(i);
                         if (Arrays.equals(e.group(), group) && e.time() > after && e.time() <= upTo) {
-                            expected.add(e.time() + "/" + e.seq() + "/" + e.args()[0]);
+                            expected.add(e.time() + "/" + e.seq() + "/" + Arrays.toString(e.args()));
                         }
                     }
                     List<String> found = new ArrayList<>();
-                    zone.forEach(group, hash, after, upTo, (t, s, args) -> found.add(t + "/" + s + "/" + args[0]));
+                    zone.forEach(group, group.length, hash, after, upTo, (t, s, bytes, at) -> found.add(t + "/" + s + "/"
+                            + Arrays.toString(Arrays.copyOfRange(bytes, at, at + lengths.get(s)))));
                     assertEquals(expected, found, "round " + round + " step " + step);
                 }
                 assertEquals(live.size(), zone.size());

@@ -11,14 +11,24 @@ import java.util.Arrays;
  * fixed64 sequence (0: assigned by the write), fixed32 count, then per record:
  *   put:    0x01 key value | 0x05 varint32(family) key value      (the plain tag for the default family, id 0)
  *   delete: 0x00 key       | 0x04 varint32(family) key
- * key, value: varint32 length, bytes
+ *   log data: 0x03 blob (not counted, kept in the WAL only, never in the memtables or tables)
+ * key, value, blob: varint32 length, bytes
  * </pre>
+ *
+ * RocksDB takes the batch as a whole array, which it copies: {@link #take} hands over the writer's own buffer, the
+ * room after the records filled with one log-data record, so a commit allocates nothing (a copy of a few MB per
+ * commit was most of what the engine allocated). The buffer is sized to the recent commits: the padding, which the
+ * WAL writes, stays a fraction of them.
  */
 final class BatchWriter {
     private static final int HEADER = 12;
-    private byte[] buf = new byte[1 << 16];
+    private static final int MIN_BUFFER = 1 << 16;
+    private static final byte LOG_DATA = 0x03;
+    private byte[] buf = new byte[MIN_BUFFER];
     private int length = HEADER;
     private int count;
+    /** The largest recent batch, in bytes (decays by 1/64 per batch): what the buffer is sized for. */
+    private int recentMax;
 
     void put(int family, byte[] key, byte[] value) {
         ensure(11 + key.length + value.length);
@@ -63,19 +73,60 @@ final class BatchWriter {
         count = 0;
     }
 
-    /** The batch's serialized form; the writer is empty again after. */
+    /**
+     * The batch's serialized form, valid until the writer is used again (RocksDB copies it): the writer's buffer, its
+     * room after the records taken by a log-data record. The writer is empty again after.
+     */
     byte[] take() {
-        byte[] out = Arrays.copyOf(buf, length);
+        recentMax = Math.max(length, recentMax - (recentMax >> 6));
+        if (buf.length > MIN_BUFFER && buf.length > 2 * recentMax) {
+            buf = Arrays.copyOf(buf, Math.max(MIN_BUFFER, recentMax + (recentMax >> 2))); // commits got smaller
+        }
+        byte[] out = buf;
+        if (!pad(buf.length - length)) {
+            out = Arrays.copyOf(buf, length); // one byte of room: no record is that small
+        }
         Arrays.fill(out, 0, 8, (byte) 0);
         for (int i = 0; i < 4; i++) {
             out[8 + i] = (byte) (count >>> (8 * i)); // little-endian
         }
         length = HEADER;
         count = 0;
-        if (buf.length > 1 << 24) {
-            buf = new byte[1 << 16]; // a huge commit does not pin its buffer
-        }
         return out;
+    }
+
+    /**
+     * Fills the {@code room} bytes after the records with log-data records (one, or two where a length's varint
+     * would need one byte more or less); false for one byte, which no record fits.
+     */
+    private boolean pad(int room) {
+        int at = length;
+        boolean padded = room == 0 || logData(room) || room > 2 && logData(2) && logData(room - 2);
+        length = at; // the records end where they did: the padding is no part of the next batch
+        return padded;
+    }
+
+    /** Writes a log-data record of exactly {@code bytes} bytes at {@link #length}, if one is that long. */
+    private boolean logData(int bytes) {
+        for (int lengthBytes = 1; lengthBytes <= 5; lengthBytes++) {
+            int blob = bytes - 1 - lengthBytes;
+            if (blob >= 0 && varintBytes(blob) == lengthBytes) {
+                buf[length++] = LOG_DATA;
+                varint(blob);
+                length += blob;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int varintBytes(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            v >>>= 7;
+            n++;
+        }
+        return n;
     }
 
     private void tag(int family, int plain, int withFamily) {
@@ -103,7 +154,7 @@ final class BatchWriter {
 
     private void ensure(int more) {
         if (length + more > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, length + more));
+            buf = Arrays.copyOf(buf, Math.max(buf.length + (buf.length >> 1), length + more));
         }
     }
 }

@@ -1,0 +1,70 @@
+package io.coilgun.storage.state;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The batches {@link BatchWriter} hands over in its own buffer, padded with a log-data record: RocksDB counts and
+ * applies only the records, for every amount of padding (none, one byte, the varint lengths' edges), and a reopened
+ * database replays them from its WAL.
+ */
+class BatchWriterTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void paddedBatchesApplyTheirRecordsOnly() throws Exception {
+        RocksDB.loadLibrary();
+        int[] rooms = {0, 1, 2, 3, 4, 5, 6, 7, 10, 127, 128, 129, 130, 131, 16_383, 16_384, 16_385, 16_386, 16_387,
+            40_000};
+        try (Options options = new Options().setCreateIfMissing(true); WriteOptions write = new WriteOptions()) {
+            try (RocksDB db = RocksDB.open(options, dir.toString())) {
+                for (int r = 0; r < rooms.length; r++) {
+                    BatchWriter writer = new BatchWriter();
+                    // one small put, then one sized so that the records end rooms[r] bytes before the buffer's end
+                    writer.put(0, new byte[] {'a', (byte) r}, new byte[] {1, 2, 3});
+                    int recordsEnd = (1 << 16) - rooms[r];
+                    int value = valueLength(recordsEnd - (12 + 8) - 1 - 1 - 2);
+                    byte[] big = new byte[value];
+                    Arrays.fill(big, (byte) r);
+                    writer.put(0, new byte[] {'b', (byte) r}, big);
+                    byte[] batch = writer.take();
+                    // the rooms below ~10 bytes grow the buffer instead (a put asks for room for its longest form)
+                    assertEquals(rooms[r] < 10 ? batch.length : 1 << 16, batch.length, "room " + rooms[r]);
+                    try (WriteBatch wb = new WriteBatch(batch)) {
+                        assertEquals(2, wb.count(), "room " + rooms[r]);
+                        db.write(write, wb);
+                    }
+                    assertArrayEquals(new byte[] {1, 2, 3}, db.get(new byte[] {'a', (byte) r}));
+                    assertArrayEquals(big, db.get(new byte[] {'b', (byte) r}));
+                }
+            }
+            try (RocksDB db = RocksDB.open(options, dir.toString())) { // from the WAL
+                for (int r = 0; r < rooms.length; r++) {
+                    assertArrayEquals(new byte[] {1, 2, 3}, db.get(new byte[] {'a', (byte) r}));
+                    assertEquals((byte) r, db.get(new byte[] {'b', (byte) r})[0]);
+                }
+            }
+        }
+    }
+
+    /** The value length v for which varint(v) + v is {@code total}. */
+    private static int valueLength(int total) {
+        for (int lengthBytes = 1; lengthBytes <= 5; lengthBytes++) {
+            int v = total - lengthBytes;
+            if (v >= 0 && (v < 1 << (7 * lengthBytes)) && (lengthBytes == 1 || v >= 1 << (7 * (lengthBytes - 1)))) {
+                return v;
+            }
+        }
+        throw new IllegalArgumentException("no value fills " + total + " bytes");
+    }
+}
