@@ -62,7 +62,6 @@ public final class TaskProcessor implements AutoCloseable {
     private final PlanOpener opener;
     private final ReplySender replies;
     private final ResultFeed feed;
-    private Object[] decoded;
     private Object[] results;
     private List<MetricDef> metrics;
     private StreamDef stream;
@@ -111,7 +110,6 @@ public final class TaskProcessor implements AutoCloseable {
         this.feed = feed;
         this.clock = clock;
         this.stream = plan.stream();
-        this.decoded = new Object[stream.columns().size()];
         clock.streamTime(plan.streamTime());
         clock.stopped(null);
         planChanged();
@@ -237,7 +235,6 @@ public final class TaskProcessor implements AutoCloseable {
             return; // taken when the task is opened again
         }
         plan.alterStream(altered);
-        decoded = new Object[altered.columns().size()];
     }
 
     /** When each backfill under way here began (wall clock, ms), for its ETA. */
@@ -478,7 +475,7 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Applies an event to the plan: what became of it. */
     private ReplyStatus apply(ConsumerRecord<byte[], byte[]> record, long offset) {
-        TaskPlan.Outcome outcome = plan.process(record.value(), offset, decoded, results);
+        TaskPlan.Outcome outcome = plan.process(record.value(), offset, results);
         clock.streamTime(plan.streamTime());
         return switch (outcome) {
             case APPLIED -> ReplyStatus.APPLIED;
@@ -557,7 +554,6 @@ public final class TaskProcessor implements AutoCloseable {
         }
         state = TaskState.RECOVERING;
         planChanged();
-        decoded = new Object[stream.columns().size()];
         clock.streamTime(plan.streamTime());
         dirty = false;
         return true;
@@ -641,7 +637,8 @@ public final class TaskProcessor implements AutoCloseable {
         for (FeedSubscriber subscriber : subscribers) {
             if (subscriber.wants(id.topic())) {
                 if (event == null) {
-                    event = new FeedEvent(id.topic(), plan.assignedId(), decoded.clone(), metrics, results.clone());
+                    event = new FeedEvent(id.topic(), plan.assignedId(), plan.lastEvent().clone(), metrics,
+                            results.clone());
                 }
                 subscriber.offer(event);
             }

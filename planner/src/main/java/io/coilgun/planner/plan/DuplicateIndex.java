@@ -103,10 +103,16 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
 
     /** Whether an event with this id was accepted within the horizon. */
     boolean seen(Object id) {
-        if (id == null) {
-            return false;
-        }
-        long h = encode(id);
+        return id != null && seenEncoded(encode(id));
+    }
+
+    /** {@link #seen(Object)} of the id of an event read in place. */
+    boolean seen(EventView event) {
+        return !event.isNull(idColumn) && seenEncoded(encode(event));
+    }
+
+    /** {@link #seen(Object)} of the id just encoded into {@link #key} (hash {@code h}). */
+    private boolean seenEncoded(long h) {
         if (!recent.mayContain(h) && !untrackedMayBeInHorizon()) {
             return false;
         }
@@ -128,11 +134,22 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     /** Records an accepted event (its time as the reservoir holds it). */
     void accepted(Object id, long time) {
         if (id != null) {
-            long h = encode(id);
-            boolean mayBePending = pendingDeletes > 0 || recent.mayContain(h) || untrackedUpTo != NONE;
-            recent.add(h, time);
-            write(h, time, mayBePending);
+            acceptedEncoded(encode(id), time);
         }
+    }
+
+    /** {@link #accepted(Object, long)} of the id of an event read in place. */
+    void accepted(EventView event, long time) {
+        if (!event.isNull(idColumn)) {
+            acceptedEncoded(encode(event), time);
+        }
+    }
+
+    /** {@link #accepted(Object, long)} of the id just encoded into {@link #key} (hash {@code h}). */
+    private void acceptedEncoded(long h, long time) {
+        boolean mayBePending = pendingDeletes > 0 || recent.mayContain(h) || untrackedUpTo != NONE;
+        recent.add(h, time);
+        write(h, time, mayBePending);
     }
 
     /**

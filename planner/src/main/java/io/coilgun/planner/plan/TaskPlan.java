@@ -1,6 +1,7 @@
 package io.coilgun.planner.plan;
 
 import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -50,7 +51,6 @@ public final class TaskPlan implements AutoCloseable {
     private final List<MetricOperator> operators = new ArrayList<>();
     /** The filters, group-bys and event decoding the metrics share. */
     private final SharedOperators shared;
-    private Object[] values;
     /** The ids accepted within the dedup horizon; null for a stream without an event_id column. */
     private final DuplicateIndex duplicates;
     private long lastOffset;
@@ -74,7 +74,6 @@ public final class TaskPlan implements AutoCloseable {
         this.codec = new EventCodec(stream);
         this.store = store;
         this.reservoir = reservoir;
-        this.values = new Object[codec.columnCount()];
         this.lastOffset = lastOffset;
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
@@ -84,7 +83,7 @@ public final class TaskPlan implements AutoCloseable {
         if (duplicates != null && !indexed && reservoir.streamTime() != NO_TIME) {
             // a task from before the index existed: fill it once from the reservoir's events within the horizon
             long now = reservoir.streamTime();
-            Object[] scratch = new Object[values.length];
+            Object[] scratch = new Object[codec.columnCount()];
             reservoir.scan(now - stream.dedupHorizonMicros(), now, (seq, time, schema, data, off, len) -> {
                 codec.decode(data, off, len, scratch);
                 duplicates.accepted(scratch[stream.eventIdIndex()], time);
@@ -191,7 +190,6 @@ public final class TaskPlan implements AutoCloseable {
         }
         stream = altered;
         codec = new EventCodec(altered);
-        values = new Object[codec.columnCount()];
         registerSchemas(altered);
         shared.streamChanged(altered);
         for (MetricOperator op : operators) {
@@ -474,41 +472,54 @@ public final class TaskPlan implements AutoCloseable {
      * @return what happened to the event
      */
     public Outcome process(byte[] payload, long offset, Object[] decoded, Object[] results) {
+        Outcome outcome = process(payload, offset, results);
+        System.arraycopy(lastEvent(), 0, decoded, 0, decoded.length);
+        return outcome;
+    }
+
+    /**
+     * Applies one event that arrived at Kafka {@code offset}, read in place: nothing of it is boxed unless a filter
+     * or an expression needs it, or {@link #lastEvent()} asks.
+     *
+     * @param results receives the values of every metric, in {@link #metrics()} order (length {@link #resultWidth()})
+     * @return what happened to the event
+     */
+    public Outcome process(byte[] payload, long offset, Object[] results) {
         lastOffset = offset;
-        assignedId = codec.decode(payload, values);
-        System.arraycopy(values, 0, decoded, 0, values.length);
-        Object t = values[stream.eventTimeIndex()];
-        if (t == null) {
+        EventView event = shared.arrived(payload);
+        assignedId = event.assignedId();
+        int timeColumn = stream.eventTimeIndex();
+        if (event.isNull(timeColumn)) {
             return Outcome.NULL_TIME; // the front end refuses these; a raw producer may not
         }
         if (TestFaults.ENABLED) {
-            TestFaults.beforeApply(values);
+            TestFaults.beforeApply(event.values());
         }
         // Before lateness: a retry of an accepted event is a duplicate however late it comes (within the horizon).
-        if (duplicates != null && duplicates.seen(values[stream.eventIdIndex()])) {
+        if (duplicates != null && duplicates.seen(event)) {
             return Outcome.DUPLICATE;
         }
-        long eventTime = (Long) t;
+        long eventTime = event.getLong(timeColumn);
         long streamTime = reservoir.streamTime();
         if (eventTime < streamTime - stream.latenessMicros()) {
             if (stream.latePolicy() == LatePolicy.CLAMP) {
                 eventTime = streamTime - stream.latenessMicros();
-                long assignedId = codec.decode(payload, new Object[values.length]);
-                values[stream.eventTimeIndex()] = eventTime;
-                payload = codec.encode(values, assignedId);
+                Object[] clamped = event.values().clone();
+                clamped[timeColumn] = eventTime;
+                payload = codec.encode(clamped, assignedId);
+                event = shared.arrived(payload);
             } else {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
         reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
         if (duplicates != null) {
-            duplicates.accepted(values[stream.eventIdIndex()], eventTime);
+            duplicates.accepted(event, eventTime);
         }
-        shared.arrived(payload, values);
-        for (MetricOperator op : operators) {
-            op.accept(eventTime, offset);
+        for (int i = 0; i < operators.size(); i++) {
+            operators.get(i).accept(eventTime, offset);
             if (TestFaults.ENABLED) {
-                TestFaults.whileAggregating(values);
+                TestFaults.whileAggregating(event.values());
             }
         }
         reservoir.advance();
@@ -517,11 +528,20 @@ public final class TaskPlan implements AutoCloseable {
         }
         int at = 0;
         long now = reservoir.streamTime();
-        for (MetricOperator op : operators) {
+        for (int i = 0; i < operators.size(); i++) {
+            MetricOperator op = operators.get(i);
             op.report(now, results, at);
             at += op.def().aggregations().size();
         }
         return Outcome.APPLIED;
+    }
+
+    /**
+     * The column values of the event {@link #process} took last, boxed (decoded when first asked); the array is
+     * reused for the next event.
+     */
+    public Object[] lastEvent() {
+        return shared.arrivedEvent().values();
     }
 
     /**

@@ -76,6 +76,23 @@ public final class SharedOperators {
         generation++;
     }
 
+    /**
+     * An event arrives at the task: the metrics look at it next ({@link #current()}), read in place.
+     *
+     * @return the event, valid until the next arrival
+     */
+    public EventView arrived(byte[] payload) {
+        arrivedView.wrap(payload, 0, payload.length);
+        current = arrivedView;
+        generation++;
+        return arrivedView;
+    }
+
+    /** The event that arrived last (iterators may have passed others since). */
+    public EventView arrivedEvent() {
+        return arrivedView;
+    }
+
     /** The event the metrics look at: the one that arrived, or the one an iterator passes. */
     public EventView current() {
         return current;
