@@ -92,6 +92,11 @@ public abstract class Aggregator {
     /** The value reported for the window: a Long, a Double or null. */
     public abstract Object result(ByteBuffer state, int at);
 
+    /** Writes {@link #result} into value {@code i} of {@code out}, without boxing it where overridden. */
+    public void result(ByteBuffer state, int at, Results out, int i) {
+        out.set(i, result(state, at));
+    }
+
     public static Aggregator of(AggregationDef def, ColumnType argumentType) {
         return switch (def.kind()) {
             case COUNT_STAR, COUNT -> new CountAggregator(def);

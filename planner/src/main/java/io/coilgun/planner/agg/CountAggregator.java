@@ -55,6 +55,11 @@ final class CountAggregator extends Aggregator {
     }
 
     @Override
+    public void result(ByteBuffer state, int at, Results out, int i) {
+        out.setLong(i, state.getLong(at));
+    }
+
+    @Override
     public Object result(ByteBuffer state, int at) {
         return state.getLong(at);
     }

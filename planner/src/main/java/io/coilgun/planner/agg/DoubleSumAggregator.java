@@ -134,10 +134,21 @@ final class DoubleSumAggregator extends Aggregator {
 
     @Override
     public Object result(ByteBuffer state, int at) {
-        long n = state.getLong(at);
-        if (n == 0) {
-            return null;
+        return state.getLong(at) == 0 ? null : (Object) value(state, at);
+    }
+
+    @Override
+    public void result(ByteBuffer state, int at, Results out, int i) {
+        if (state.getLong(at) == 0) {
+            out.setNull(i);
+        } else {
+            out.setDouble(i, value(state, at));
         }
+    }
+
+    /** The sum or the average of a window with values in it. */
+    private double value(ByteBuffer state, int at) {
+        long n = state.getLong(at);
         if (!average) {
             return ExactSum.value(state, at + 8);
         }

@@ -82,6 +82,16 @@ final class LongSumAggregator extends Aggregator {
     }
 
     @Override
+    public void result(ByteBuffer state, int at, Results out, int i) {
+        long lo = state.getLong(at + 16);
+        if (state.getLong(at) != 0 && state.getLong(at + 8) == lo >> 63) {
+            out.setLong(i, lo); // fits in a long
+        } else {
+            out.set(i, result(state, at));
+        }
+    }
+
+    @Override
     public Object result(ByteBuffer state, int at) {
         if (state.getLong(at) == 0) {
             return null;

@@ -72,6 +72,7 @@ final class MetricBackfill implements AutoCloseable {
     /** Where each applied event's row goes (REPLAY), or null. */
     private final RowSink sink;
     private final Object[] results;
+    private final io.coilgun.planner.agg.Results reported;
     private final HistoryCursor cursor;
     private final Path scratchDir;
     private final Reservoir scratch;
@@ -127,6 +128,7 @@ final class MetricBackfill implements AutoCloseable {
         this.untilTime = untilTime;
         this.sink = sink;
         this.results = new Object[def.aggregations().size()];
+        this.reported = new io.coilgun.planner.agg.Results(results.length);
         this.scratchDir = scratchDir;
         this.codec = new EventCodec(stream);
         this.values = new Object[codec.columnCount()];
@@ -273,7 +275,8 @@ final class MetricBackfill implements AutoCloseable {
         scratch.advance();
         applied++;
         if (sink != null) {
-            metric.report(scratch.streamTime(), results, 0);
+            metric.report(scratch.streamTime(), reported, 0);
+            reported.copyTo(0, results, 0);
             sink.row(values, results);
         }
         if (++sinceRetain == SCRATCH_RETAIN_EVERY) {

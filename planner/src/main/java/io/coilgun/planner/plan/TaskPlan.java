@@ -1,6 +1,7 @@
 package io.coilgun.planner.plan;
 
 import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.agg.Results;
 import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
@@ -56,6 +57,8 @@ public final class TaskPlan implements AutoCloseable {
     private long lastOffset;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
+    /** The results of {@link #process(byte[], long, Object[])} before they are boxed. */
+    private Results boxed;
     /** The records this task skips, by offset: events it failed on (usually empty). */
     private final java.util.TreeMap<Long, FailedEvent> failedEvents = new java.util.TreeMap<>();
     /** The metrics being filled from history ({@code WITH (backfill = …)}); they become operators when caught up. */
@@ -477,14 +480,26 @@ public final class TaskPlan implements AutoCloseable {
         return outcome;
     }
 
+    /** {@link #process(byte[], long, Results)} with the results boxed into {@code results}. */
+    public Outcome process(byte[] payload, long offset, Object[] results) {
+        if (boxed == null || boxed.width() != results.length) {
+            boxed = new Results(results.length);
+        }
+        Outcome outcome = process(payload, offset, boxed);
+        if (outcome == Outcome.APPLIED) {
+            boxed.copyTo(0, results, 0);
+        }
+        return outcome;
+    }
+
     /**
      * Applies one event that arrived at Kafka {@code offset}, read in place: nothing of it is boxed unless a filter
      * or an expression needs it, or {@link #lastEvent()} asks.
      *
-     * @param results receives the values of every metric, in {@link #metrics()} order (length {@link #resultWidth()})
+     * @param results receives the values of every metric, in {@link #metrics()} order (width {@link #resultWidth()})
      * @return what happened to the event
      */
-    public Outcome process(byte[] payload, long offset, Object[] results) {
+    public Outcome process(byte[] payload, long offset, Results results) {
         lastOffset = offset;
         EventView event = shared.arrived(payload);
         assignedId = event.assignedId();

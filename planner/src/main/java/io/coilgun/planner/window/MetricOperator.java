@@ -19,7 +19,7 @@ public interface MetricOperator {
      * Writes the metric's values for the event last accepted, one per aggregation, into {@code out} from
      * {@code at}; {@code streamTime} is the task's stream time after that event.
      */
-    void report(long streamTime, Object[] out, int at);
+    void report(long streamTime, io.coilgun.planner.agg.Results out, int at);
 
     /** The stream has a new schema version: decode events with it from now on. */
     void streamChanged(io.coilgun.planner.model.StreamDef stream);

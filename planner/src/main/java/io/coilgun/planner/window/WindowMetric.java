@@ -2,6 +2,7 @@ package io.coilgun.planner.window;
 
 import io.coilgun.planner.agg.Aggregator;
 import io.coilgun.planner.agg.Argument;
+import io.coilgun.planner.agg.Results;
 import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.AggregationKind;
@@ -101,6 +102,8 @@ public final class WindowMetric implements MetricOperator {
     private int lastId = -1;
     /** The entry's stamp when it was accepted: if it changed, the entry was evicted since and the id reused. */
     private int lastStamp;
+    /** The values of a group a query asks for ({@link #current}, {@link #scanCurrent}), before they are boxed. */
+    private final Results queried;
     /** The reported bucket's aggregates with the zones' corrections (reused per report). */
     private final ByteBuffer window;
     private final List<Long> droppedBuckets = new java.util.ArrayList<>(0);
@@ -183,6 +186,7 @@ public final class WindowMetric implements MetricOperator {
         this.tailZone = kind == WindowSpec.Kind.SLIDING ? new Zone() : null;
         this.minSeqKey = MetricRows.prefix(def.name(), 't');
         this.window = ByteBuffer.allocate(aggBytes);
+        this.queried = new Results(aggregators.length);
         this.layout = new RowLayout(aggregators, kinds, fullSlots, aggBytes, kind == WindowSpec.Kind.TUMBLING,
                 RowLayout.sharedStates(def, aggregators));
         this.slots = filled != null ? filled.handOverSlots()
@@ -235,7 +239,9 @@ public final class WindowMetric implements MetricOperator {
                 : !arena.mayBeStored(h) || groupRows.get(MetricRows.concat(statePrefix, group)) == null) {
             return false;
         }
-        report(group, group.length, arena.find(group, h), streamTime, streamTime, out, at); // as if its clock were S
+        // as if its clock were S
+        report(group, group.length, arena.find(group, h), streamTime, streamTime, queried, 0);
+        queried.copyTo(0, out, at);
         return true;
     }
 
@@ -265,7 +271,9 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         for (byte[] group : page) {
-            report(group, group.length, arena.find(group, KnownGroups.hash(group)), streamTime, streamTime, out, 0);
+            report(group, group.length, arena.find(group, KnownGroups.hash(group)), streamTime, streamTime, queried,
+                    0);
+            queried.copyTo(0, out, 0);
             visitor.accept(group, out);
         }
         return page.size() < limit ? null : page.get(page.size() - 1);
@@ -331,7 +339,7 @@ public final class WindowMetric implements MetricOperator {
     }
 
     @Override
-    public void report(long streamTime, Object[] out, int at) {
+    public void report(long streamTime, Results out, int at) {
         // the entry accepted the event; the iterators may have evicted it since (only if it was committed)
         int id = lastId >= 0 && arena.live(lastId) && arena.stamp(lastId) == lastStamp ? lastId
                 : arena.find(lastGroup, lastGroupLength, lastHash);
@@ -342,7 +350,7 @@ public final class WindowMetric implements MetricOperator {
      * The values of the group with key {@code group[0 .. groupLength)} (arena entry {@code id}) for a group clock
      * {@code clock}.
      */
-    private void report(byte[] group, int groupLength, int id, long clock, long streamTime, Object[] out, int at) {
+    private void report(byte[] group, int groupLength, int id, long clock, long streamTime, Results out, int at) {
         long bucket = bucketOf(clock - delay);
         int off = slots.load(id);
         if (off >= 0) {
@@ -386,10 +394,11 @@ public final class WindowMetric implements MetricOperator {
         }
         for (int i = 0; i < aggregators.length; i++) {
             if (kinds[i] == AggregationKind.COUNT_DISTINCT) {
-                out[at + i] = distinctResult(i, group, window, bucket, headEvents, tailEvents);
+                out.setLong(at + i, distinctResult(i, group, window, bucket, headEvents, tailEvents));
+            } else if (aggregators[i] != null) {
+                aggregators[i].result(window, fullSlots[i], out, at + i);
             } else {
-                out[at + i] = aggregators[i] != null ? aggregators[i].result(window, fullSlots[i])
-                        : candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailEvents);
+                out.set(at + i, candidateResult(i, candidates, bucket, clock, streamTime, headUpToClock, tailEvents));
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.coilgun.planner.bench;
 
+import io.coilgun.planner.agg.Results;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.AggregationDef;
 import io.coilgun.planner.model.AggregationKind;
@@ -75,14 +76,18 @@ public final class EngineBench {
         Path dir = Files.createTempDirectory("coilgun-engine");
         try (ReservoirIO io = ReservoirIO.defaults()) {
             TaskPlan plan = TaskPlan.open(dir, stream, metrics, io, new ChunkCache(256, 64L << 20));
-            Object[] results = new Object[metrics.stream().mapToInt(m -> m.aggregations().size()).sum()];
+            Results results = new Results(metrics.stream().mapToInt(m -> m.aggregations().size()).sum());
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             long allocated0 = threads.getCurrentThreadAllocatedBytes();
             long t0 = System.nanoTime();
             long last = t0;
             long lastCheckpoint = t0;
+            long allocatedAtHalf = 0;
             for (int i = 0; i < events; i++) {
+                if (i == events / 2) {
+                    allocatedAtHalf = threads.getCurrentThreadAllocatedBytes();
+                }
                 plan.process(payloads[i], i, results); // as a task processor does: the event read in place
                 long now = System.nanoTime();
                 if (now - lastCheckpoint >= 100_000_000L) {
@@ -98,7 +103,10 @@ public final class EngineBench {
             plan.checkpoint();
             double secs = (System.nanoTime() - t0) / 1e9;
             // what the processor thread allocated per event: processing, checkpoints and the benchmark's loop
-            double allocatedPerEvent = (threads.getCurrentThreadAllocatedBytes() - allocated0) / (double) events;
+            long allocatedAtEnd = threads.getCurrentThreadAllocatedBytes();
+            double allocatedPerEvent = (allocatedAtEnd - allocated0) / (double) events;
+            // the second half alone: less of the state's growth (new cards keep coming, their groups are new)
+            double allocatedPerEventLater = (allocatedAtEnd - allocatedAtHalf) / (double) (events - events / 2);
             String backfill = "";
             if (java.util.Arrays.asList(args).contains("--backfill")) {
                 MetricDef first = metrics.get(0);
@@ -135,8 +143,9 @@ public final class EngineBench {
             System.gc();
             Runtime rt = Runtime.getRuntime();
             System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
-                    + "alloc_bytes_per_event=%.1f heap_mb=%.1f rss_mb=%.1f reservoir_mb=%.1f%s%n", window, events, cards,
-                    events / secs, allocatedPerEvent, (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb,
+                    + "alloc_bytes_per_event=%.1f alloc_bytes_per_event_second_half=%.1f heap_mb=%.1f rss_mb=%.1f "
+                    + "reservoir_mb=%.1f%s%n", window, events, cards, events / secs, allocatedPerEvent,
+                    allocatedPerEventLater, (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb,
                     reservoirBytes / 1048576.0, backfill);
         } finally {
             try (var s = Files.walk(dir)) {

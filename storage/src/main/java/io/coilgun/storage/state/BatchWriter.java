@@ -17,8 +17,8 @@ import java.util.Arrays;
  *
  * RocksDB takes the batch as a whole array, which it copies: {@link #take} hands over the writer's own buffer, the
  * room after the records filled with one log-data record, so a commit allocates nothing (a copy of a few MB per
- * commit was most of what the engine allocated). The buffer is sized to the recent commits: the padding, which the
- * WAL writes, stays a fraction of them.
+ * commit was most of what the engine allocated). The WAL writes the padding too: a batch with more room after it
+ * than its own size (and 64 KiB) is copied instead, and the buffer shrinks to the recent batches.
  */
 final class BatchWriter {
     private static final int HEADER = 12;
@@ -27,7 +27,7 @@ final class BatchWriter {
     private byte[] buf = new byte[MIN_BUFFER];
     private int length = HEADER;
     private int count;
-    /** The largest recent batch, in bytes (decays by 1/64 per batch): what the buffer is sized for. */
+    /** The largest recent batch, in bytes (decays by 1/16 per batch): what the buffer is sized for. */
     private int recentMax;
 
     void put(int family, byte[] key, byte[] value) {
@@ -78,13 +78,16 @@ final class BatchWriter {
      * room after the records taken by a log-data record. The writer is empty again after.
      */
     byte[] take() {
-        recentMax = Math.max(length, recentMax - (recentMax >> 6));
-        if (buf.length > MIN_BUFFER && buf.length > 2 * recentMax) {
+        recentMax = Math.max(length, recentMax - (recentMax >> 4));
+        if (buf.length > MIN_BUFFER && buf.length > recentMax + (recentMax >> 1)) {
             buf = Arrays.copyOf(buf, Math.max(MIN_BUFFER, recentMax + (recentMax >> 2))); // commits got smaller
         }
         byte[] out = buf;
-        if (!pad(buf.length - length)) {
-            out = Arrays.copyOf(buf, length); // one byte of room: no record is that small
+        int room = buf.length - length;
+        if (room > Math.max(MIN_BUFFER, length) || !pad(room)) {
+            // a batch much smaller than the buffer (the WAL would write the padding) or one byte of room (no
+            // record is that small): a copy of its own
+            out = Arrays.copyOf(buf, length);
         }
         Arrays.fill(out, 0, 8, (byte) 0);
         for (int i = 0; i < 4; i++) {

@@ -48,6 +48,22 @@ class BatchWriterTest {
                     assertArrayEquals(big, db.get(new byte[] {'b', (byte) r}));
                 }
             }
+            try (RocksDB db = RocksDB.open(options, dir.toString())) {
+                // a big batch grows the buffer; a small one after it is copied (the WAL would write its padding)
+                BatchWriter writer = new BatchWriter();
+                writer.put(0, new byte[] {'c'}, new byte[1 << 20]);
+                try (WriteBatch wb = new WriteBatch(writer.take())) {
+                    db.write(write, wb);
+                }
+                writer.put(0, new byte[] {'d'}, new byte[] {4});
+                byte[] small = writer.take();
+                assertEquals(12 + 5, small.length);
+                try (WriteBatch wb = new WriteBatch(small)) {
+                    db.write(write, wb);
+                }
+                assertEquals(1 << 20, db.get(new byte[] {'c'}).length);
+                assertArrayEquals(new byte[] {4}, db.get(new byte[] {'d'}));
+            }
             try (RocksDB db = RocksDB.open(options, dir.toString())) { // from the WAL
                 for (int r = 0; r < rooms.length; r++) {
                     assertArrayEquals(new byte[] {1, 2, 3}, db.get(new byte[] {'a', (byte) r}));
