@@ -38,7 +38,9 @@ public final class ClusterProcesses implements AutoCloseable {
         this.dir = dir;
         Files.createDirectories(dir);
         this.kafkaPort = freeBasePort();
-        this.jit = benchmark ? NodeJvm.JIT_BEHIND_LIVE_WORK : List.of("-XX:TieredStopAtLevel=1");
+        List<String> asUsers = new ArrayList<>(NodeJvm.JIT_BEHIND_LIVE_WORK);
+        asUsers.addAll(NodeJvm.HUGE_PAGES);
+        this.jit = benchmark ? asUsers : List.of("-XX:TieredStopAtLevel=1");
         List<String> kafkaJvm = new ArrayList<>(List.of("-Xmx384m"));
         kafkaJvm.addAll(jit); // coilgun kafka passes its -XX options to its brokers
         kafka = java(kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",

@@ -28,8 +28,20 @@ public final class NodeJvm {
      */
     public static final List<String> JIT_BEHIND_LIVE_WORK = List.of("-XX:ThreadPriorityPolicy=1",
             "-XX:CompilerThreadPriority=10");
+    /** What scripts/coilgun also gives a node: its heap in transparent huge pages where the kernel offers them. */
+    public static final List<String> HUGE_PAGES = hugePages();
 
     private NodeJvm() {
+    }
+
+    private static List<String> hugePages() {
+        try {
+            String thp = Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
+            return thp.contains("[madvise]") || thp.contains("[always]") ? List.of("-XX:+UseTransparentHugePages")
+                    : List.of();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
     }
 
     /** {@code java <jvm> <archive options> -cp <jars> io.coilgun.server.boot.Main <args>}. */

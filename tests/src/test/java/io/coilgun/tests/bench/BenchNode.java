@@ -49,6 +49,7 @@ final class BenchNode implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap, "-XX:+UseG1GC"));
         cmd.addAll(io.coilgun.tests.NodeJvm.JIT_BEHIND_LIVE_WORK); // as scripts/coilgun runs a node
+        cmd.addAll(io.coilgun.tests.NodeJvm.HUGE_PAGES);
         for (String opt : jvmOptions.trim().split("\\s+")) {
             if (!opt.isEmpty()) {
                 cmd.add(opt);
