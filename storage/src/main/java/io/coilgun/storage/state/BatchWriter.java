@@ -79,7 +79,8 @@ final class BatchWriter {
      */
     byte[] take() {
         recentMax = Math.max(length, recentMax - (recentMax >> 4));
-        if (buf.length > MIN_BUFFER && buf.length > recentMax + (recentMax >> 1)) {
+        // (more than twice: a buffer just grown by half for a batch is never shrunk after it)
+        if (buf.length > MIN_BUFFER && buf.length > 2 * recentMax) {
             buf = Arrays.copyOf(buf, Math.max(MIN_BUFFER, recentMax + (recentMax >> 2))); // commits got smaller
         }
         byte[] out = buf;
