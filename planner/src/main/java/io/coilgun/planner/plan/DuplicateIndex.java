@@ -2,6 +2,7 @@ package io.coilgun.planner.plan;
 
 import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.window.IdSort;
 import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.Subscription;
@@ -63,6 +64,8 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     private long[] hashes = new long[256];
     private long[] times = new long[256];
     private int pending;
+    /** The pending writes in the order a commit writes them (reused). */
+    private int[] order = new int[256];
     /**
      * Open addressing from hash to the pending write of the key + 1 (0: empty), for the writes before
      * {@link #indexed}: made only when a lookup needs it (a new id, the usual event, needs none).
@@ -295,7 +298,17 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
 
     @Override
     public void writeChanges(StateStore.RowWriter out) {
+        // in key order (a key's writes in the order made): RocksDB finds each row's place in its memtable through
+        // the nodes the row before it went through, still in cache, where ids in random order miss at every level
+        if (order.length < pending) {
+            order = new int[keyAt.length];
+        }
         for (int p = 0; p < pending; p++) {
+            order[p] = p;
+        }
+        IdSort.sort(order, 0, pending, this::compareWrites);
+        for (int k = 0; k < pending; k++) {
+            int p = order[k];
             int at = keyAt[p];
             int length = keyLength(p);
             if (times[p] == DELETE) {
@@ -312,6 +325,13 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     }
 
     private static final byte[] EMPTY = new byte[0];
+
+    /** Orders pending writes {@code a} and {@code b} by key, then as they were made. */
+    private int compareWrites(int a, int b) {
+        int c = Arrays.compareUnsigned(keys, keyAt[a], keyAt[a] + keyLength(a), keys, keyAt[b],
+                keyAt[b] + keyLength(b));
+        return c != 0 ? c : Integer.compare(a, b);
+    }
 
     @Override
     public void committed() {

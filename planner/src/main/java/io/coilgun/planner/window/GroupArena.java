@@ -186,6 +186,26 @@ final class GroupArena {
         return length;
     }
 
+    /**
+     * Compares the keys of entries {@code a} and {@code b} as unsigned byte strings (the order of their rows in the
+     * store).
+     */
+    int compareKeys(int a, int b) {
+        int ra = 4 * a;
+        int rb = 4 * b;
+        int la = (int) (entries[ra + 2] >>> 24) & 0xFF;
+        int lb = (int) (entries[rb + 2] >>> 24) & 0xFF;
+        if (la != EXTERNAL && lb != EXTERNAL) {
+            // a record holds bytes 0-7 and 8-15 little-endian, zero-padded: reversed, they compare as the bytes do
+            int c = Long.compareUnsigned(Long.reverseBytes(entries[ra + 1]), Long.reverseBytes(entries[rb + 1]));
+            if (c == 0) {
+                c = Long.compareUnsigned(Long.reverseBytes(entries[ra + 3]), Long.reverseBytes(entries[rb + 3]));
+            }
+            return c != 0 ? c : Integer.compare(la, lb);
+        }
+        return Arrays.compareUnsigned(key(a), key(b)); // a key longer than 16 bytes: rare, allocating is fine
+    }
+
     /** A copy of the key of entry {@code id}. */
     byte[] key(int id) {
         byte[] key = new byte[keyLength(id)];

@@ -586,7 +586,8 @@ public final class WindowMetric implements MetricOperator {
                         countValue(slab, at, i, groupBy.key(), bucket, arguments.value(values, i), add);
                     } else if (aggregators[i] != null) {
                         Argument v = arguments.of(values, i);
-                        if (!(add ? aggregators[i].addCompact(slab, at, v) : aggregators[i].removeCompact(slab, at, v))) {
+                        if (!(add ? aggregators[i].addCompact(slab, at, v)
+                                : aggregators[i].removeCompact(slab, at, v))) {
                             break;
                         }
                     }

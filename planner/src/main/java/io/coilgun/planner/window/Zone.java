@@ -41,7 +41,7 @@ final class Zone {
     private long end;
     /** The entries' bytes: an entry's key and arguments are contiguous, never split at the ring's end. */
     private byte[] bytes;
-    /** The byte position the next entry's bytes take (positions only grow; {@code & (bytes.length - 1)} is the index). */
+    /** The byte position the next entry's bytes take (positions only grow; {@code & (bytes.length - 1)} indexes). */
     private long byteEnd;
 
     Zone() {
