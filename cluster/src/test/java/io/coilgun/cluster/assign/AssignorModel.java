@@ -105,7 +105,10 @@ final class AssignorModel {
         Set<String> alive = new HashSet<>();
         units.forEach(u -> alive.add(u.member()));
         TaskPlacements next = TaskAssignor.assign(units, copies);
-        assertEquals(next, next, "");
+        // every node computes the placement on its own from the same view: it must be a function of that view
+        TaskPlacements again = TaskAssignor.assign(units, copies);
+        assertEquals(next.tasks(), again.tasks(), "the assignor gave two placements for one view");
+        assertEquals(next.warmingUp(), again.warmingUp(), "the assignor gave two placements for one view");
         int unitCount = (int) Math.max(1, units.stream().filter(u -> !u.draining()).count());
         int totalCopies = 0;
         Map<String, Integer> activeLoad = new HashMap<>();

@@ -1,8 +1,14 @@
 package io.coilgun.planner.event;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.coilgun.planner.model.ColumnType;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class GroupKeysTest {
@@ -19,6 +25,47 @@ class GroupKeysTest {
         for (Object[] values : cases) {
             byte[] key = GroupKeys.encode(values, columns);
             assertArrayEquals(values, GroupKeys.decode(key, 0, types));
+        }
+    }
+
+    /**
+     * Two groups share a key only if their values are equal: random tuples over small domains (so that many are
+     * equal), strings that end or begin with NUL bytes and escapes (a string's end must not be confused with the next
+     * value's start), NULLs, -0.0 and 0.0 (distinct values), NaN (one value).
+     */
+    @Test
+    void equalKeysOnlyForEqualValues() {
+        Random random = new Random(3);
+        List<ColumnType[]> layouts = List.of(
+                new ColumnType[] {ColumnType.VARCHAR, ColumnType.VARCHAR},
+                new ColumnType[] {ColumnType.VARCHAR, ColumnType.BIGINT, ColumnType.VARCHAR},
+                new ColumnType[] {ColumnType.DOUBLE, ColumnType.BOOLEAN, ColumnType.INTEGER},
+                new ColumnType[] {ColumnType.VARCHAR, ColumnType.DOUBLE, ColumnType.VARCHAR, ColumnType.TIMESTAMP});
+        String[] pieces = {"", "a", "\0", "\0\0", "\u00ff", "a\0", "\0a", "\u00ff\0", "é"};
+        for (ColumnType[] types : layouts) {
+            int[] columns = new int[types.length];
+            Arrays.setAll(columns, i -> i);
+            Map<String, List<Object>> byKey = new HashMap<>();
+            for (int n = 0; n < 50_000; n++) {
+                Object[] values = new Object[types.length];
+                for (int i = 0; i < types.length; i++) {
+                    values[i] = random.nextInt(8) == 0 ? null : switch (types[i]) {
+                        case VARCHAR -> pieces[random.nextInt(pieces.length)] + pieces[random.nextInt(pieces.length)];
+                        case BIGINT, TIMESTAMP -> (long) random.nextInt(5) - 2;
+                        case INTEGER -> random.nextInt(5) - 2;
+                        case BOOLEAN -> random.nextBoolean();
+                        default -> new double[] {0.0, -0.0, Double.NaN, 1.5, -1.5}[random.nextInt(5)];
+                    };
+                }
+                String key = Arrays.toString(GroupKeys.encode(values, columns));
+                List<Object> before = byKey.putIfAbsent(key, Arrays.asList(values));
+                if (before != null) {
+                    assertEquals(before, Arrays.asList(values), "one key for two groups: " + key);
+                }
+            }
+            // and the reverse: as many keys as distinct tuples
+            long distinct = byKey.values().stream().distinct().count();
+            assertEquals(distinct, byKey.size());
         }
     }
 }
