@@ -60,14 +60,19 @@ public abstract class Aggregator {
         remove(state, at, value.value());
     }
 
-    /** {@link #addCompact(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    /**
+     * {@link #addCompact(ByteBuffer, int, Object)} of an argument read in place: {@link #add(ByteBuffer, int,
+     * Argument)} unless overridden (the compact form is the full one unless {@link #compactBytes} says otherwise).
+     */
     public boolean addCompact(ByteBuffer state, int at, Argument value) {
-        return addCompact(state, at, value.value());
+        add(state, at, value);
+        return true;
     }
 
-    /** {@link #removeCompact(ByteBuffer, int, Object)} of an argument read in place (boxed unless overridden). */
+    /** {@link #removeCompact(ByteBuffer, int, Object)} of an argument read in place; see {@link #addCompact}. */
     public boolean removeCompact(ByteBuffer state, int at, Argument value) {
-        return removeCompact(state, at, value.value());
+        remove(state, at, value);
+        return true;
     }
 
     /** Writes the full form of the compact state at {@code from} to {@code to} of {@code full}. */

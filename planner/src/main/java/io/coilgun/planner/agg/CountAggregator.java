@@ -43,18 +43,6 @@ final class CountAggregator extends Aggregator {
     }
 
     @Override
-    public boolean addCompact(ByteBuffer state, int at, Argument value) {
-        add(state, at, value);
-        return true;
-    }
-
-    @Override
-    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
-        remove(state, at, value);
-        return true;
-    }
-
-    @Override
     public void result(ByteBuffer state, int at, Results out, int i) {
         out.setLong(i, state.getLong(at));
     }

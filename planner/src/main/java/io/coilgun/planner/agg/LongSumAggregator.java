@@ -52,18 +52,6 @@ final class LongSumAggregator extends Aggregator {
         }
     }
 
-    @Override
-    public boolean addCompact(ByteBuffer state, int at, Argument value) {
-        add(state, at, value);
-        return true;
-    }
-
-    @Override
-    public boolean removeCompact(ByteBuffer state, int at, Argument value) {
-        remove(state, at, value);
-        return true;
-    }
-
     private static void addLong(ByteBuffer state, int at, long v) {
         long lo = state.getLong(at + 16);
         long sum = lo + v;

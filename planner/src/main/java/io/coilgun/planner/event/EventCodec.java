@@ -46,6 +46,16 @@ public final class EventCodec {
         return types.length;
     }
 
+    /** The type of column {@code column}. */
+    ColumnType type(int column) {
+        return types[column];
+    }
+
+    /** How many columns an event of schema version {@code version} (1 to {@link #schemaVersion()}) has. */
+    int width(int version) {
+        return widths[version];
+    }
+
     public byte[] encode(Object[] values, long assignedId) {
         int bitmap = (types.length + 7) / 8;
         int size = HEADER + bitmap;

@@ -17,9 +17,6 @@ import java.nio.ByteOrder;
 public final class EventView {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    private final ColumnType[] types;
-    private final int schemaVersion;
-    private final int[] widths;
     private final EventCodec codec;
     private byte[] data;
     private int offset;
@@ -31,15 +28,9 @@ public final class EventView {
     private boolean boxedValid;
 
     public EventView(StreamDef stream) {
-        this.types = stream.columns().stream().map(c -> c.type()).toArray(ColumnType[]::new);
-        this.schemaVersion = stream.schemaVersion();
-        this.widths = new int[schemaVersion + 1];
-        for (int v = 1; v <= schemaVersion; v++) {
-            widths[v] = stream.schemaWidth(v);
-        }
         this.codec = new EventCodec(stream);
-        this.at = new int[types.length];
-        this.boxed = new Object[types.length];
+        this.at = new int[codec.columnCount()];
+        this.boxed = new Object[codec.columnCount()];
     }
 
     /** Reads the event in {@code bytes[off .. off + len)} from now on. */
@@ -48,15 +39,16 @@ public final class EventView {
             throw new IllegalStateException("unknown event format version " + bytes[off]);
         }
         int version = readInt(bytes, off + 1);
-        if (version < 1 || version > schemaVersion) {
-            throw new IllegalStateException("event of schema version " + version + ", newest known " + schemaVersion);
+        if (version < 1 || version > codec.schemaVersion()) {
+            throw new IllegalStateException("event of schema version " + version + ", newest known "
+                    + codec.schemaVersion());
         }
         this.data = bytes;
         this.offset = off;
         this.length = len;
         this.assignedId = readLong(bytes, off + 5);
         this.boxedValid = false;
-        int width = widths[version];
+        int width = codec.width(version);
         int nullsAt = off + 13;
         int p = nullsAt + (width + 7) / 8;
         for (int i = 0; i < width; i++) {
@@ -65,7 +57,7 @@ public final class EventView {
                 continue;
             }
             at[i] = p;
-            p += switch (types[i]) {
+            p += switch (codec.type(i)) {
                 case BOOLEAN -> 1;
                 case INTEGER -> 4;
                 case BIGINT, TIMESTAMP, DOUBLE -> 8;
@@ -73,7 +65,7 @@ public final class EventView {
                 case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
             };
         }
-        for (int i = width; i < types.length; i++) {
+        for (int i = width; i < at.length; i++) {
             at[i] = -1; // added after this event was written
         }
     }
@@ -86,11 +78,11 @@ public final class EventView {
     }
 
     public int columnCount() {
-        return types.length;
+        return at.length;
     }
 
     public ColumnType type(int column) {
-        return types[column];
+        return codec.type(column);
     }
 
     public long assignedId() {
@@ -103,12 +95,12 @@ public final class EventView {
 
     /** An INTEGER, BIGINT or TIMESTAMP column's value (not NULL). */
     public long getLong(int column) {
-        return types[column] == ColumnType.INTEGER ? readInt(data, at[column]) : readLong(data, at[column]);
+        return codec.type(column) == ColumnType.INTEGER ? readInt(data, at[column]) : readLong(data, at[column]);
     }
 
     /** A DOUBLE column's value, or an integral column's as a double (not NULL). */
     public double getDouble(int column) {
-        return types[column] == ColumnType.DOUBLE ? Double.longBitsToDouble(readLong(data, at[column]))
+        return codec.type(column) == ColumnType.DOUBLE ? Double.longBitsToDouble(readLong(data, at[column]))
                 : (double) getLong(column);
     }
 

@@ -24,10 +24,13 @@ final class EventArguments {
     /** Per aggregation, its argument expression, or null when it reads a column (or is COUNT(*)). */
     private CompiledExpression[] expressions;
     private final Cursor cursor = new Cursor();
+    /** The expression arguments' values of the event {@link #encode} writes (reused). */
+    private final Object[] evaluated;
 
     EventArguments(MetricDef def, StreamDef stream) {
         this.def = def;
         this.columns = new int[def.aggregations().size()];
+        this.evaluated = new Object[columns.length];
         for (int i = 0; i < columns.length; i++) {
             columns[i] = def.aggregations().get(i).argument();
         }
@@ -81,7 +84,12 @@ final class EventArguments {
     int encode(EventView e, byte[] out) {
         int size = 0;
         for (int i = 0; i < columns.length; i++) {
-            size += expressions[i] != null ? Candidates.Values.size(value(e, i)) : encodedSize(e, columns[i]);
+            if (expressions[i] != null) {
+                evaluated[i] = value(e, i); // once: written below from here
+                size += Candidates.Values.size(evaluated[i]);
+            } else {
+                size += encodedSize(e, columns[i]);
+            }
         }
         if (size > out.length) {
             return size;
@@ -91,7 +99,7 @@ final class EventArguments {
             int c = columns[i];
             if (expressions[i] != null) {
                 ByteBuffer b = ByteBuffer.wrap(out, at, out.length - at);
-                Candidates.Values.write(b, value(e, i));
+                Candidates.Values.write(b, evaluated[i]);
                 at = b.position();
             } else if (c < 0) {
                 at = Candidates.Values.writeBoolean(out, at, true); // COUNT(*)
