@@ -230,8 +230,8 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             http = io.coilgun.server.observe.HttpEndpoint.start(config.host(), port,
                     new io.coilgun.server.observe.HttpEndpoint.Source() {
                         @Override
-                        public List<io.coilgun.cluster.task.TaskSample> sample() {
-                            return meters.update(cluster.eachTask(io.coilgun.cluster.task.TaskSample::of)
+                        public List<io.coilgun.cluster.unit.TaskSample> sample() {
+                            return meters.update(cluster.eachTask(io.coilgun.cluster.unit.TaskSample::of)
                                     .orTimeout(5, TimeUnit.SECONDS).join());
                         }
 

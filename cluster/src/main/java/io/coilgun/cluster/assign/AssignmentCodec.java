@@ -1,6 +1,7 @@
 package io.coilgun.cluster.assign;
 
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskRole;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,6 @@ package io.coilgun.cluster.task;
 import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
 import io.coilgun.cluster.feed.ResultFeed;
-import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;

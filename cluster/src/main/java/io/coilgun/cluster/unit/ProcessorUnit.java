@@ -2,13 +2,13 @@ package io.coilgun.cluster.unit;
 
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.CoilgunAssignor;
-import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskMeters;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
 import java.time.Duration;

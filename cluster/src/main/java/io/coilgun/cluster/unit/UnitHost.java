@@ -1,10 +1,10 @@
 package io.coilgun.cluster.unit;
 
 import io.coilgun.cluster.assign.ClusterView;
-import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskRole;
 import java.util.Map;
 
 /** What a processor unit needs from its node: the streams deployed here, the tasks' data, the node's view. */

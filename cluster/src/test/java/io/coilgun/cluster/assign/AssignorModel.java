@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskRole;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

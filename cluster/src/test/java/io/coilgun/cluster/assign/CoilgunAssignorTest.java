@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskRole;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskRole;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -3,7 +3,7 @@ package io.coilgun.server.observe;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.coilgun.cluster.task.TaskSample;
+import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.pgwire.auth.Authentication;
 import java.io.IOException;
 import java.io.OutputStream;

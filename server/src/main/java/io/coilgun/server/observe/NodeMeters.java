@@ -2,7 +2,7 @@ package io.coilgun.server.observe;
 
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.reply.ReplyStatus;
-import io.coilgun.cluster.task.TaskSample;
+import io.coilgun.cluster.unit.TaskSample;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

@@ -1,6 +1,6 @@
 package io.coilgun.server.observe;
 
-import io.coilgun.cluster.task.TaskSample;
+import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.query.QueryData;

@@ -1,22 +1,22 @@
 package io.coilgun.server.query;
 
 import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.assign.ClusterView;
+import io.coilgun.cluster.directory.NodeStatus;
 import io.coilgun.cluster.query.MetricStateReader;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
-import io.coilgun.planner.plan.FailedEvent;
+import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.plan.TaskPlan;
 import io.coilgun.sql.query.QueryData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.coilgun.cluster.assign.ClusterView;
-import io.coilgun.cluster.assign.TaskRole;
-import io.coilgun.cluster.directory.NodeStatus;
 import java.util.function.Consumer;
 
 /** What SELECT reads from this node: the catalog, and metric state, events and counters from its tasks. */

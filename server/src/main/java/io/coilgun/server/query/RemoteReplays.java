@@ -1,9 +1,9 @@
 package io.coilgun.server.query;
 
 import io.coilgun.cluster.ClusterNode;
-import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.kafka.ValueCodec;
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.AggregationDef;

@@ -1,4 +1,4 @@
-package io.coilgun.cluster.assign;
+package io.coilgun.cluster.task;
 
 /** What a processor unit holds of a task: the active copy, a hot replica, or data left from an earlier role. */
 public enum TaskRole {

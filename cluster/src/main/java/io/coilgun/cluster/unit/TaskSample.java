@@ -1,8 +1,8 @@
-package io.coilgun.cluster.task;
+package io.coilgun.cluster.unit;
 
-import io.coilgun.cluster.assign.TaskRole;
 import io.coilgun.cluster.reply.ReplyStatus;
-import io.coilgun.cluster.unit.ProcessorUnit;
+import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.storage.reservoir.ReservoirStats;
 import io.coilgun.storage.state.StateStore;
 
