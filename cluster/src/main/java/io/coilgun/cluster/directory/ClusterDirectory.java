@@ -3,6 +3,7 @@ package io.coilgun.cluster.directory;
 import io.coilgun.cluster.catalog.CatalogKey;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.cluster.sync.Changes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
@@ -36,6 +37,8 @@ public final class ClusterDirectory implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
     private final Map<String, NodeStatus> statuses = new ConcurrentHashMap<>();
+    /** Signalled after each status taken: what {@link #awaitApplied} and {@link #awaitStatuses} wait for. */
+    private final Changes statusChanges = new Changes();
     private final Thread thread;
     private volatile CatalogFollower follower;
     private volatile boolean running = true;
@@ -87,6 +90,7 @@ public final class ClusterDirectory implements AutoCloseable {
                         } else {
                             statuses.put(key, status);
                         }
+                        statusChanges.signal();
                     } else {
                         follower.follow(r.offset(), CatalogKey.parse(key),
                                 r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
@@ -124,26 +128,15 @@ public final class ClusterDirectory implements AutoCloseable {
      * not within {@code timeoutMs}.
      */
     public boolean awaitApplied(long offset, Collection<String> nodes, long timeoutMs) {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (true) {
-            boolean all = true;
-            for (String n : nodes) {
-                NodeStatus s = statuses.get(n);
-                all &= s != null && s.catalogApplied() >= offset;
-            }
-            if (all) {
-                return true;
-            }
-            if (System.currentTimeMillis() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
+        return statusChanges.await(() -> nodes.stream().allMatch(n -> {
+            NodeStatus s = statuses.get(n);
+            return s != null && s.catalogApplied() >= offset;
+        }), timeoutMs);
+    }
+
+    /** Waits until each of {@code nodes} published a status; false when one had not within {@code timeoutMs}. */
+    public boolean awaitStatuses(Collection<String> nodes, long timeoutMs) {
+        return statusChanges.await(() -> statuses.keySet().containsAll(nodes), timeoutMs);
     }
 
     @Override

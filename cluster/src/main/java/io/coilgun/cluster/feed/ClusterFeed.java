@@ -1,7 +1,7 @@
 package io.coilgun.cluster.feed;
 
-import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.kafka.ValueCodec;
+import io.coilgun.cluster.peer.PeerLink;
 import io.coilgun.planner.model.MetricDef;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -44,7 +44,8 @@ public final class ClusterFeed implements AutoCloseable {
     /** Events per message at most. */
     static final int BATCH = 500;
 
-    private final ClusterNode cluster;
+    private final PeerLink peers;
+    private final FeedRoutes routes;
     private final ResultFeed local;
     private final AtomicLong ids = new AtomicLong(System.nanoTime());
     /** This node's subscribers, by subscription id. */
@@ -57,12 +58,13 @@ public final class ClusterFeed implements AutoCloseable {
         return t;
     });
 
-    public ClusterFeed(ClusterNode cluster, ResultFeed local) {
-        this.cluster = cluster;
+    public ClusterFeed(PeerLink peers, FeedRoutes routes, ResultFeed local) {
+        this.peers = peers;
+        this.routes = routes;
         this.local = local;
-        cluster.peers().onMessage(SUBSCRIBE, this::leased);
-        cluster.peers().onMessage(CANCEL, this::cancelled);
-        cluster.peers().onMessage(EVENTS, this::received);
+        peers.onMessage(SUBSCRIBE, this::leased);
+        peers.onMessage(CANCEL, this::cancelled);
+        peers.onMessage(EVENTS, this::received);
         timer.scheduleWithFixedDelay(this::renew, RENEW_MS, RENEW_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -82,7 +84,7 @@ public final class ClusterFeed implements AutoCloseable {
         if (mine.remove(id) != null) {
             byte[] message = subscription(id, subscriber.topic());
             for (String node : others()) {
-                cluster.peers().tell(node, CANCEL, message);
+                peers.tell(node, CANCEL, message);
             }
         }
     }
@@ -93,7 +95,7 @@ public final class ClusterFeed implements AutoCloseable {
     }
 
     private List<String> others() {
-        return cluster.view().nodes().stream().filter(n -> !n.equals(cluster.nodeId())).toList();
+        return routes.otherNodes();
     }
 
     private void renew() {
@@ -119,7 +121,7 @@ public final class ClusterFeed implements AutoCloseable {
         }
         byte[] message = subscription(id, subscriber.topic());
         for (String node : others()) {
-            cluster.peers().tell(node, SUBSCRIBE, message);
+            peers.tell(node, SUBSCRIBE, message);
         }
     }
 
@@ -230,7 +232,7 @@ public final class ClusterFeed implements AutoCloseable {
             } catch (IOException ex) {
                 throw new UncheckedIOException(ex);
             }
-            cluster.peers().tell(node, EVENTS, bytes.toByteArray());
+            peers.tell(node, EVENTS, bytes.toByteArray());
         }
     }
 
@@ -271,7 +273,7 @@ public final class ClusterFeed implements AutoCloseable {
         List<Object> kept = new ArrayList<>();
         int at = 0;
         for (int m = 0; m < names.length; m++) {
-            MetricDef def = cluster.deployedMetric(topic, names[m]);
+            MetricDef def = routes.deployedMetric(topic, names[m]);
             if (def != null && def.aggregations().size() == widths[m]) {
                 metrics.add(def);
                 for (int a = 0; a < widths[m]; a++) {

@@ -1,7 +1,7 @@
 package io.coilgun.cluster.query;
 
-import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.kafka.ValueCodec;
+import io.coilgun.cluster.peer.PeerLink;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.planner.error.CoilgunException;
@@ -36,10 +36,12 @@ public final class TaskReads {
     /** How long a read waits for some copy of a task to answer. */
     static final long TASK_TIMEOUT_MS = 15_000;
 
-    private final ClusterNode cluster;
+    private final PeerLink peers;
+    private final TaskRouter router;
 
-    public TaskReads(ClusterNode cluster) {
-        this.cluster = cluster;
+    public TaskReads(PeerLink peers, TaskRouter router) {
+        this.peers = peers;
+        this.router = router;
     }
 
     /**
@@ -47,7 +49,7 @@ public final class TaskReads {
      * caller chose the copy). Register each kind once per node.
      */
     public void serve(String kind, BiFunction<TaskProcessor, byte[], byte[]> read) {
-        cluster.peers().onCall(kind, request -> {
+        peers.onCall(kind, request -> {
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(request))) {
                 TaskId id = TaskId.of(new TopicPartition(in.readUTF(), in.readInt()));
                 byte[] body = ValueCodec.readBytes(in);
@@ -62,8 +64,8 @@ public final class TaskReads {
     public byte[] read(TaskId id, String kind, byte[] request, BiFunction<TaskProcessor, byte[], byte[]> read) {
         long deadline = System.currentTimeMillis() + TASK_TIMEOUT_MS;
         while (true) {
-            String leader = cluster.activeNodeOf(id);
-            byte[] answer = leader == null || leader.equals(cluster.nodeId()) ? local(id, request, read).join()
+            String leader = router.activeNodeOf(id);
+            byte[] answer = leader == null || leader.equals(router.nodeId()) ? local(id, request, read).join()
                     : remote(leader, id, kind, request);
             if (answer != null) {
                 return answer;
@@ -89,7 +91,7 @@ public final class TaskReads {
 
     /** The copy on this node answers; null when the node holds none. */
     private CompletableFuture<byte[]> local(TaskId id, byte[] request, BiFunction<TaskProcessor, byte[], byte[]> read) {
-        return cluster.onTask(id, t -> read.apply(t, request));
+        return router.onTask(id, t -> read.apply(t, request));
     }
 
     /** Node {@code node} answers; null when it holds no copy, did not answer in time, or is gone. */
@@ -103,7 +105,7 @@ public final class TaskReads {
             throw new UncheckedIOException(e);
         }
         try {
-            byte[] answer = cluster.peers().call(node, kind, bytes.toByteArray(), CALL_TIMEOUT_MS).join();
+            byte[] answer = peers.call(node, kind, bytes.toByteArray(), CALL_TIMEOUT_MS).join();
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(answer))) {
                 return ValueCodec.readBytes(in);
             }
