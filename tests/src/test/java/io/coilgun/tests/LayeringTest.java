@@ -1,6 +1,7 @@
 package io.coilgun.tests;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * bytecode, fully qualified names included, not just imports): {@code server -> pgwire, sql, cluster};
  * {@code sql -> planner}; {@code cluster -> planner -> storage}; {@code pgwire} knows the protocol and nothing of
  * Kafka, RocksDB, Calcite or the other modules; the libraries stay where they belong (Kafka in cluster and server,
- * Calcite in sql, RocksDB in storage, Netty in pgwire).
+ * Calcite in sql, RocksDB in storage, Netty in pgwire); and no package depends on itself through others (no
+ * package cycle anywhere, inside a module or across).
  */
 class LayeringTest {
     private static final String KAFKA = "org.apache.kafka..";
@@ -99,6 +101,16 @@ class LayeringTest {
     void theSqlFrontDoorKeepsCalciteInside() {
         // sessions get SqlStatement, CompiledStatement and ResultShape from sql; parse trees never leave it
         check("server", CALCITE);
+    }
+
+    /**
+     * Every package is a slice, and no two of them depend on each other, directly or through others: a package cycle
+     * (say {@code cluster.assign -> cluster.task -> cluster.assign}) means neither can be read, tested or moved alone.
+     */
+    @Test
+    void noPackageCycles() {
+        assertHolds(slices().matching("io.coilgun.(**)").should().beFreeOfCycles()
+                .because("packages are rooms: each one readable and testable without the ones that use it"));
     }
 
     @Test

@@ -4,11 +4,6 @@ import static org.apache.calcite.util.Static.RESOURCE;
 
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
-import io.coilgun.sql.parser.impl.CoilgunSqlParserImpl;
-import io.coilgun.sql.parser.impl.CoilgunSqlParserImplConstants;
-import io.coilgun.sql.parser.impl.ParseException;
-import io.coilgun.sql.parser.impl.Token;
-import io.coilgun.sql.parser.impl.TokenMgrError;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;

@@ -181,7 +181,7 @@ public final class PgSyntax {
 
     private static java.util.Set<String> reserved() {
         org.apache.calcite.sql.parser.SqlAbstractParserImpl.Metadata m =
-                io.coilgun.sql.parser.impl.CoilgunSqlParserImpl.FACTORY.getParser(new java.io.StringReader(""))
+                io.coilgun.sql.parser.CoilgunSqlParserImpl.FACTORY.getParser(new java.io.StringReader(""))
                         .getMetadata();
         java.util.Set<String> words = new java.util.HashSet<>();
         for (String token : m.getTokens()) {

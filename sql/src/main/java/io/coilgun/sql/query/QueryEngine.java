@@ -187,6 +187,10 @@ public final class QueryEngine {
                 }
             }
         } catch (SQLException e) {
+            if (cancel.canceled()) {
+                // canceled while it was planned (before it ran): Calcite's statement refused to start
+                throw new CoilgunException(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0, e);
+            }
             Rows empty = EmptyCatalogQuery.answer(statement);
             if (empty != null) {
                 return empty;
@@ -248,7 +252,7 @@ public final class QueryEngine {
 
     private static Connection connect(Relations rels, String user) throws SQLException {
         Properties p = new Properties();
-        p.setProperty("parserFactory", "io.coilgun.sql.parser.impl.CoilgunSqlParserImpl#FACTORY");
+        p.setProperty("parserFactory", "io.coilgun.sql.parser.CoilgunSqlParserImpl#FACTORY");
         p.setProperty("quoting", "DOUBLE_QUOTE");
         p.setProperty("unquotedCasing", "TO_LOWER");
         p.setProperty("quotedCasing", "UNCHANGED");

@@ -3,7 +3,6 @@ package io.coilgun.sql.parser;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.coilgun.sql.parser.impl.CoilgunSqlParserImpl;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.coilgun.sql.parser.impl.CoilgunSqlParserImpl;
-import io.coilgun.sql.parser.impl.CoilgunSqlParserImplConstants;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;

@@ -133,6 +133,16 @@ class QueryEngineTest {
         assertTrue(System.nanoTime() - start < 5_000_000_000L);
     }
 
+    /** A cancel that comes while the query is still planned (a busy machine) says so too, not a syntax error. */
+    @Test
+    void aQueryCanceledBeforeItRunsIsCanceled() {
+        QueryEngine.Cancel cancel = new QueryEngine.Cancel();
+        cancel.cancel();
+        CoilgunException e = assertThrows(CoilgunException.class, () -> new QueryEngine(EMPTY).run(
+                "SELECT pg_sleep(10)", List.of(), List.of(), "coilgun", "coilgun", cancel));
+        assertEquals(SqlState.QUERY_CANCELED, e.state());
+    }
+
     @Test
     void arraysAndNamesAsGrafanaAndMetabaseUseThem() {
         assertEquals(List.of("\"$user\"", " public"), one("SELECT string_to_array('\"$user\", public', ',')"));
