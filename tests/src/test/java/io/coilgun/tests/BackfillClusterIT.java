@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every new event's RETURNING row agrees.
  */
 @Timeout(300)
+@OwnProcesses
 class BackfillClusterIT {
     static final long T0 = Timestamp.valueOf("2026-03-01 08:00:00").getTime();
     static final String SELECT = "SELECT SUM(amount) AS total, COUNT(*) AS n, MAX(amount) AS hi, "

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stopped with SIGTERM. Every answered RETURNING row must be exact, and at the end each card's count and sum must be
  * exactly its accepted events: nothing lost, nothing counted twice.
  */
+@OwnProcesses
 class ClusterIT {
     static final int CARDS = 48;
     static final int CLIENTS = 6;
@@ -98,7 +99,8 @@ class ClusterIT {
             phase(t0, "the clients started");
             awaitEveryCardAnsweredAfter(0);
             phase(t0, "every card answered once");
-            Thread.sleep(6_000);
+            awaitSettled(c, null); // the young cluster's first moves are over: nothing fails over meanwhile
+            phase(t0, "settled");
             subscriptionSeesEveryNodesTasks(c.port("n2"));
             phase(t0, "subscription checked");
             everyNodeServesItsOwnTasksMetrics(c);
@@ -118,7 +120,8 @@ class ClusterIT {
                     first, failover1);
             c.startNode(first);
             phase(t0, first + " up again");
-            Thread.sleep(10_000);
+            awaitSettled(c, first);
+            phase(t0, "settled");
 
             String second = leadingMost(c, first);
             long kill2 = System.currentTimeMillis();
@@ -128,7 +131,8 @@ class ClusterIT {
                     second, first, failover2);
             c.startNode(second);
             phase(t0, second + " up again");
-            Thread.sleep(10_000);
+            awaitSettled(c, second);
+            phase(t0, "settled");
 
             String third = leadingMost(c, null);
             int errorsBefore = errors.size();
@@ -422,6 +426,52 @@ class ClusterIT {
             }
         }
         throw new AssertionError("no live node leads a task");
+    }
+
+    /**
+     * Waits until the cluster settled (up to 30 s, then the test goes on as it is): every task running with its
+     * replica running and within 100 events (2.5 s of a task's load), in two readings a second apart (the nodes'
+     * statuses are a second old at most), and the node that {@code restarted} (when not null) holding copies again.
+     * The next kill then meets a cluster at rest, not one in the middle of moves (the test slept 10 s for that).
+     */
+    private static void awaitSettled(ClusterProcesses c, String restarted) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        int calm = 0;
+        String last = "";
+        while (System.currentTimeMillis() < deadline && calm < 2) {
+            String live = c.nodeIds().stream().filter(c::alive).filter(n -> !n.equals(restarted)).findFirst()
+                    .orElseThrow();
+            boolean settled = false;
+            try (Connection conn = connect(c.port(live)); Statement st = conn.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT task, state, node, replicas FROM coilgun.tasks")) {
+                int tasks = 0;
+                int ready = 0;
+                boolean holds = restarted == null;
+                StringBuilder seen = new StringBuilder();
+                while (rs.next()) {
+                    tasks++;
+                    String replicas = rs.getString(4) == null ? "" : rs.getString(4);
+                    java.util.regex.Matcher lag = java.util.regex.Pattern.compile("\\(running, lag (\\d+) events")
+                            .matcher(replicas);
+                    if ("running".equals(rs.getString(2)) && lag.find() && Long.parseLong(lag.group(1)) <= 100) {
+                        ready++;
+                    }
+                    holds |= restarted != null && (restarted.equals(rs.getString(3))
+                            || replicas.contains(restarted + "/"));
+                    seen.append(rs.getString(1)).append(": ").append(rs.getString(2)).append(" on ")
+                            .append(rs.getString(3)).append(", ").append(replicas).append("; ");
+                }
+                settled = tasks == 6 && ready == 6 && holds;
+                last = seen.toString();
+            } catch (SQLException e) {
+                // a node busy with a rebalance: look again
+            }
+            calm = settled ? calm + 1 : 0;
+            Thread.sleep(calm == 1 ? 1000 : 250);
+        }
+        if (calm < 2) {
+            System.out.println("ClusterIT: not settled after 30 s, going on: " + last);
+        }
     }
 
     static long count(Statement st, String sql) throws SQLException {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * retention shorter than the window would) is copied from the node that has it and goes on exactly; where no copy
  * survives anywhere, the task says so and stops, loudly, instead of starting an empty window.
  */
+@OwnProcesses
 class ElasticityIT {
     static final int CARDS = 40;
     static final String TOPIC = "coilgun.stream.pay.card";

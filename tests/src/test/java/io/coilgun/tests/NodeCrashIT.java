@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
+@OwnProcesses
 class NodeCrashIT {
     @TempDir
     Path dir;
