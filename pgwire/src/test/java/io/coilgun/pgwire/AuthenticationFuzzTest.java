@@ -7,7 +7,7 @@ import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
 import io.coilgun.pgwire.protocol.CancelRegistry;
-import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.protocol.StartupHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -57,7 +57,7 @@ class AuthenticationFuzzTest {
         for (int round = 0; round < 2000; round++) {
             boolean isScram = random.nextBoolean();
             EmbeddedChannel channel = new EmbeddedChannel(new FrontendMessageDecoder(4096),
-                    new BackendMessageEncoder(), new PgProtocolHandler(sessions, new CancelRegistry(), 100,
+                    new BackendMessageEncoder(), new StartupHandler(sessions, new CancelRegistry(), 100,
                             isScram ? scram : password, null, Duration.ofSeconds(60)));
             channel.writeInbound(Unpooled.wrappedBuffer(RawPgClient.startup("user", "u", "database", "d")));
             byte[] input = input(random);

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
-import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.protocol.StartupHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -38,7 +38,7 @@ class FrontendFuzzTest {
         FakeSessionFactory sessions = new FakeSessionFactory();
         for (int round = 0; round < 3000; round++) {
             EmbeddedChannel channel = new EmbeddedChannel(new FrontendMessageDecoder(MAX_MESSAGE),
-                    new BackendMessageEncoder(), new PgProtocolHandler(sessions));
+                    new BackendMessageEncoder(), new StartupHandler(sessions));
             channel.writeInbound(Unpooled.wrappedBuffer(RawPgClient.startup("user", "u", "database", "d")));
             byte[] input = input(random);
             // Deliver in random pieces, as TCP may.
