@@ -21,6 +21,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -215,8 +216,8 @@ public final class PgServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
-        io.netty.util.concurrent.Future<?> boss = bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-        io.netty.util.concurrent.Future<?> workers = workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> boss = bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> workers = workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         boss.awaitUninterruptibly(3, TimeUnit.SECONDS);
         workers.awaitUninterruptibly(3, TimeUnit.SECONDS);
     }

@@ -14,6 +14,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -84,7 +85,7 @@ class AuthenticationFuzzTest {
             byte[] m = VALID.get(random.nextInt(VALID.size())).clone();
             switch (random.nextInt(5)) {
                 case 0 -> m[random.nextInt(m.length)] = (byte) random.nextInt(256);
-                case 1 -> m = java.util.Arrays.copyOf(m, Math.max(1, random.nextInt(m.length)));
+                case 1 -> m = Arrays.copyOf(m, Math.max(1, random.nextInt(m.length)));
                 case 2 -> {
                     m = new byte[1 + random.nextInt(100)];
                     random.nextBytes(m);

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,7 @@ class FrontendFuzzTest {
             byte[] m = VALID.get(random.nextInt(VALID.size())).clone();
             switch (random.nextInt(6)) {
                 case 0 -> m[random.nextInt(m.length)] = (byte) random.nextInt(256); // flip a byte
-                case 1 -> m = java.util.Arrays.copyOf(m, Math.max(1, random.nextInt(m.length))); // cut short
+                case 1 -> m = Arrays.copyOf(m, Math.max(1, random.nextInt(m.length))); // cut short
                 case 2 -> {
                     m = new byte[1 + random.nextInt(200)]; // noise
                     random.nextBytes(m);

@@ -1,7 +1,12 @@
 package io.coilgun.pgwire.types;
 
+import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.PgType;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -17,6 +22,7 @@ import java.time.Period;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Binary format (format code 1) of Java values, as Postgres' {@code *send}/{@code *recv} functions lay them
@@ -24,7 +30,7 @@ import java.util.Arrays;
  * 2000-01-01 (days for date, microseconds for timestamp and timestamptz, whose value is UTC).
  *
  * <p>{@link #encode} accepts the Java types {@link PgTextEncoder} accepts for the same {@link PgType}, plus
- * {@link PgInterval}; {@link #decode} returns the types listed on {@link io.coilgun.pgwire.spi.QueryResult},
+ * {@link PgInterval}; {@link #decode} returns the types listed on {@link QueryResult},
  * plus {@link PgInterval} for interval. Infinite dates and timestamps map to {@code MAX}/{@code MIN} of the
  * java.time type ({@link LocalDate#MAX}, {@link LocalDateTime#MIN}, {@code LocalDateTime.MAX} at UTC for
  * timestamptz).
@@ -97,7 +103,7 @@ public final class PgBinaryCodec {
             case VARCHAR:
                 return value.toString().getBytes(StandardCharsets.UTF_8);
             case TEXT_ARRAY:
-                if (value instanceof java.util.List<?> list) {
+                if (value instanceof List<?> list) {
                     return textArray(list);
                 }
                 break;
@@ -208,9 +214,9 @@ public final class PgBinaryCodec {
      * A one-dimensional {@code text[]} in array_send's layout: dimensions, has-nulls flag, element type, then per
      * dimension its length and lower bound (1), then each element as length and bytes (-1 for NULL).
      */
-    private static byte[] textArray(java.util.List<?> values) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream data = new java.io.DataOutputStream(out);
+    private static byte[] textArray(List<?> values) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(out);
         try {
             data.writeInt(values.isEmpty() ? 0 : 1);
             data.writeInt(values.contains(null) ? 1 : 0);
@@ -228,8 +234,8 @@ public final class PgBinaryCodec {
                     data.write(e);
                 }
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e); // not from a byte array
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // not from a byte array
         }
         return out.toByteArray();
     }
