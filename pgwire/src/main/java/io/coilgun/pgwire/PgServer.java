@@ -4,7 +4,8 @@ import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
 import io.coilgun.pgwire.protocol.CancelRegistry;
-import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.protocol.StartupHandler;
+import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.SessionFactory;
 import io.coilgun.pgwire.tls.ServerTls;
 import io.netty.bootstrap.ServerBootstrap;
@@ -20,6 +21,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -31,8 +33,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A PostgreSQL wire-protocol (v3) server: accepts TCP connections and runs each through
- * {@link FrontendMessageDecoder}, {@link BackendMessageEncoder} and a {@link PgProtocolHandler} that
- * drives a {@link io.coilgun.pgwire.spi.Session} from the given {@link SessionFactory}.
+ * {@link FrontendMessageDecoder}, {@link BackendMessageEncoder} and a {@link StartupHandler} that authenticates
+ * the client, opens a {@link Session} from the given {@link SessionFactory} and then hands the connection to a
+ * query handler that drives the session.
  *
  * <pre>{@code
  * try (PgServer server = PgServer.builder(sessionFactory).port(5433).build()) {
@@ -160,7 +163,7 @@ public final class PgServer implements AutoCloseable {
                         channel.pipeline()
                                 .addLast("decoder", new FrontendMessageDecoder(maxMessageSize))
                                 .addLast("encoder", ENCODER)
-                                .addLast("protocol", new PgProtocolHandler(sessionFactory, connections,
+                                .addLast("protocol", new StartupHandler(sessionFactory, connections,
                                         maxConnections, authentication, tls, authenticationTimeout));
                     }
                 });
@@ -213,8 +216,8 @@ public final class PgServer implements AutoCloseable {
     }
 
     private void shutdownGroups() {
-        io.netty.util.concurrent.Future<?> boss = bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-        io.netty.util.concurrent.Future<?> workers = workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> boss = bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        Future<?> workers = workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         boss.awaitUninterruptibly(3, TimeUnit.SECONDS);
         workers.awaitUninterruptibly(3, TimeUnit.SECONDS);
     }

@@ -7,13 +7,14 @@ import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
 import io.coilgun.pgwire.protocol.CancelRegistry;
-import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.protocol.StartupHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -57,7 +58,7 @@ class AuthenticationFuzzTest {
         for (int round = 0; round < 2000; round++) {
             boolean isScram = random.nextBoolean();
             EmbeddedChannel channel = new EmbeddedChannel(new FrontendMessageDecoder(4096),
-                    new BackendMessageEncoder(), new PgProtocolHandler(sessions, new CancelRegistry(), 100,
+                    new BackendMessageEncoder(), new StartupHandler(sessions, new CancelRegistry(), 100,
                             isScram ? scram : password, null, Duration.ofSeconds(60)));
             channel.writeInbound(Unpooled.wrappedBuffer(RawPgClient.startup("user", "u", "database", "d")));
             byte[] input = input(random);
@@ -84,7 +85,7 @@ class AuthenticationFuzzTest {
             byte[] m = VALID.get(random.nextInt(VALID.size())).clone();
             switch (random.nextInt(5)) {
                 case 0 -> m[random.nextInt(m.length)] = (byte) random.nextInt(256);
-                case 1 -> m = java.util.Arrays.copyOf(m, Math.max(1, random.nextInt(m.length)));
+                case 1 -> m = Arrays.copyOf(m, Math.max(1, random.nextInt(m.length)));
                 case 2 -> {
                     m = new byte[1 + random.nextInt(100)];
                     random.nextBytes(m);

@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
-import io.coilgun.pgwire.protocol.PgProtocolHandler;
+import io.coilgun.pgwire.protocol.StartupHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class FrontendFuzzTest {
         FakeSessionFactory sessions = new FakeSessionFactory();
         for (int round = 0; round < 3000; round++) {
             EmbeddedChannel channel = new EmbeddedChannel(new FrontendMessageDecoder(MAX_MESSAGE),
-                    new BackendMessageEncoder(), new PgProtocolHandler(sessions));
+                    new BackendMessageEncoder(), new StartupHandler(sessions));
             channel.writeInbound(Unpooled.wrappedBuffer(RawPgClient.startup("user", "u", "database", "d")));
             byte[] input = input(random);
             // Deliver in random pieces, as TCP may.
@@ -64,7 +65,7 @@ class FrontendFuzzTest {
             byte[] m = VALID.get(random.nextInt(VALID.size())).clone();
             switch (random.nextInt(6)) {
                 case 0 -> m[random.nextInt(m.length)] = (byte) random.nextInt(256); // flip a byte
-                case 1 -> m = java.util.Arrays.copyOf(m, Math.max(1, random.nextInt(m.length))); // cut short
+                case 1 -> m = Arrays.copyOf(m, Math.max(1, random.nextInt(m.length))); // cut short
                 case 2 -> {
                     m = new byte[1 + random.nextInt(200)]; // noise
                     random.nextBytes(m);

@@ -1,6 +1,7 @@
 package io.coilgun.pgwire.auth;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.regex.Matcher;
@@ -89,7 +90,7 @@ public record ScramCredential(byte[] salt, int iterations, byte[] storedKey, byt
     public boolean matches(String password) {
         byte[] saltedPassword = ScramSha256.hi(ScramSha256.normalize(password), salt, iterations);
         byte[] clientKey = ScramSha256.hmac(saltedPassword, "Client Key".getBytes(StandardCharsets.US_ASCII));
-        return java.security.MessageDigest.isEqual(ScramSha256.sha256(clientKey), storedKey);
+        return MessageDigest.isEqual(ScramSha256.sha256(clientKey), storedKey);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.coilgun.pgwire.types.PgTextEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code COPY … FROM STDIN (FORMAT binary)} data, as Postgres' binary COPY format lays it out: the signature
@@ -189,7 +190,7 @@ public final class BinaryCopyParser implements CopyDataParser {
                     + (column + 1));
         } catch (IllegalArgumentException e) {
             throw new CopyFormatException(SqlStates.FEATURE_NOT_SUPPORTED, "COPY in binary format does not support "
-                    + "type " + type.name().toLowerCase(java.util.Locale.ROOT), null, row, context(row));
+                    + "type " + type.name().toLowerCase(Locale.ROOT), null, row, context(row));
         }
     }
 

@@ -1,9 +1,7 @@
 package io.coilgun.pgwire.copy;
 
-import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.CopyFormat;
-
-import java.nio.charset.StandardCharsets;
+import io.coilgun.pgwire.spi.SqlStates;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -12,7 +10,8 @@ import java.util.Objects;
  * Turns the payloads of a {@code COPY ... FROM STDIN} stream's CopyData messages (text or CSV format, UTF-8) into
  * rows of text fields, as Postgres 18's {@code copyfromparse.c} reads them: {@link #feed} each payload as it
  * arrives, in any split, then call {@link #finish} at CopyDone. Each row goes to the {@link RowSink} as soon as
- * its line is complete, so rows before a bad line are handed over before the error.
+ * its line is complete, so rows before a bad line are handed over before the error. This class reads the lines
+ * (newlines, the end marker, UTF-8, the header); a {@link FieldSplitter} splits each into its fields.
  *
  * <p>What Postgres does, and so this does:
  * <ul>
@@ -47,9 +46,6 @@ public final class CopyRowParser implements CopyDataParser {
     /** The default limit on one row's raw size, 1 MiB. */
     public static final int DEFAULT_MAX_ROW_BYTES = 1 << 20;
 
-    /** Postgres shows at most this many bytes of a line in an error's context. */
-    private static final int MAX_CONTEXT_BYTES = 100;
-
     private static final int EOL_UNKNOWN = 0;
     private static final int EOL_NL = 1;
     private static final int EOL_CR = 2;
@@ -80,27 +76,23 @@ public final class CopyRowParser implements CopyDataParser {
     }
 
     private final boolean csv;
-    private final byte delimiter;
     private final byte quote;
-    /** The CSV escape byte for field splitting (may equal the quote). */
-    private final byte escape;
     /** The CSV escape byte for line reading: -1 when it is the quote, which then just toggles quoting. */
     private final int lineEscape;
-    private final byte[] nullBytes;
     private final String nullString;
     private final CopyFormat.Header header;
-    private final String table;
     private final String[] columns;
     private final int maxRowBytes;
     private final RowSink sink;
+    private final CopyErrors errors;
+    /** Splits each line read into its fields. */
+    private final FieldSplitter splitter;
     /** Bytes that cannot be appended to the line without a look at the state: indexed by byte below 0x80. */
     private final boolean[] special = new boolean[0x80];
 
     private State state = State.LINE;
     private byte[] line;
     private int lineLen;
-    /** De-escaped bytes of the field being split. */
-    private byte[] fieldBytes = new byte[64];
     private int eol = EOL_UNKNOWN;
     private boolean inQuote;
     private boolean lastWasEscape;
@@ -129,7 +121,7 @@ public final class CopyRowParser implements CopyDataParser {
      */
     public CopyRowParser(CopyFormat format, String table, List<String> columns, int maxRowBytes, RowSink sink) {
         Objects.requireNonNull(format, "format");
-        this.table = Objects.requireNonNull(table, "table");
+        this.errors = new CopyErrors(Objects.requireNonNull(table, "table"));
         this.columns = columns.toArray(new String[0]);
         for (String column : this.columns) {
             Objects.requireNonNull(column, "column name");
@@ -140,12 +132,10 @@ public final class CopyRowParser implements CopyDataParser {
         this.maxRowBytes = maxRowBytes;
         this.sink = Objects.requireNonNull(sink, "sink");
         this.csv = format.isCsv();
-        this.delimiter = (byte) format.delimiter();
+        this.splitter = FieldSplitter.of(format, errors);
         this.quote = (byte) format.quote();
-        this.escape = (byte) format.escape();
         this.lineEscape = format.escape() == format.quote() ? -1 : format.escape();
         this.nullString = format.nullString();
-        this.nullBytes = nullString.getBytes(StandardCharsets.UTF_8);
         this.header = format.header();
         this.headerPending = header != CopyFormat.Header.FALSE;
         this.line = new byte[Math.min(1024, maxRowBytes)];
@@ -195,7 +185,7 @@ public final class CopyRowParser implements CopyDataParser {
         try {
             if (state != State.ENDED) {
                 if (pendingNeed > 0) {
-                    throw invalidEncoding(pendingChar, 0, pendingLen, null);
+                    throw invalidEncoding(pendingChar, 0, pendingLen);
                 }
                 if (state == State.CSV_CR) {
                     state = State.LINE;
@@ -257,8 +247,8 @@ public final class CopyRowParser implements CopyDataParser {
             int n = pendingLen;
             pendingNeed = 0;
             pendingLen = 0;
-            if (!utf8IsLegal(pendingChar, 0, n)) {
-                throw invalidEncoding(pendingChar, 0, n, null);
+            if (!Utf8Check.isLegal(pendingChar, 0, n)) {
+                throw invalidEncoding(pendingChar, 0, n);
             }
             for (int k = 0; k < n; k++) {
                 step(pendingChar[k] & 0xff);
@@ -267,14 +257,14 @@ public final class CopyRowParser implements CopyDataParser {
         }
         if (b < 0x80) {
             if (b == 0) {
-                throw invalidEncoding(new byte[] {0}, 0, 1, null);
+                throw invalidEncoding(new byte[] {0}, 0, 1);
             }
             step(b);
             return;
         }
-        int length = utf8Length(b);
+        int length = Utf8Check.length(b);
         if (length == 1) {
-            throw invalidEncoding(new byte[] {(byte) b}, 0, 1, null);
+            throw invalidEncoding(new byte[] {(byte) b}, 0, 1);
         }
         pendingChar[0] = (byte) b;
         pendingLen = 1;
@@ -435,7 +425,7 @@ public final class CopyRowParser implements CopyDataParser {
             }
         } else if (!atEnd || lineLen > 0) {
             String[] fields = new String[columns.length];
-            int count = split(fields);
+            int count = splitter.split(line, lineLen, lineNumber, fields);
             if (columns.length > 0 && count > columns.length) {
                 throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "extra data after last expected column");
             }
@@ -457,7 +447,7 @@ public final class CopyRowParser implements CopyDataParser {
 
     private void checkHeader() {
         String[] names = new String[columns.length];
-        int count = split(names);
+        int count = splitter.split(line, lineLen, lineNumber, names);
         if (count != columns.length) {
             throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "wrong number of fields in header line: got " + count
                     + ", expected " + columns.length);
@@ -472,171 +462,6 @@ public final class CopyRowParser implements CopyDataParser {
                         + ": got \"" + names[i] + "\", expected \"" + columns[i] + "\"");
             }
         }
-    }
-
-    /**
-     * Splits the line into fields, storing those that fit into {@code out}; returns how many the line has. A
-     * table without columns takes only empty lines.
-     */
-    private int split(String[] out) {
-        if (out.length == 0) {
-            if (lineLen != 0) {
-                throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "extra data after last expected column");
-            }
-            return 0;
-        }
-        if (fieldBytes.length < lineLen) {
-            fieldBytes = new byte[Math.max(lineLen, fieldBytes.length * 2)];
-        }
-        return csv ? splitCsv(out) : splitText(out);
-    }
-
-    /** Postgres' CopyReadAttributesText. */
-    private int splitText(String[] out) {
-        byte[] in = line;
-        byte[] field = fieldBytes;
-        int end = lineLen;
-        int cur = 0;
-        int count = 0;
-        while (true) {
-            boolean foundDelimiter = false;
-            boolean sawNonAscii = false;
-            int start = cur;
-            int rawEnd;
-            int n = 0;
-            while (true) {
-                rawEnd = cur;
-                if (cur >= end) {
-                    break;
-                }
-                int c = in[cur++] & 0xff;
-                if (c == delimiter) {
-                    foundDelimiter = true;
-                    break;
-                }
-                if (c == '\\') {
-                    if (cur >= end) {
-                        break;
-                    }
-                    c = in[cur++] & 0xff;
-                    switch (c) {
-                        case '0', '1', '2', '3', '4', '5', '6', '7' -> {
-                            int value = c - '0';
-                            if (cur < end && isOctal(in[cur])) {
-                                value = (value << 3) + (in[cur++] - '0');
-                                if (cur < end && isOctal(in[cur])) {
-                                    value = (value << 3) + (in[cur++] - '0');
-                                }
-                            }
-                            c = value & 0xff;
-                            sawNonAscii |= c == 0 || c >= 0x80;
-                        }
-                        case 'x' -> {
-                            if (cur < end && hexValue(in[cur]) >= 0) {
-                                int value = hexValue(in[cur++]);
-                                if (cur < end && hexValue(in[cur]) >= 0) {
-                                    value = (value << 4) + hexValue(in[cur++]);
-                                }
-                                c = value & 0xff;
-                                sawNonAscii |= c == 0 || c >= 0x80;
-                            }
-                        }
-                        case 'b' -> c = '\b';
-                        case 'f' -> c = '\f';
-                        case 'n' -> c = '\n';
-                        case 'r' -> c = '\r';
-                        case 't' -> c = '\t';
-                        case 'v' -> c = 0x0b;
-                        default -> {
-                            // any other character stands for itself
-                        }
-                    }
-                }
-                field[n++] = (byte) c;
-            }
-            String value;
-            if (isNull(in, start, rawEnd - start)) {
-                value = null;
-            } else {
-                if (sawNonAscii) {
-                    int valid = utf8ValidPrefix(field, 0, n);
-                    if (valid != n) {
-                        throw invalidEncoding(field, valid, n - valid, lineContext());
-                    }
-                }
-                value = count < out.length ? new String(field, 0, n, StandardCharsets.UTF_8) : null;
-            }
-            if (count < out.length) {
-                out[count] = value;
-            }
-            count++;
-            if (!foundDelimiter) {
-                return count;
-            }
-        }
-    }
-
-    /** Postgres' CopyReadAttributesCSV. */
-    private int splitCsv(String[] out) {
-        byte[] in = line;
-        byte[] field = fieldBytes;
-        int end = lineLen;
-        int cur = 0;
-        int count = 0;
-        while (true) {
-            boolean foundDelimiter = false;
-            boolean sawQuote = false;
-            int start = cur;
-            int rawEnd;
-            int n = 0;
-            fieldLoop:
-            while (true) {
-                while (true) { // not in quotes
-                    rawEnd = cur;
-                    if (cur >= end) {
-                        break fieldLoop;
-                    }
-                    byte c = in[cur++];
-                    if (c == delimiter) {
-                        foundDelimiter = true;
-                        break fieldLoop;
-                    }
-                    if (c == quote) {
-                        sawQuote = true;
-                        break;
-                    }
-                    field[n++] = c;
-                }
-                while (true) { // in quotes
-                    rawEnd = cur;
-                    if (cur >= end) {
-                        throw lineError(SqlStates.BAD_COPY_FILE_FORMAT, "unterminated CSV quoted field");
-                    }
-                    byte c = in[cur++];
-                    if (c == escape && cur < end && (in[cur] == escape || in[cur] == quote)) {
-                        field[n++] = in[cur++];
-                        continue;
-                    }
-                    if (c == quote) {
-                        break;
-                    }
-                    field[n++] = c;
-                }
-            }
-            if (count < out.length) {
-                out[count] = !sawQuote && isNull(in, start, rawEnd - start)
-                        ? null
-                        : new String(field, 0, n, StandardCharsets.UTF_8);
-            }
-            count++;
-            if (!foundDelimiter) {
-                return count;
-            }
-        }
-    }
-
-    private boolean isNull(byte[] in, int start, int length) {
-        return length == nullBytes.length && Arrays.equals(in, start, start + length, nullBytes, 0, length);
     }
 
     private void append(int c) {
@@ -660,130 +485,16 @@ public final class CopyRowParser implements CopyDataParser {
     }
 
     private CopyFormatException readError(String sqlState, String message, String hint) {
-        return new CopyFormatException(sqlState, message, hint, lineNumber,
-                "COPY " + table + ", line " + lineNumber);
+        return errors.reading(lineNumber, sqlState, message, hint);
     }
 
     /** An error in a line already read: the context shows the line. */
     private CopyFormatException lineError(String sqlState, String message) {
-        return new CopyFormatException(sqlState, message, null, lineNumber, lineContext());
+        return errors.inLine(lineNumber, line, lineLen, sqlState, message);
     }
 
-    /** Postgres' context for an error in a read line: the line's raw text, cut to 100 bytes of whole characters. */
-    private String lineContext() {
-        String text;
-        if (lineLen <= MAX_CONTEXT_BYTES) {
-            text = new String(line, 0, lineLen, StandardCharsets.UTF_8);
-        } else {
-            int cut = 0;
-            while (cut < lineLen) {
-                int next = cut + utf8Length(line[cut] & 0xff);
-                if (next > MAX_CONTEXT_BYTES) {
-                    break;
-                }
-                cut = next;
-            }
-            text = new String(line, 0, cut, StandardCharsets.UTF_8) + "...";
-        }
-        return "COPY " + table + ", line " + lineNumber + ": \"" + text + "\"";
-    }
-
-    /** Postgres' report_invalid_encoding: the bad character's bytes, as many as its first byte says. */
-    private CopyFormatException invalidEncoding(byte[] bytes, int offset, int available, String context) {
-        int shown = Math.min(utf8Length(bytes[offset] & 0xff), available);
-        StringBuilder hex = new StringBuilder();
-        for (int i = 0; i < shown; i++) {
-            if (i > 0) {
-                hex.append(' ');
-            }
-            hex.append(String.format("0x%02x", bytes[offset + i] & 0xff));
-        }
-        return new CopyFormatException(SqlStates.CHARACTER_NOT_IN_REPERTOIRE,
-                "invalid byte sequence for encoding \"UTF8\": " + hex, null, lineNumber,
-                context != null ? context : "COPY " + table + ", line " + lineNumber);
-    }
-
-    private static boolean isOctal(byte b) {
-        return b >= '0' && b <= '7';
-    }
-
-    private static int hexValue(byte b) {
-        if (b >= '0' && b <= '9') {
-            return b - '0';
-        }
-        if (b >= 'a' && b <= 'f') {
-            return b - 'a' + 10;
-        }
-        if (b >= 'A' && b <= 'F') {
-            return b - 'A' + 10;
-        }
-        return -1;
-    }
-
-    /** Postgres' pg_utf_mblen: the length a UTF-8 character's first byte announces (1 for a stray byte). */
-    static int utf8Length(int first) {
-        if (first < 0x80) {
-            return 1;
-        }
-        if ((first & 0xe0) == 0xc0) {
-            return 2;
-        }
-        if ((first & 0xf0) == 0xe0) {
-            return 3;
-        }
-        if ((first & 0xf8) == 0xf0) {
-            return 4;
-        }
-        return 1;
-    }
-
-    /** Postgres' pg_utf8_islegal for a character of {@code length} bytes (no NUL check). */
-    static boolean utf8IsLegal(byte[] s, int offset, int length) {
-        int first = s[offset] & 0xff;
-        if (length >= 2) {
-            for (int i = 2; i < length; i++) {
-                int b = s[offset + i] & 0xff;
-                if (b < 0x80 || b > 0xbf) {
-                    return false;
-                }
-            }
-            int second = s[offset + 1] & 0xff;
-            int low = 0x80;
-            int high = 0xbf;
-            switch (first) {
-                case 0xe0 -> low = 0xa0;
-                case 0xed -> high = 0x9f;
-                case 0xf0 -> low = 0x90;
-                case 0xf4 -> high = 0x8f;
-                default -> {
-                }
-            }
-            if (second < low || second > high) {
-                return false;
-            }
-        }
-        return !(first >= 0x80 && first < 0xc2) && first <= 0xf4;
-    }
-
-    /** Postgres' pg_utf8_verifystr: how many leading bytes are valid UTF-8 without NUL. */
-    static int utf8ValidPrefix(byte[] s, int offset, int length) {
-        int i = offset;
-        int end = offset + length;
-        while (i < end) {
-            int b = s[i] & 0xff;
-            if (b < 0x80) {
-                if (b == 0) {
-                    break;
-                }
-                i++;
-                continue;
-            }
-            int l = utf8Length(b);
-            if (l > end - i || !utf8IsLegal(s, i, l)) {
-                break;
-            }
-            i += l;
-        }
-        return i - offset;
+    /** Bytes that are not UTF-8, found while reading. */
+    private CopyFormatException invalidEncoding(byte[] bytes, int offset, int available) {
+        return errors.invalidEncoding(lineNumber, bytes, offset, available, null);
     }
 }

@@ -5,6 +5,7 @@ import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.types.PgTextEncoder;
 import io.coilgun.pgwire.types.TextBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Writes rows of {@code COPY ... TO STDOUT} in a {@link CopyFormat}: one line per row, fields separated by the
@@ -118,7 +119,7 @@ public final class CopyRowWriter {
     }
 
     private static boolean equals(byte[] b, int start, int end, byte[] what) {
-        return java.util.Arrays.equals(b, start, end, what, 0, what.length);
+        return Arrays.equals(b, start, end, what, 0, what.length);
     }
 
     /** The HEADER line: the column names, escaped as values are (never NULL). */

@@ -24,8 +24,11 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * The extended query protocol of one connection (https://www.postgresql.org/docs/current/protocol-flow.html
@@ -162,12 +165,12 @@ final class ExtendedQuery {
 
     /** Writes the description now if it is ready (true: it is not, the listener hears when it was written). */
     private boolean describeLater(CompletionStage<List<Column>> stage, Listener listener,
-            java.util.function.Consumer<List<Column>> write) {
-        java.util.concurrent.CompletableFuture<List<Column>> columns = stage.toCompletableFuture();
+            Consumer<List<Column>> write) {
+        CompletableFuture<List<Column>> columns = stage.toCompletableFuture();
         if (columns.isDone()) {
             try {
                 write.accept(columns.join());
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 throw e.getCause() instanceof RuntimeException r ? r : e;
             }
             return false;

@@ -16,6 +16,7 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,12 +58,12 @@ final class SimpleQueryExecution {
     private final Listener listener;
     private List<Statement> statements;
     /** Drops prepared statements (a DEALLOCATE; see {@link Deallocate}). */
-    private final java.util.function.Consumer<String> deallocate;
+    private final Consumer<String> deallocate;
     /** The statement to run after a COPY. */
     private int next;
 
     SimpleQueryExecution(ChannelHandlerContext ctx, Session session, String sql, Listener listener,
-            java.util.function.Consumer<String> deallocate) {
+            Consumer<String> deallocate) {
         this.deallocate = deallocate;
         this.ctx = ctx;
         this.session = session;

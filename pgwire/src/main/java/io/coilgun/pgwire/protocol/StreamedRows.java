@@ -13,6 +13,7 @@ import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.RowStream;
 import io.coilgun.pgwire.types.TextBuffer;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -194,7 +195,7 @@ final class StreamedRows {
     /** Hands the COPY rows gathered so far to the pipeline. */
     private void writeBatch() {
         if (batch != null) {
-            ctx.write(io.netty.buffer.Unpooled.wrappedBuffer(batch.array(), 0, batch.length()));
+            ctx.write(Unpooled.wrappedBuffer(batch.array(), 0, batch.length()));
             batch = null; // the pipeline owns it now
         }
     }

@@ -1,5 +1,7 @@
 package io.coilgun.pgwire.spi;
 
+import java.util.List;
+
 /** The Postgres types Coilgun sends, with their OIDs and sizes (pg_type.typlen, -1 for variable). */
 public enum PgType {
     BOOL(16, 1),
@@ -16,7 +18,7 @@ public enum PgType {
     TIMESTAMPTZ(1184, 8),
     INTERVAL(1186, 16),
     NUMERIC(1700, -1),
-    /** {@code text[]}: a {@link java.util.List} of strings (nulls allowed), one dimension. */
+    /** {@code text[]}: a {@link List} of strings (nulls allowed), one dimension. */
     TEXT_ARRAY(1009, -1),
     /** An untyped literal or a parameter whose type the server left open: sent and read as text. */
     UNKNOWN(705, -2);

@@ -1,5 +1,9 @@
 package io.coilgun.pgwire.spi;
 
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.util.List;
 
 /**
@@ -7,9 +11,9 @@ import java.util.List;
  *
  * @param columns the row shape, or empty when the statement returns no rows (no RowDescription sent)
  * @param rows Java values per row, in {@code columns} order: {@code null}, {@link Boolean}, {@link Short},
- *     {@link Integer}, {@link Long}, {@link Float}, {@link Double}, {@link java.math.BigDecimal},
- *     {@link String}, {@link java.time.LocalDateTime}, {@link java.time.OffsetDateTime},
- *     {@link java.time.LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}. A
+ *     {@link Integer}, {@link Long}, {@link Float}, {@link Double}, {@link BigDecimal},
+ *     {@link String}, {@link LocalDateTime}, {@link OffsetDateTime},
+ *     {@link LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}. A
  *     {@code timestamp} may also be a {@link Long}: microseconds since 1970-01-01 00:00 (no allocation per value)
  * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
  * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows

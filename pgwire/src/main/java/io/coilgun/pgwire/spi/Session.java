@@ -1,6 +1,9 @@
 package io.coilgun.pgwire.spi;
 
+import java.net.SocketAddress;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -52,7 +55,7 @@ public interface Session extends AutoCloseable {
      * connection waits for it, the others on the same thread do not. By default, at once.
      */
     default CompletionStage<List<Column>> describeLater(Statement statement) {
-        return java.util.concurrent.CompletableFuture.completedFuture(describe(statement));
+        return CompletableFuture.completedFuture(describe(statement));
     }
 
     /**
@@ -66,8 +69,8 @@ public interface Session extends AutoCloseable {
     CompletionStage<QueryResult> execute(Statement statement, List<Object> parameters);
 
     /** Server parameters reported to the client after startup (ParameterStatus), beyond pgwire's defaults. */
-    default java.util.Map<String, String> parameterStatus() {
-        return java.util.Map.of();
+    default Map<String, String> parameterStatus() {
+        return Map.of();
     }
 
     /**
@@ -91,7 +94,7 @@ public interface Session extends AutoCloseable {
      * The connection is started: its process id (the one BackendKeyData gave the client, which
      * {@code pg_backend_pid()} and {@code pg_cancel_backend} name) and the client's address.
      */
-    default void started(int processId, java.net.SocketAddress client) {
+    default void started(int processId, SocketAddress client) {
     }
 
     /**

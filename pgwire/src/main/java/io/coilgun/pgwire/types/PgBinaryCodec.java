@@ -1,10 +1,14 @@
 package io.coilgun.pgwire.types;
 
+import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.pgwire.spi.SqlStates;
 import io.coilgun.pgwire.spi.PgType;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -18,6 +22,7 @@ import java.time.Period;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Binary format (format code 1) of Java values, as Postgres' {@code *send}/{@code *recv} functions lay them
@@ -25,16 +30,12 @@ import java.util.Arrays;
  * 2000-01-01 (days for date, microseconds for timestamp and timestamptz, whose value is UTC).
  *
  * <p>{@link #encode} accepts the Java types {@link PgTextEncoder} accepts for the same {@link PgType}, plus
- * {@link PgInterval}; {@link #decode} returns the types listed on {@link io.coilgun.pgwire.spi.QueryResult},
+ * {@link PgInterval}; {@link #decode} returns the types listed on {@link QueryResult},
  * plus {@link PgInterval} for interval. Infinite dates and timestamps map to {@code MAX}/{@code MIN} of the
  * java.time type ({@link LocalDate#MAX}, {@link LocalDateTime#MIN}, {@code LocalDateTime.MAX} at UTC for
  * timestamptz).
  *
- * <p>Numeric is Postgres' own layout: int16 count of base-10000 digits, int16 weight (the power of 10000 of
- * the first digit), uint16 sign ({@code 0x0000} +, {@code 0x4000} −, {@code 0xC000} NaN, {@code 0xD000}
- * +Infinity, {@code 0xF000} −Infinity), uint16 display scale (decimal digits after the point), then the
- * digits, most significant first, without leading or trailing zero digits. 12345.678 is {@code 3, 1, 0, 3,
- * [1, 2345, 6780]}.
+ * <p>Numeric is Postgres' own layout, written and read by {@link PgNumericBinary}.
  */
 public final class PgBinaryCodec {
     /** Days from 1970-01-01 (Java's epoch) to 2000-01-01 (Postgres'). */
@@ -50,14 +51,6 @@ public final class PgBinaryCodec {
     /** Java values standing for Postgres' {@code infinity} and {@code -infinity} of timestamptz. */
     static final OffsetDateTime TIMESTAMPTZ_INFINITY = LocalDateTime.MAX.atOffset(ZoneOffset.UTC);
     static final OffsetDateTime TIMESTAMPTZ_NEGATIVE_INFINITY = LocalDateTime.MIN.atOffset(ZoneOffset.UTC);
-
-    private static final int NUMERIC_POS = 0x0000;
-    private static final int NUMERIC_NEG = 0x4000;
-    private static final int NUMERIC_NAN = 0xC000;
-    private static final int NUMERIC_PINF = 0xD000;
-    private static final int NUMERIC_NINF = 0xF000;
-    private static final int NUMERIC_DSCALE_MAX = 0x3FFF;
-    private static final int NBASE_DIGITS = 4; // decimal digits per base-10000 digit
 
     private PgBinaryCodec() {
     }
@@ -103,14 +96,14 @@ public final class PgBinaryCodec {
                 break;
             case NUMERIC:
                 if (value instanceof Number) {
-                    return numeric((Number) value);
+                    return PgNumericBinary.encode((Number) value);
                 }
                 break;
             case TEXT:
             case VARCHAR:
                 return value.toString().getBytes(StandardCharsets.UTF_8);
             case TEXT_ARRAY:
-                if (value instanceof java.util.List<?> list) {
+                if (value instanceof List<?> list) {
                     return textArray(list);
                 }
                 break;
@@ -191,7 +184,7 @@ public final class PgBinaryCodec {
                 checkLength(type, length, 8);
                 return in.getDouble();
             case NUMERIC:
-                return numeric(in);
+                return PgNumericBinary.decode(in);
             case TEXT:
             case VARCHAR:
                 return utf8(bytes, offset, length);
@@ -221,9 +214,9 @@ public final class PgBinaryCodec {
      * A one-dimensional {@code text[]} in array_send's layout: dimensions, has-nulls flag, element type, then per
      * dimension its length and lower bound (1), then each element as length and bytes (-1 for NULL).
      */
-    private static byte[] textArray(java.util.List<?> values) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream data = new java.io.DataOutputStream(out);
+    private static byte[] textArray(List<?> values) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        DataOutputStream data = new DataOutputStream(out);
         try {
             data.writeInt(values.isEmpty() ? 0 : 1);
             data.writeInt(values.contains(null) ? 1 : 0);
@@ -241,8 +234,8 @@ public final class PgBinaryCodec {
                     data.write(e);
                 }
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e); // not from a byte array
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // not from a byte array
         }
         return out.toByteArray();
     }
@@ -276,7 +269,8 @@ public final class PgBinaryCodec {
         }
     }
 
-    private static PgInputException binaryError(String message) {
+    /** 22P03: bytes that are not the type's binary format. */
+    static PgInputException binaryError(String message) {
         return new PgInputException(SqlStates.INVALID_BINARY_REPRESENTATION, message);
     }
 
@@ -300,120 +294,6 @@ public final class PgBinaryCodec {
             }
         }
         throw new IllegalArgumentException("value " + value + " is out of range for type " + typeName);
-    }
-
-    // ---- numeric
-
-    private static byte[] numeric(Number value) {
-        if (value instanceof Double || value instanceof Float) {
-            double d = value.doubleValue();
-            if (Double.isNaN(d)) {
-                return numericHeader(0, 0, NUMERIC_NAN, 0).array();
-            }
-            if (Double.isInfinite(d)) {
-                return numericHeader(0, 0, d > 0 ? NUMERIC_PINF : NUMERIC_NINF, 0).array();
-            }
-        }
-        return numeric(toBigDecimal(value));
-    }
-
-    private static BigDecimal toBigDecimal(Number value) {
-        if (value instanceof BigDecimal) {
-            return (BigDecimal) value;
-        }
-        if (value instanceof BigInteger) {
-            return new BigDecimal((BigInteger) value);
-        }
-        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-            return BigDecimal.valueOf(value.longValue());
-        }
-        try {
-            return new BigDecimal(value.toString()); // Double and Float by their shortest decimal, like the text
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("cannot encode " + value + " as numeric", e);
-        }
-    }
-
-    private static byte[] numeric(BigDecimal value) {
-        int dscale = Math.max(value.scale(), 0);
-        if (dscale > NUMERIC_DSCALE_MAX) {
-            throw new IllegalArgumentException("value overflows numeric format: scale " + dscale);
-        }
-        if (value.signum() == 0) {
-            return numericHeader(0, 0, NUMERIC_POS, dscale).array();
-        }
-        // value = unscaled * 10^-exp with no trailing decimal zeros; move the point right to a multiple of
-        // 4 digits (fractionDigits base-10000 digits after it) so the decimal digits group into base 10000.
-        BigDecimal stripped = value.stripTrailingZeros();
-        int exp = stripped.scale();
-        int fractionDigits = Math.floorDiv(exp + NBASE_DIGITS - 1, NBASE_DIGITS);
-        String decimal = stripped.unscaledValue().abs().toString() + "000".substring(0,
-                fractionDigits * NBASE_DIGITS - exp);
-        int ndigits = (decimal.length() + NBASE_DIGITS - 1) / NBASE_DIGITS;
-        int weight = ndigits - 1 - fractionDigits;
-        if (ndigits > 0xFFFF || weight > Short.MAX_VALUE || weight < Short.MIN_VALUE) {
-            throw new IllegalArgumentException("value overflows numeric format");
-        }
-        short[] digits = new short[ndigits];
-        int end = decimal.length();
-        for (int i = ndigits - 1; i >= 0; i--, end -= NBASE_DIGITS) {
-            digits[i] = Short.parseShort(decimal.substring(Math.max(end - NBASE_DIGITS, 0), end));
-        }
-        while (digits[ndigits - 1] == 0) { // the last group holds the last non-zero digit; kept as a guard
-            ndigits--;
-        }
-        ByteBuffer out = numericHeader(ndigits, weight, value.signum() < 0 ? NUMERIC_NEG : NUMERIC_POS, dscale);
-        for (int i = 0; i < ndigits; i++) {
-            out.putShort(digits[i]);
-        }
-        return Arrays.copyOf(out.array(), out.position());
-    }
-
-    private static ByteBuffer numericHeader(int ndigits, int weight, int sign, int dscale) {
-        return ByteBuffer.allocate(8 + 2 * ndigits).putShort((short) ndigits).putShort((short) weight)
-                .putShort((short) sign).putShort((short) dscale);
-    }
-
-    /** numeric_recv: checks the header and digits, then truncates digits the display scale hides. */
-    private static BigDecimal numeric(ByteBuffer in) {
-        if (in.remaining() < 8) {
-            throw binaryError("numeric needs at least 8 bytes, got " + in.remaining());
-        }
-        int ndigits = Short.toUnsignedInt(in.getShort());
-        int weight = in.getShort();
-        int sign = Short.toUnsignedInt(in.getShort());
-        int dscale = Short.toUnsignedInt(in.getShort());
-        if (in.remaining() != 2 * ndigits) {
-            throw binaryError("numeric with " + ndigits + " digits needs " + (8 + 2 * ndigits) + " bytes, got "
-                    + (8 + in.remaining()));
-        }
-        if (sign == NUMERIC_NAN || sign == NUMERIC_PINF || sign == NUMERIC_NINF) {
-            throw new PgInputException(SqlStates.FEATURE_NOT_SUPPORTED, "numeric "
-                    + (sign == NUMERIC_NAN ? "NaN" : sign == NUMERIC_PINF ? "Infinity" : "-Infinity")
-                    + " is not supported (no BigDecimal for it)");
-        }
-        if (sign != NUMERIC_POS && sign != NUMERIC_NEG) {
-            throw binaryError("invalid sign in external \"numeric\" value");
-        }
-        if (dscale > NUMERIC_DSCALE_MAX) {
-            throw binaryError("invalid scale in external \"numeric\" value");
-        }
-        StringBuilder decimal = new StringBuilder(ndigits * NBASE_DIGITS + 1).append(sign == NUMERIC_NEG ? "-" : "");
-        for (int i = 0; i < ndigits; i++) {
-            short digit = in.getShort();
-            if (digit < 0 || digit > 9999) {
-                throw binaryError("invalid digit in external \"numeric\" value");
-            }
-            String group = Integer.toString(digit);
-            decimal.append("0000", group.length(), NBASE_DIGITS).append(group);
-        }
-        if (ndigits == 0) {
-            return BigDecimal.ZERO.setScale(dscale);
-        }
-        // The digits read as an integer, the last one being the (weight - ndigits + 1)-th power of 10000.
-        BigDecimal result = new BigDecimal(new BigInteger(decimal.toString()),
-                (ndigits - 1 - weight) * NBASE_DIGITS);
-        return result.setScale(dscale, RoundingMode.DOWN);
     }
 
     // ---- dates and times

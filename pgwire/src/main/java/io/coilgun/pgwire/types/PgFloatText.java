@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.io.schubfach.DoubleToDecimal;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Predicate;
 
 /**
@@ -160,7 +161,7 @@ final class PgFloatText {
 
     private static String layout(BigDecimal value, int fixedLimit) {
         BigDecimal stripped = value.stripTrailingZeros();
-        byte[] digits = stripped.unscaledValue().abs().toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] digits = stripped.unscaledValue().abs().toString().getBytes(StandardCharsets.US_ASCII);
         int exponent = digits.length - 1 - stripped.scale();
         TextBuffer out = new TextBuffer(digits.length + 8);
         layout(stripped.signum() < 0, digits, digits.length, exponent, fixedLimit, out);

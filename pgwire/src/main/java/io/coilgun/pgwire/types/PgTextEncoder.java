@@ -1,6 +1,7 @@
 package io.coilgun.pgwire.types;
 
 import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.pgwire.spi.QueryResult;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.time.OffsetDateTime;
 import java.time.Period;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.List;
 
 /**
  * Text format (format code 0) of Java values, as Postgres prints them with the session settings pgwire
@@ -19,7 +21,7 @@ import java.time.ZonedDateTime;
  * {@code extra_float_digits} 1 and {@code bytea_output} hex.
  *
  * <p>Entry point: {@link #encode(PgType, Object)}. The Java types per {@link PgType} are those listed on
- * {@link io.coilgun.pgwire.spi.QueryResult}; a few close relatives are accepted too (any {@link Number}
+ * {@link QueryResult}; a few close relatives are accepted too (any {@link Number}
  * for numeric types, {@link Instant}/{@link ZonedDateTime} for timestamptz, {@link Duration} and
  * {@link Period} for interval). Anything else throws {@link IllegalArgumentException}.
  */
@@ -72,7 +74,7 @@ public final class PgTextEncoder {
                 }
                 break;
             case TEXT_ARRAY:
-                if (value instanceof java.util.List<?> list) {
+                if (value instanceof List<?> list) {
                     return textArray(list);
                 }
                 break;
@@ -162,7 +164,7 @@ public final class PgTextEncoder {
      * A one-dimensional array as Postgres prints it: {@code {a,"b c",NULL}}; an element is quoted when it is empty,
      * is the word NULL, or holds a brace, comma, quote, backslash or white space.
      */
-    static String textArray(java.util.List<?> values) {
+    static String textArray(List<?> values) {
         StringBuilder b = new StringBuilder("{");
         for (int i = 0; i < values.size(); i++) {
             Object v = values.get(i);

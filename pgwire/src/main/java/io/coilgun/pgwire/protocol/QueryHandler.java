@@ -1,13 +1,8 @@
 package io.coilgun.pgwire.protocol;
 
-import io.coilgun.pgwire.spi.SqlStates;
-import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.codec.BackendMessage;
-import io.coilgun.pgwire.codec.BackendMessage.AuthenticationOk;
 import io.coilgun.pgwire.codec.BackendMessage.BackendKeyData;
 import io.coilgun.pgwire.codec.BackendMessage.ErrorResponse;
-import io.coilgun.pgwire.codec.BackendMessage.NegotiateProtocolVersion;
-import io.coilgun.pgwire.codec.BackendMessage.ParameterStatus;
 import io.coilgun.pgwire.codec.BackendMessage.ReadyForQuery;
 import io.coilgun.pgwire.codec.FrontendMessage;
 import io.coilgun.pgwire.codec.FrontendMessage.Bind;
@@ -16,59 +11,32 @@ import io.coilgun.pgwire.codec.FrontendMessage.CopyData;
 import io.coilgun.pgwire.codec.FrontendMessage.CopyFail;
 import io.coilgun.pgwire.codec.FrontendMessage.Describe;
 import io.coilgun.pgwire.codec.FrontendMessage.Execute;
-import io.coilgun.pgwire.codec.FrontendMessage.Parse;
 import io.coilgun.pgwire.codec.FrontendMessage.MalformedMessage;
 import io.coilgun.pgwire.codec.FrontendMessage.OtherMessage;
+import io.coilgun.pgwire.codec.FrontendMessage.Parse;
 import io.coilgun.pgwire.codec.FrontendMessage.Query;
-import io.coilgun.pgwire.codec.FrontendMessage.StartupMessage;
 import io.coilgun.pgwire.spi.CopyIn;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.Session;
-import io.coilgun.pgwire.spi.SessionFactory;
-import io.coilgun.pgwire.spi.StartupInfo;
-import io.coilgun.pgwire.tls.ServerTls;
+import io.coilgun.pgwire.spi.SqlStates;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backend side of one connection: startup, then simple and extended queries and COPY, driving a
- * {@link Session}. Message flow (https://www.postgresql.org/docs/current/protocol-flow.html):
+ * The second phase of one connection, after its {@link StartupHandler} sent ReadyForQuery: simple and extended
+ * queries and COPY, driving the {@link Session} (https://www.postgresql.org/docs/current/protocol-flow.html):
  *
  * <pre>
  *  client                                     server
- *  ── AWAITING_STARTUP ───────────────────────────────────────────────────────
- *  SSLRequest                        ──▶
- *                                    ◀──  'S' and TLS from here on (a certificate is configured), else 'N'
- *  GSSENCRequest                     ──▶
- *                                    ◀──  'N' (no GSSAPI encryption; wait for startup)
- *  CancelRequest                     ──▶  cancel the matching connection's statement; close
- *  StartupMessage(user, database…)   ──▶
- *                                    ◀──  [NegotiateProtocolVersion]
- *  ── AUTHENTICATING (unless trust) ──────────────────────────────────────────
- *                                    ◀─▶  password or SCRAM-SHA-256 exchange        (Authenticator)
- *                                    ◀──  AuthenticationOk (or FATAL 28P01, close)
- *                                         SessionFactory.open
- *                                         ParameterStatus* BackendKeyData
- *                                         ReadyForQuery            (or FATAL ErrorResponse, close)
  *  ── IDLE ───────────────────────────────────────────────────────────────────
  *  Query(sql)                        ──▶  Session.parse, then per statement Session.execute
  *  ── BUSY (reads paused, later messages queued) ─────────────────────────────
@@ -95,16 +63,12 @@ import org.slf4j.LoggerFactory;
  * in order and session calls never overlap. Reading also pauses while the channel is not writable (a client
  * that does not read its results), so the server's buffers stay bounded.
  */
-public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
+final class QueryHandler extends ChannelInboundHandlerAdapter
         implements SimpleQueryExecution.Listener, ExtendedQuery.Listener {
-    private static final Logger LOG = LoggerFactory.getLogger(PgProtocolHandler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(QueryHandler.class);
 
     /** Where the connection is in the message flow above. */
     enum State {
-        /** Before the StartupMessage (SSLRequest/GSSENCRequest may come first). */
-        AWAITING_STARTUP,
-        /** After the StartupMessage, until the password or SCRAM exchange succeeds. */
-        AUTHENTICATING,
         /** Ready for the next message. */
         IDLE,
         /** A statement is running; new messages wait in {@link #pending}. */
@@ -121,65 +85,54 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
      */
     private static final int MAX_PENDING_WHILE_STREAMING = 8;
 
-    private final SessionFactory sessionFactory;
+    private final Session session;
     private final CancelRegistry cancelRegistry;
-    private final int maxConnections;
-    private final Authentication authentication;
-    /** Null when no certificate is configured: SSLRequest is answered 'N'. */
-    private final ServerTls tls;
-    private final ArrayDeque<FrontendMessage> pending = new ArrayDeque<>();
+    /** The process id and secret the client was sent, which a CancelRequest quotes. */
+    private final BackendKeyData backendKey;
+    private final ArrayDeque<FrontendMessage> pending;
     private final AtomicBoolean sessionClosed = new AtomicBoolean();
     private ChannelHandlerContext ctx;
-    private State state = State.AWAITING_STARTUP;
+    private State state = State.IDLE;
     /** After an error in an extended-query message, everything up to the next Sync is ignored. */
     private boolean skipUntilSync;
-    private Session session;
     /** The simple query running, if any. */
     private SimpleQueryExecution running;
     /** True while an extended-protocol Execute waits for its statement. */
     private boolean executing;
     private ExtendedQuery extended;
     private CopyInExecution copy;
-    private BackendKeyData backendKey;
     /** True while {@link #finished} hands queued messages on, so a query ending at once does not recurse. */
     private boolean draining;
-    /** The exchange under way in AUTHENTICATING, and the startup it authenticates. */
-    private Authenticator authenticator;
-    private StartupInfo startupInfo;
-    /** True while a password check runs off the event loop: messages wait in {@link #pending}. */
-    private boolean checkingPassword;
-    private boolean tlsStarted;
-    /** Closes the connection if it is not past authentication by then (Postgres' authentication_timeout). */
-    private final Duration authenticationTimeout;
-    private ScheduledFuture<?> authenticationDeadline;
     /** The streamed result being sent (SUBSCRIBE, COPY TO STDOUT), if any: pumped again when writable. */
     private StreamedRows streaming;
 
-    public PgProtocolHandler(SessionFactory sessionFactory) {
-        this(sessionFactory, new CancelRegistry(), Integer.MAX_VALUE);
-    }
-
     /**
-     * @param cancelRegistry the server's open connections (shared by all handlers)
-     * @param maxConnections refuse a startup when this many connections are open already
+     * @param session the started session, closed by this handler when the connection ends
+     * @param cancelRegistry where {@code backendKey} is registered; unregistered when the connection ends
+     * @param pending messages that arrived during the startup, handled first
      */
-    public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections) {
-        this(sessionFactory, cancelRegistry, maxConnections, Authentication.trust(), null, Duration.ofSeconds(60));
-    }
-
-    /**
-     * @param authentication how clients prove who they are
-     * @param tls the certificate to offer on SSLRequest, or null to answer 'N'
-     * @param authenticationTimeout a connection not past authentication by then is closed, silently as Postgres
-     */
-    public PgProtocolHandler(SessionFactory sessionFactory, CancelRegistry cancelRegistry, int maxConnections,
-            Authentication authentication, ServerTls tls, Duration authenticationTimeout) {
-        this.sessionFactory = sessionFactory;
+    QueryHandler(Session session, CancelRegistry cancelRegistry, BackendKeyData backendKey,
+            ArrayDeque<FrontendMessage> pending) {
+        this.session = session;
         this.cancelRegistry = cancelRegistry;
-        this.maxConnections = maxConnections;
-        this.authentication = authentication;
-        this.tls = tls;
-        this.authenticationTimeout = authenticationTimeout;
+        this.backendKey = backendKey;
+        this.pending = pending;
+    }
+
+    /** The status ReadyForQuery reports for {@code session}: idle ('I') when the session cannot say. */
+    static char transactionStatus(Session session) {
+        try {
+            return session == null ? 'I' : session.transactionStatus();
+        } catch (RuntimeException e) {
+            return 'I';
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        extended = new ExtendedQuery(ctx, session);
+        resume(); // messages queued during an asynchronous password check first; then reads on
     }
 
     @Override
@@ -190,29 +143,6 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             return;
         }
         ctx.fireUserEventTriggered(event);
-    }
-
-    State state() {
-        return state;
-    }
-
-    /** The process id and secret sent to the client, which a CancelRequest quotes. */
-    BackendKeyData backendKey() {
-        return backendKey;
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
-        authenticationDeadline = ctx.executor().schedule(() -> {
-            if (state == State.AWAITING_STARTUP || state == State.AUTHENTICATING) {
-                LOG.debug("Connection {} not authenticated after {}: closing", ctx.channel().remoteAddress(),
-                        authenticationTimeout);
-                state = State.CLOSED;
-                pending.clear();
-                ctx.close();
-            }
-        }, authenticationTimeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -230,7 +160,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             ctx.close();
             return;
         }
-        if (state == State.BUSY || checkingPassword || !pending.isEmpty() || !ctx.channel().isWritable()) {
+        if (state == State.BUSY || !pending.isEmpty() || !ctx.channel().isWritable()) {
             pending.add(message);
             if (state == State.BUSY && (streaming == null || pending.size() >= MAX_PENDING_WHILE_STREAMING)) {
                 ctx.channel().config().setAutoRead(false); // it read on during a stream to notice a disconnect
@@ -256,7 +186,6 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        authenticationDeadline.cancel(false);
         state = State.CLOSED;
         pending.clear();
         cancelRegistry.unregister(backendKey);
@@ -267,9 +196,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         if (streaming != null) {
             streaming.abort(); // releases the subscription; the statement ends with the connection
         }
-        if (extended != null) {
-            extended.closeAll();
-        }
+        extended.closeAll();
         if (running == null && !executing) {
             closeSession(); // else when the running statement completes: session calls never overlap
         }
@@ -278,8 +205,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof NotSslRecordException
-                || (cause instanceof DecoderException && cause.getCause() instanceof SSLException)) {
+        if (ConnectionEnd.tlsFailed(cause)) {
             LOG.debug("TLS failed on connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
             state = State.CLOSED;
             ctx.close(); // nothing can be said to a client whose TLS failed
@@ -302,12 +228,8 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
     }
 
     private void dispatch(FrontendMessage message) {
-        if (message instanceof MalformedMessage) {
-            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, ((MalformedMessage) message).reason()));
-        } else if (state == State.AWAITING_STARTUP) {
-            handleStartupPhase(message);
-        } else if (state == State.AUTHENTICATING) {
-            authenticationMessage(message);
+        if (message instanceof MalformedMessage malformed) {
+            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, malformed.reason()));
         } else if (message == FrontendMessage.Terminate.INSTANCE) {
             LOG.debug("Connection {} terminated by the client", ctx.channel().remoteAddress());
             state = State.CLOSED;
@@ -316,29 +238,29 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             copyInMessage(message);
         } else if (message == FrontendMessage.Sync.INSTANCE) {
             skipUntilSync = false;
-            char status = transactionStatus();
+            char status = transactionStatus(session);
             extended.sync(status);
             ctx.writeAndFlush(new ReadyForQuery(status));
         } else if (message == FrontendMessage.Flush.INSTANCE) {
             ctx.flush();
         } else if (skipUntilSync) {
             return; // as Postgres does after an extended-query error
-        } else if (message instanceof Query) {
+        } else if (message instanceof Query query) {
             extended.simpleQuery();
-            startQuery(((Query) message).sql());
+            startQuery(query.sql());
         } else if (message instanceof Parse || message instanceof Bind || message instanceof Describe
                 || message instanceof Close || message instanceof Execute) {
             extendedQueryMessage(message);
         } else if (message instanceof CopyData || message == FrontendMessage.CopyDone.INSTANCE
                 || message instanceof CopyFail) {
             return; // no COPY in progress: ignored, as Postgres does
-        } else if (message instanceof OtherMessage && ((OtherMessage) message).type() == 'F') {
+        } else if (message instanceof OtherMessage other && other.type() == 'F') {
             ctx.write(ErrorResponses.error(SqlStates.FEATURE_NOT_SUPPORTED,
                     "the function call protocol is not supported"));
-            ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
-        } else if (message instanceof OtherMessage) {
+            ctx.writeAndFlush(new ReadyForQuery(transactionStatus(session)));
+        } else if (message instanceof OtherMessage other) {
             fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION,
-                    "invalid frontend message type " + (int) ((OtherMessage) message).type()));
+                    "invalid frontend message type " + (int) other.type()));
         } else {
             fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, "unexpected message "
                     + message.getClass().getSimpleName()));
@@ -383,9 +305,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             LOG.warn("Internal error in the extended query protocol on {}", ctx.channel().remoteAddress(), e);
             ctx.write(ErrorResponses.internal(e, ErrorResponse.ERROR));
         }
-        if (session != null) {
-            session.statementFailed();
-        }
+        session.statementFailed();
         skipUntilSync = true;
     }
 
@@ -445,193 +365,6 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         resume();
     }
 
-    private char transactionStatus() {
-        try {
-            return session == null ? 'I' : session.transactionStatus();
-        } catch (RuntimeException e) {
-            return 'I';
-        }
-    }
-
-    private void handleStartupPhase(FrontendMessage message) {
-        if (message == FrontendMessage.SslRequest.INSTANCE && tls != null && !tlsStarted) {
-            tlsStarted = true;
-            // 'S' leaves in clear; everything after it, both ways, goes through TLS. The client sends nothing
-            // before reading 'S' (the decoder refuses bytes that came with the request), so nothing is misread.
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'S'}));
-            ctx.pipeline().addFirst("tls", tls.newHandler(ctx.alloc()));
-        } else if (message == FrontendMessage.SslRequest.INSTANCE
-                || message == FrontendMessage.GssEncRequest.INSTANCE) {
-            ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {'N'})); // no encryption; the client goes on
-        } else if (message instanceof FrontendMessage.CancelRequest cancel) {
-            boolean found = cancelRegistry.cancel(cancel.processId(), cancel.secretKey());
-            LOG.debug("CancelRequest for process {}: {}", cancel.processId(), found ? "sent" : "no such connection");
-            state = State.CLOSED;
-            ctx.close(); // Postgres answers nothing either way
-        } else if (message instanceof StartupMessage) {
-            startup((StartupMessage) message);
-        } else {
-            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, "expected a startup message"));
-        }
-    }
-
-    private void startup(StartupMessage startup) {
-        if (startup.majorVersion() != 3) {
-            fatal(ErrorResponses.fatal(SqlStates.FEATURE_NOT_SUPPORTED, "unsupported frontend protocol "
-                    + startup.majorVersion() + "." + startup.minorVersion() + ": server supports 3.0 to 3.0"));
-            return;
-        }
-        Map<String, String> parameters = startup.parameters();
-        String user = parameters.get("user");
-        if (user == null || user.isEmpty()) {
-            fatal(ErrorResponses.fatal(SqlStates.INVALID_AUTHORIZATION_SPECIFICATION,
-                    "no PostgreSQL user name specified in startup packet"));
-            return;
-        }
-        if (cancelRegistry.size() >= maxConnections) {
-            fatal(ErrorResponses.fatal(SqlStates.TOO_MANY_CONNECTIONS, "sorry, too many clients already"));
-            return;
-        }
-        String database = parameters.getOrDefault("database", "");
-        StartupInfo info = new StartupInfo(user, database.isEmpty() ? user : database, parameters);
-
-        List<String> unrecognized = new ArrayList<>();
-        parameters.keySet().stream().filter(name -> name.startsWith("_pq_.")).forEach(unrecognized::add);
-        if (startup.minorVersion() > 0 || !unrecognized.isEmpty()) {
-            ctx.write(new NegotiateProtocolVersion(0, unrecognized));
-        }
-        startupInfo = info;
-        authenticator = new Authenticator(authentication, user);
-        BackendMessage request = authenticator.start();
-        if (request == null) {
-            authenticated(); // trust: every user and database is accepted
-        } else {
-            state = State.AUTHENTICATING;
-            ctx.writeAndFlush(request);
-        }
-    }
-
-    /** A message while authenticating: the client's next password or SASL message. */
-    private void authenticationMessage(FrontendMessage message) {
-        if (message == FrontendMessage.Terminate.INSTANCE) {
-            state = State.CLOSED;
-            ctx.close();
-            return;
-        }
-        if (!(message instanceof FrontendMessage.PasswordMessage password)) {
-            int type = typeByte(message);
-            fatal(ErrorResponses.fatal(SqlStates.PROTOCOL_VIOLATION, authentication.method()
-                    == Authentication.Method.PASSWORD ? "expected password response, got message type " + type
-                    : "expected SASL response, got message type " + type));
-            return;
-        }
-        CompletionStage<Authenticator.Outcome> outcome = authenticator.respond(password.body());
-        if (outcome.toCompletableFuture().isDone()) {
-            authenticationStep(outcome);
-            return;
-        }
-        checkingPassword = true;
-        ctx.channel().config().setAutoRead(false);
-        outcome.whenComplete((result, error) -> ctx.executor().execute(() -> {
-            checkingPassword = false;
-            if (state == State.AUTHENTICATING) {
-                authenticationStep(outcome);
-            }
-            if (state == State.IDLE) {
-                resume();
-            }
-        }));
-    }
-
-    /** The type byte a typed message came with, as Postgres names it in errors. */
-    private static int typeByte(FrontendMessage message) {
-        if (message instanceof OtherMessage other) {
-            return other.type();
-        }
-        return message instanceof Query ? 'Q' : message instanceof Parse ? 'P' : message instanceof Bind ? 'B'
-                : message instanceof Describe ? 'D' : message instanceof Execute ? 'E' : message instanceof Close ? 'C'
-                : message == FrontendMessage.Sync.INSTANCE ? 'S' : message == FrontendMessage.Flush.INSTANCE ? 'H'
-                : message instanceof CopyData ? 'd' : message == FrontendMessage.CopyDone.INSTANCE ? 'c'
-                : message instanceof CopyFail ? 'f' : 0;
-    }
-
-    private void authenticationStep(CompletionStage<Authenticator.Outcome> completed) {
-        Authenticator.Outcome outcome;
-        try {
-            outcome = completed.toCompletableFuture().join();
-        } catch (RuntimeException e) {
-            Throwable cause = ErrorResponses.unwrap(e);
-            if (cause instanceof PgException pg) {
-                LOG.debug("Authentication failed on {}: {}", ctx.channel().remoteAddress(), pg.getMessage());
-                fatal(ErrorResponses.of(pg));
-            } else {
-                LOG.warn("Authentication error on {}", ctx.channel().remoteAddress(), cause);
-                fatal(ErrorResponses.internal(cause, ErrorResponse.FATAL));
-            }
-            return;
-        }
-        if (outcome.reply() != null) {
-            ctx.write(outcome.reply());
-        }
-        if (outcome.done()) {
-            authenticator = null;
-            authenticated();
-        } else {
-            ctx.flush();
-        }
-    }
-
-    /** Past authentication: AuthenticationOk, the session, its parameters and key, ReadyForQuery. */
-    private void authenticated() {
-        StartupInfo info = startupInfo;
-        String user = info.user();
-        authenticationDeadline.cancel(false);
-        ctx.write(AuthenticationOk.INSTANCE);
-
-        try {
-            session = sessionFactory.open(info);
-            if (session == null) {
-                throw new IllegalStateException("SessionFactory.open returned no session");
-            }
-        } catch (PgException e) {
-            fatal(new ErrorResponse(ErrorResponse.FATAL, e.sqlState(), e.getMessage(), 0));
-            return;
-        } catch (RuntimeException e) {
-            LOG.warn("Could not open a session for user {} on {}", user, ctx.channel().remoteAddress(), e);
-            fatal(ErrorResponses.internal(e, ErrorResponse.FATAL));
-            return;
-        }
-
-        Map<String, String> sessionParameters;
-        try {
-            sessionParameters = session.parameterStatus();
-        } catch (RuntimeException e) {
-            LOG.warn("Session.parameterStatus failed; sending the defaults only", e);
-            sessionParameters = Map.of();
-        }
-        ServerParameters.forSession(info, sessionParameters == null ? Map.of() : sessionParameters)
-                .forEach((name, value) -> ctx.write(new ParameterStatus(name, value == null ? "" : value)));
-        Session opened = session;
-        backendKey = cancelRegistry.register(() -> {
-            try {
-                opened.cancel();
-            } catch (RuntimeException e) {
-                LOG.warn("Session.cancel failed", e);
-            }
-        });
-        ctx.write(backendKey);
-        try {
-            session.started(backendKey.processId(), ctx.channel().remoteAddress());
-        } catch (RuntimeException e) {
-            LOG.warn("Session.started failed", e);
-        }
-        extended = new ExtendedQuery(ctx, session);
-        state = State.IDLE;
-        ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
-        LOG.debug("Connection {} started for user {}, database {}", ctx.channel().remoteAddress(), user,
-                info.database());
-    }
-
     private void startQuery(String sql) {
         state = State.BUSY;
         ctx.channel().config().setAutoRead(false);
@@ -653,7 +386,7 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
             return;
         }
         state = State.IDLE;
-        ctx.writeAndFlush(new ReadyForQuery(transactionStatus()));
+        ctx.writeAndFlush(new ReadyForQuery(transactionStatus(session)));
         resume();
     }
 
@@ -705,15 +438,11 @@ public final class PgProtocolHandler extends ChannelInboundHandlerAdapter
         state = State.CLOSED;
         pending.clear();
         cancelRegistry.unregister(backendKey);
-        if (ctx.channel().isActive()) {
-            ctx.writeAndFlush(error).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            ctx.close();
-        }
+        ConnectionEnd.sendFatal(ctx, error);
     }
 
     private void closeSession() {
-        if (session != null && sessionClosed.compareAndSet(false, true)) {
+        if (sessionClosed.compareAndSet(false, true)) {
             try {
                 session.close();
             } catch (RuntimeException e) {
