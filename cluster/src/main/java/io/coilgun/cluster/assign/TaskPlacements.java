@@ -2,9 +2,11 @@ package io.coilgun.cluster.assign;
 
 import io.coilgun.cluster.task.TaskId;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Where every task runs: its active unit and its replicas' units (member ids). What the assignor computes and every
@@ -19,23 +21,23 @@ public final class TaskPlacements {
     }
 
     private final Map<TaskId, Copies> tasks;
-    private final java.util.Set<TaskId> warmingUp;
+    private final Set<TaskId> warmingUp;
 
     public TaskPlacements(Map<TaskId, Copies> tasks) {
-        this(tasks, java.util.Set.of());
+        this(tasks, Set.of());
     }
 
     /** @param warmingUp the tasks with a warm-up copy (the leader's to know; not sent to the members) */
-    public TaskPlacements(Map<TaskId, Copies> tasks, java.util.Set<TaskId> warmingUp) {
-        this.tasks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tasks));
-        this.warmingUp = java.util.Set.copyOf(warmingUp);
+    public TaskPlacements(Map<TaskId, Copies> tasks, Set<TaskId> warmingUp) {
+        this.tasks = Collections.unmodifiableMap(new LinkedHashMap<>(tasks));
+        this.warmingUp = Set.copyOf(warmingUp);
     }
 
     /**
      * The tasks whose active stays on a unit over its budget while a warm-up replica catches up to take it over
      * (TaskAssignor, replica first): the leader rebalances again soon.
      */
-    public java.util.Set<TaskId> warmingUp() {
+    public Set<TaskId> warmingUp() {
         return warmingUp;
     }
 

@@ -4,6 +4,8 @@ import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Judges a statement's rows for lateness before any is published, so that a multi-row INSERT or a COPY with a
@@ -41,7 +43,7 @@ final class IngestGate {
             return;
         }
         LateEventException first = null;
-        java.util.Map<Integer, LateEventException> lateRows = new java.util.TreeMap<>();
+        Map<Integer, LateEventException> lateRows = new TreeMap<>();
         long lateness = stream.latenessMicros();
         int timeIndex = stream.eventTimeIndex();
         for (int f = 0; f < clocks.length; f++) {

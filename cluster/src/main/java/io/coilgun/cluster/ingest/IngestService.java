@@ -8,6 +8,7 @@ import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -176,7 +177,7 @@ public final class IngestService {
     private static RowResult rowResult(StreamDef stream, Object[] row, long assignedId, List<Reply> replies, int index,
             int count) {
         Outcome outcome = Outcome.APPLIED;
-        Map<String, Object[]> metrics = new java.util.LinkedHashMap<>();
+        Map<String, Object[]> metrics = new LinkedHashMap<>();
         for (Reply r : replies) {
             switch (r.status()) {
                 case LATE, INVALID, FAILED -> throw new RowRejectedException(r.status() == ReplyStatus.LATE

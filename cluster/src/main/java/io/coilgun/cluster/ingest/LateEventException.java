@@ -1,5 +1,8 @@
 package io.coilgun.cluster.ingest;
 
+import java.util.Collections;
+import java.util.Map;
+
 /** A row of a statement is late for its task under {@code late_events = 'reject'}: nothing was published. */
 public final class LateEventException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -11,7 +14,7 @@ public final class LateEventException extends RuntimeException {
     /** The partitioner topic (index in {@code partition_by} order) whose task the row is late for. */
     private final int topicIndex;
     /** Every late row of the statement, by row, this one first. */
-    private java.util.Map<Integer, LateEventException> lateRows = java.util.Map.of();
+    private Map<Integer, LateEventException> lateRows = Map.of();
 
     public LateEventException(int row, long eventTime, long streamTime, String task) {
         this(row, eventTime, streamTime, task, 0);
@@ -26,13 +29,13 @@ public final class LateEventException extends RuntimeException {
         this.task = task;
     }
 
-    LateEventException withLateRows(java.util.Map<Integer, LateEventException> rows) {
-        this.lateRows = java.util.Collections.unmodifiableMap(rows);
+    LateEventException withLateRows(Map<Integer, LateEventException> rows) {
+        this.lateRows = Collections.unmodifiableMap(rows);
         return this;
     }
 
     /** Every late row of the statement by its 0-based index, each with its own details: the rows to probe. */
-    public java.util.Map<Integer, LateEventException> lateRows() {
+    public Map<Integer, LateEventException> lateRows() {
         return lateRows;
     }
 

@@ -2,6 +2,7 @@ package io.coilgun.cluster.ingest;
 
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
+import java.util.List;
 
 /**
  * A task refused a row of a statement that was published (late after all, NULL event time, or the task failed on
@@ -13,7 +14,7 @@ public final class RowRejectedException extends CoilgunException {
 
     private final int row;
     private final int rows;
-    private java.util.List<Integer> applied = java.util.List.of();
+    private List<Integer> applied = List.of();
 
     RowRejectedException(SqlState state, String message, int row, int rows) {
         super(state, message);
@@ -27,13 +28,13 @@ public final class RowRejectedException extends CoilgunException {
     }
 
     /** The same error, knowing which of the statement's other rows were applied (0-based). */
-    RowRejectedException withApplied(java.util.List<Integer> appliedRows) {
-        this.applied = java.util.List.copyOf(appliedRows);
+    RowRejectedException withApplied(List<Integer> appliedRows) {
+        this.applied = List.copyOf(appliedRows);
         return this;
     }
 
     /** The 0-based indexes of the statement's rows that were applied nonetheless. */
-    public java.util.List<Integer> applied() {
+    public List<Integer> applied() {
         return applied;
     }
 

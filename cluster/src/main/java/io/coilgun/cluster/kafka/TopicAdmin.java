@@ -1,5 +1,6 @@
 package io.coilgun.cluster.kafka;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -146,6 +147,6 @@ public final class TopicAdmin implements AutoCloseable {
 
     @Override
     public void close() {
-        admin.close(java.time.Duration.ofSeconds(5));
+        admin.close(Duration.ofSeconds(5));
     }
 }

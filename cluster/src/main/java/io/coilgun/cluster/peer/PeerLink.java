@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -168,7 +169,7 @@ public final class PeerLink implements AutoCloseable {
                         return null;
                     });
                 } else {
-                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null
                             ? e.getCause() : e;
                     String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
                     send(from, FAILED, id, message.getBytes(StandardCharsets.UTF_8));

@@ -1,6 +1,7 @@
 package io.coilgun.cluster.query;
 
 import io.coilgun.cluster.kafka.ValueCodec;
+import io.coilgun.cluster.peer.PeerException;
 import io.coilgun.cluster.peer.PeerLink;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
@@ -110,7 +111,7 @@ public final class TaskReads {
                 return ValueCodec.readBytes(in);
             }
         } catch (CompletionException | IOException e) {
-            if (e.getCause() instanceof io.coilgun.cluster.peer.PeerException failed) {
+            if (e.getCause() instanceof PeerException failed) {
                 // the node answered with an error (a stopped task, an answer too large): not a failover
                 throw new CoilgunException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "task " + id + " on node "
                         + node + ": " + failed.getMessage());

@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,10 +20,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,14 +160,14 @@ public final class SnapshotServer implements AutoCloseable {
         TaskSnapshot snapshot;
         try {
             snapshot = source.snapshot(id, dir).get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             FileTrees.deleteQuietly(dir);
             if (e.getCause() instanceof NotHeldException) {
                 reply(exchange, 404, e.getCause().getMessage());
                 return;
             }
             throw new IllegalStateException("snapshot of " + id + " failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+        } catch (InterruptedException | TimeoutException e) {
             FileTrees.deleteQuietly(dir);
             throw new IllegalStateException("snapshot of " + id + " not taken: " + e, e);
         }
@@ -236,7 +239,7 @@ public final class SnapshotServer implements AutoCloseable {
         for (String pair : q.split("&")) {
             int eq = pair.indexOf('=');
             if (eq > 0 && pair.substring(0, eq).equals(name)) {
-                return java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                return URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
             }
         }
         return null;

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,7 +52,7 @@ public final class TaskRecoveries implements AutoCloseable {
 
     /** The copies under way, with their progress. */
     public Map<TaskId, RecoveryProgress> inProgress() {
-        Map<TaskId, RecoveryProgress> out = new java.util.HashMap<>();
+        Map<TaskId, RecoveryProgress> out = new HashMap<>();
         running.forEach((id, r) -> out.put(id, r.progress()));
         return out;
     }

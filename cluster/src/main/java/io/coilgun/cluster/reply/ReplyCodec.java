@@ -2,6 +2,7 @@ package io.coilgun.cluster.reply;
 
 import io.coilgun.cluster.kafka.ValueCodec;
 import io.coilgun.planner.model.MetricDef;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -51,7 +52,7 @@ public final class ReplyCodec {
 
     public static Reply decode(byte[] key, byte[] value) {
         long correlation = ByteBuffer.wrap(key).getLong();
-        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(value))) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
             ReplyStatus status = ReplyStatus.of(in.readByte());
             String message = in.readUTF();
             int metricCount = in.readShort();
