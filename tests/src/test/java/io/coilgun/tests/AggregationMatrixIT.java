@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.coilgun.planner.oracle.Aggregation;
+import io.coilgun.planner.oracle.SpecOracle;
+import io.coilgun.planner.oracle.Window;
+import io.coilgun.planner.oracle.WindowEvents;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -14,6 +18,7 @@ import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +31,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,11 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every aggregation over every column type a stream can have, under every window kind, against a real node: each
  * combination is either refused at CREATE METRIC as Postgres refuses it (42883, at the aggregation) or works end to
- * end, with the Postgres type Postgres reports for it in RowDescription, and every value equal to a brute-force oracle
- * of docs/sql.md's semantics: in INSERT … RETURNING (text format through the simple protocol, binary through server
- * prepared statements), in SUBSCRIBE, in SELECT over the metric, and after a restart. The stream is randomized: several
- * keys, out-of-order events within the lateness, NULLs, repeated values, equal timestamps, and text with non-ASCII
- * and supplementary characters for the C collation of MIN and MAX.
+ * end, with the Postgres type Postgres reports for it in RowDescription, and every value equal to the shared
+ * brute-force oracle of docs/sql.md's semantics ({@link SpecOracle}): in INSERT … RETURNING (text format through the
+ * simple protocol, binary through server prepared statements), in SUBSCRIBE, in SELECT over the metric, and after a
+ * restart. The stream is randomized: several keys, out-of-order events within the lateness, NULLs, repeated values,
+ * equal timestamps, and text with non-ASCII and supplementary characters for the C collation of MIN and MAX.
  */
 @Tag("integration")
 @Timeout(600)
@@ -68,6 +74,7 @@ class AggregationMatrixIT {
 
     enum Kind { INT, BIG, DOUBLE, TEXT, BOOL, TS }
 
+    /** An aggregation: its SQL, the prefix of its alias, and the oracle's. */
     enum Agg {
         COUNT("COUNT(%s)", "c"), SUM("SUM(%s)", "s"), AVG("AVG(%s)", "a"), STDDEV("STDDEV(%s)", "sd"),
         STDDEV_POP("STDDEV_POP(%s)", "sp"), MIN("MIN(%s)", "mn"), MAX("MAX(%s)", "mx"), LAST("LAST(%s)", "l"),
@@ -75,10 +82,12 @@ class AggregationMatrixIT {
 
         final String pattern;
         final String prefix;
+        final Aggregation oracle;
 
         Agg(String pattern, String prefix) {
             this.pattern = pattern;
             this.prefix = prefix;
+            this.oracle = Aggregation.valueOf(name());
         }
 
         /** The Postgres type name of its result over a column of this kind, or null when Postgres has none. */
@@ -105,33 +114,29 @@ class AggregationMatrixIT {
         }
     }
 
-    /** A window: its metric name, SQL and docs/sql.md interval. */
-    record Window(String metric, String sql, char kind, long size, long delay) {
-        boolean contains(long t, long clock) {
-            long upper = clock - delay;
-            return switch (kind) {
-                case 'S' -> upper - size < t && t <= upper;
-                case 'T' -> Math.floorDiv(upper, size) * size <= t && t <= upper;
-                default -> t <= upper;
-            };
-        }
+    /** A metric's window: the metric's name, the window's SQL and its docs/sql.md interval. */
+    record MetricWindow(String metric, String sql, Window window) {
     }
 
     static final long SECOND = 1_000_000L;
-    static final List<Window> WINDOWS = List.of(
-            new Window("sl", "SLIDING 20 SECONDS", 'S', 20 * SECOND, 0),
-            new Window("sd", "SLIDING 20 SECONDS DELAYED BY 5 SECONDS", 'S', 20 * SECOND, 5 * SECOND),
-            new Window("tu", "TUMBLING 30 SECONDS", 'T', 30 * SECOND, 0),
-            new Window("td", "TUMBLING 30 SECONDS DELAYED BY 4 SECONDS", 'T', 30 * SECOND, 4 * SECOND),
-            new Window("inf", "INFINITE DELAYED BY 3 SECONDS", 'I', 0, 3 * SECOND));
+    static final List<MetricWindow> WINDOWS = List.of(
+            new MetricWindow("sl", "SLIDING 20 SECONDS", new Window(Window.Kind.SLIDING, 20 * SECOND, 0)),
+            new MetricWindow("sd", "SLIDING 20 SECONDS DELAYED BY 5 SECONDS",
+                    new Window(Window.Kind.SLIDING, 20 * SECOND, 5 * SECOND)),
+            new MetricWindow("tu", "TUMBLING 30 SECONDS", new Window(Window.Kind.TUMBLING, 30 * SECOND, 0)),
+            new MetricWindow("td", "TUMBLING 30 SECONDS DELAYED BY 4 SECONDS",
+                    new Window(Window.Kind.TUMBLING, 30 * SECOND, 4 * SECOND)),
+            new MetricWindow("inf", "INFINITE DELAYED BY 3 SECONDS", new Window(Window.Kind.INFINITE, 0, 3 * SECOND)));
     static final String[] TEXTS = {"a", "b", "B", "ab", "", "é", "z", "\uE000", "\uD83D\uDE00", "\uFFFD", "zz"};
     static final LocalDateTime T0 = LocalDateTime.of(2026, 1, 1, 10, 0);
 
-    /** One accepted event of the oracle. */
+    /** An event of the stream: each column's value is of its SQL type's Java class (the oracle's). */
     record Event(long id, long time, String key, Map<Col, Object> values) {
     }
 
-    private final List<Event> accepted = new ArrayList<>();
+    /** The oracle of each window, in the order of {@link #WINDOWS}. */
+    private final List<SpecOracle<Event>> oracles = WINDOWS.stream()
+            .map(w -> new SpecOracle<>(w.window(), Event::time, Event::key)).toList();
     private final Random rnd = new Random(20261124);
     private long clock = 0;
     private long nextId = 1;
@@ -147,7 +152,7 @@ class AggregationMatrixIT {
                 s.execute(create.append(") WITH (event_time = 'ts', event_id = 'id', partition_by = 'k', "
                         + "partitions = 2, lateness = '10 seconds')").toString());
                 refusedCombinations(s);
-                for (Window w : WINDOWS) {
+                for (MetricWindow w : WINDOWS) {
                     s.execute(metricSql(w));
                 }
             }
@@ -196,7 +201,7 @@ class AggregationMatrixIT {
     }
 
     /** One metric per window with every aggregation over every column it applies to. */
-    private static String metricSql(Window w) {
+    private static String metricSql(MetricWindow w) {
         StringBuilder sql = new StringBuilder("CREATE METRIC ").append(w.metric()).append(" AS SELECT COUNT(*) AS cs");
         for (Col col : Col.values()) {
             for (Agg agg : Agg.values()) {
@@ -231,7 +236,8 @@ class AggregationMatrixIT {
                 Event e = nextEvent();
                 ResultSet rs;
                 if (i % 2 == 0) {
-                    rs = simple.executeQuery("INSERT INTO m (" + columns + ") VALUES (" + literals(e) + ") RETURNING *");
+                    rs = simple.executeQuery("INSERT INTO m (" + columns + ") VALUES (" + literals(e)
+                            + ") RETURNING *");
                 } else {
                     bind(prepared, e);
                     rs = prepared.executeQuery();
@@ -241,10 +247,10 @@ class AggregationMatrixIT {
                     if (checkTypes && i < 2) {
                         checkRowDescription(rs.getMetaData());
                     }
-                    accepted.add(e);
                     List<Object> values = new ArrayList<>();
-                    for (Window w : WINDOWS) {
-                        Map<String, Object> expected = oracle(w, e.key(), clockOf(e.key()));
+                    for (int k = 0; k < WINDOWS.size(); k++) {
+                        MetricWindow w = WINDOWS.get(k);
+                        Map<String, Object> expected = values(oracles.get(k).accept(e));
                         for (Map.Entry<String, Object> x : expected.entrySet()) {
                             String column = w.metric() + "_" + x.getKey();
                             Object actual = read(rs, column, x.getValue());
@@ -264,7 +270,7 @@ class AggregationMatrixIT {
         for (int i = 1; i <= md.getColumnCount(); i++) {
             types.put(md.getColumnName(i), md.getColumnTypeName(i));
         }
-        for (Window w : WINDOWS) {
+        for (MetricWindow w : WINDOWS) {
             assertEquals("int8", types.get(w.metric() + "_cs"));
             for (Col col : Col.values()) {
                 for (Agg agg : Agg.values()) {
@@ -340,99 +346,19 @@ class AggregationMatrixIT {
         }
     }
 
-    /** The group's clock: the largest event time of its accepted events. */
-    private long clockOf(String key) {
-        long t = Long.MIN_VALUE;
-        for (Event e : accepted) {
-            if (e.key().equals(key)) {
-                t = Math.max(t, e.time());
-            }
-        }
-        return t;
-    }
-
-    /** docs/sql.md by brute force: every aggregation of the metric of {@code w} for the group with clock {@code t}. */
-    private Map<String, Object> oracle(Window w, String key, long clock) {
-        List<Event> in = new ArrayList<>(); // arrival order
-        for (Event e : accepted) {
-            if (e.key().equals(key) && w.contains(e.time(), clock)) {
-                in.add(e);
-            }
-        }
+    /** Every aggregation of a window's metric, by alias, in the metric's column order, over the window's events. */
+    private static Map<String, Object> values(WindowEvents<Event> in) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("cs", (long) in.size());
+        out.put("cs", in.count());
         for (Col col : Col.values()) {
-            List<Object> values = new ArrayList<>();
-            List<Event> withValue = new ArrayList<>();
-            for (Event e : in) {
-                if (e.values().get(col) != null) {
-                    values.add(e.values().get(col));
-                    withValue.add(e);
-                }
-            }
-            // LAST and PREV: by event time, then arrival (a stable sort of the arrival order)
-            withValue.sort((a, b) -> Long.compare(a.time(), b.time()));
+            List<Object> arguments = in.arguments(e -> e.values().get(col));
             for (Agg agg : Agg.values()) {
-                if (agg.resultType(col.kind) == null) {
-                    continue;
+                if (agg.resultType(col.kind) != null) {
+                    out.put(alias(agg, col), agg.oracle.over(arguments));
                 }
-                out.put(alias(agg, col), switch (agg) {
-                    case COUNT -> (long) values.size();
-                    case COUNT_DISTINCT -> (long) new HashSet<>(values).size();
-                    case SUM -> values.isEmpty() ? null : sum(col.kind, values);
-                    case AVG -> values.isEmpty() ? null : doubles(values).stream().mapToDouble(d -> d).sum()
-                            / values.size();
-                    case STDDEV -> values.size() < 2 ? null : stddev(doubles(values), true);
-                    case STDDEV_POP -> values.isEmpty() ? null : stddev(doubles(values), false);
-                    case MIN, MAX -> values.isEmpty() ? null : extreme(values, agg == Agg.MIN);
-                    case LAST -> withValue.isEmpty() ? null : withValue.get(withValue.size() - 1).values().get(col);
-                    case PREV -> withValue.size() < 2 ? null : withValue.get(withValue.size() - 2).values().get(col);
-                });
             }
         }
         return out;
-    }
-
-    private static Object sum(Kind k, List<Object> values) {
-        if (k == Kind.DOUBLE) {
-            return doubles(values).stream().mapToDouble(d -> d).sum();
-        }
-        long s = 0;
-        for (Object v : values) {
-            s += ((Number) v).longValue();
-        }
-        return k == Kind.BIG ? (Object) BigDecimal.valueOf(s) : (Object) s;
-    }
-
-    private static List<Double> doubles(List<Object> values) {
-        return values.stream().map(v -> ((Number) v).doubleValue()).toList();
-    }
-
-    private static double stddev(List<Double> values, boolean sample) {
-        double mean = values.stream().mapToDouble(d -> d).sum() / values.size();
-        double m2 = 0;
-        for (double v : values) {
-            m2 += (v - mean) * (v - mean);
-        }
-        return Math.sqrt(m2 / (sample ? values.size() - 1 : values.size()));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Object extreme(List<Object> values, boolean min) {
-        Object best = null;
-        for (Object v : values) {
-            int c = best == null ? 0 : v instanceof String a ? cCollation(a, (String) best)
-                    : ((Comparable<Object>) v).compareTo(best);
-            if (best == null || (min ? c < 0 : c > 0)) {
-                best = v;
-            }
-        }
-        return best;
-    }
-
-    /** Postgres' C collation: by UTF-8 bytes, i.e. by code points. */
-    static int cCollation(String a, String b) {
-        return java.util.Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray());
     }
 
     /** A value of the result set in the class of the expected value. */
@@ -451,7 +377,7 @@ class AggregationMatrixIT {
     }
 
     /** Equal values: doubles of STDDEV and AVG within rounding, numerics by value, the rest exactly. */
-    private static void assertSame(Object expected, Object actual, java.util.function.Supplier<String> what) {
+    private static void assertSame(Object expected, Object actual, Supplier<String> what) {
         if (expected == null || actual == null) {
             assertEquals(expected, actual, what);
         } else if (expected instanceof Double x && actual instanceof Double y) {
@@ -495,11 +421,9 @@ class AggregationMatrixIT {
 
     /** SELECT over each metric: every group as of its task's stream time S, by the oracle with clock S. */
     private void selectEqualsOracle(Statement s) throws SQLException {
-        Set<String> keys = new HashSet<>();
-        for (Event e : accepted) {
-            keys.add(e.key());
-        }
-        for (Window w : WINDOWS) {
+        for (int k = 0; k < WINDOWS.size(); k++) {
+            MetricWindow w = WINDOWS.get(k);
+            SpecOracle<Event> oracle = oracles.get(k);
             Set<String> seen = new HashSet<>();
             try (ResultSet rs = s.executeQuery("SELECT * FROM " + w.metric())) {
                 while (rs.next()) {
@@ -507,8 +431,8 @@ class AggregationMatrixIT {
                     seen.add(key);
                     LocalDateTime streamTime = rs.getObject("stream_time", LocalDateTime.class);
                     assertNotNull(streamTime);
-                    long micros = java.time.Duration.between(T0, streamTime).toNanos() / 1000;
-                    for (Map.Entry<String, Object> x : oracle(w, key, micros).entrySet()) {
+                    long micros = Duration.between(T0, streamTime).toNanos() / 1000;
+                    for (Map.Entry<String, Object> x : values(oracle.at(key, micros)).entrySet()) {
                         Object actual = read(rs, x.getKey(), x.getValue());
                         if (actual instanceof Integer i && x.getValue() instanceof Long) {
                             actual = i.longValue();
@@ -518,8 +442,8 @@ class AggregationMatrixIT {
                     }
                 }
             }
-            if (!keys.equals(seen)) {
-                fail("SELECT FROM " + w.metric() + " shows groups " + seen + ", expected " + keys);
+            if (!oracle.groups().equals(seen)) {
+                fail("SELECT FROM " + w.metric() + " shows groups " + seen + ", expected " + oracle.groups());
             }
         }
         assertTrue(Objects.nonNull(s));

@@ -2,6 +2,7 @@ package io.coilgun.planner.agg;
 
 import io.coilgun.planner.model.AggregationDef;
 import io.coilgun.planner.model.ColumnType;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 
@@ -92,7 +93,7 @@ final class LongSumAggregator extends Aggregator {
         if (!numeric) {
             throw new ArithmeticException("bigint out of range");
         }
-        return new java.math.BigDecimal(BigInteger.valueOf(hi).shiftLeft(64).add(
+        return new BigDecimal(BigInteger.valueOf(hi).shiftLeft(64).add(
                 new BigInteger(Long.toUnsignedString(lo))));
     }
 }

@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  *        BOOLEAN 1 byte, INTEGER 4, BIGINT 8, DOUBLE 8 (IEEE), TIMESTAMP 8 (micros since epoch),
  *        VARCHAR int length + UTF-8 bytes
  * </pre>
- * All integers big-endian. Values are {@link io.coilgun.planner.model.ColumnType#javaClass()} objects.
+ * All integers big-endian. Values are {@link ColumnType#javaClass()} objects.
  * An event written at an older schema version decodes with NULL for the columns added since.
  */
 public final class EventCodec {

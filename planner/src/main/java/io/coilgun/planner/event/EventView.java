@@ -5,6 +5,7 @@ import io.coilgun.planner.model.StreamDef;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * A reusable, allocation-free reading of one encoded event ({@link EventCodec}'s form) in place: {@link #wrap} finds
@@ -147,6 +148,6 @@ public final class EventView {
 
     @Override
     public String toString() {
-        return data == null ? "EventView[]" : java.util.Arrays.toString(values());
+        return data == null ? "EventView[]" : Arrays.toString(values());
     }
 }

@@ -1,5 +1,6 @@
 package io.coilgun.planner.event;
 
+import io.coilgun.planner.model.ColumnType;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +193,7 @@ public final class GroupKeys {
      * Reads the values of a key {@link #encode} wrote, from {@code offset}, one per type (INTEGER as Integer,
      * BIGINT and TIMESTAMP as Long, DOUBLE, VARCHAR, BOOLEAN).
      */
-    public static Object[] decode(byte[] key, int offset, io.coilgun.planner.model.ColumnType[] types) {
+    public static Object[] decode(byte[] key, int offset, ColumnType[] types) {
         Object[] values = new Object[types.length];
         int at = offset;
         for (int i = 0; i < types.length; i++) {
@@ -218,7 +219,7 @@ public final class GroupKeys {
                 }
                 default -> {
                     long l = ByteBuffer.wrap(key, at, 8).getLong() ^ Long.MIN_VALUE;
-                    values[i] = types[i] == io.coilgun.planner.model.ColumnType.INTEGER ? (Object) (int) l : (Object) l;
+                    values[i] = types[i] == ColumnType.INTEGER ? (Object) (int) l : (Object) l;
                     at += 8;
                 }
             }

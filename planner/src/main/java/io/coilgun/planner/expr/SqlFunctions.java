@@ -1,5 +1,7 @@
 package io.coilgun.planner.expr;
 
+import java.math.BigDecimal;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -123,14 +125,14 @@ public final class SqlFunctions {
         if (isIntegral(x) && isIntegral(y)) {
             return Long.compare(x.longValue(), y.longValue());
         }
-        if ((x instanceof java.math.BigDecimal || isIntegral(x)) && (y instanceof java.math.BigDecimal || isIntegral(y))) {
+        if ((x instanceof BigDecimal || isIntegral(x)) && (y instanceof BigDecimal || isIntegral(y))) {
             return decimal(x).compareTo(decimal(y));
         }
         return Double.compare(x.doubleValue(), y.doubleValue());
     }
 
-    private static java.math.BigDecimal decimal(Number n) {
-        return n instanceof java.math.BigDecimal d ? d : java.math.BigDecimal.valueOf(n.longValue());
+    private static BigDecimal decimal(Number n) {
+        return n instanceof BigDecimal d ? d : BigDecimal.valueOf(n.longValue());
     }
 
     /**
@@ -233,11 +235,11 @@ public final class SqlFunctions {
     }
 
     public static Object lower(Object a) {
-        return a == null ? null : ((String) a).toLowerCase(java.util.Locale.ROOT);
+        return a == null ? null : ((String) a).toLowerCase(Locale.ROOT);
     }
 
     public static Object upper(Object a) {
-        return a == null ? null : ((String) a).toUpperCase(java.util.Locale.ROOT);
+        return a == null ? null : ((String) a).toUpperCase(Locale.ROOT);
     }
 
     public static Object length(Object a) {

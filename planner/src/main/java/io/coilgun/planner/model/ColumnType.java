@@ -1,5 +1,7 @@
 package io.coilgun.planner.model;
 
+import java.math.BigDecimal;
+
 /**
  * The column types a stream can declare, with the Java value class used in memory.
  * TIMESTAMP values are {@link Long} microseconds since the epoch (UTC), as in Postgres.
@@ -15,7 +17,7 @@ public enum ColumnType {
      * Only as the result type of an aggregation ({@code SUM} of {@code BIGINT}, exact, as Postgres' numeric): a
      * stream column declared NUMERIC is stored as a DOUBLE.
      */
-    NUMERIC(java.math.BigDecimal.class, "NUMERIC");
+    NUMERIC(BigDecimal.class, "NUMERIC");
 
     private final Class<?> javaClass;
     private final String sqlName;

@@ -1,5 +1,8 @@
 package io.coilgun.planner.model;
 
+import java.math.BigDecimal;
+import java.util.Locale;
+
 /** Durations in microseconds, read and written the way users write window sizes ("5 MINUTES"). */
 public final class Durations {
     public static final long MILLISECOND = 1_000L;
@@ -36,7 +39,7 @@ public final class Durations {
      * @throws IllegalArgumentException when the text is not a duration
      */
     public static long parse(String text) {
-        String s = text.trim().toLowerCase(java.util.Locale.ROOT);
+        String s = text.trim().toLowerCase(Locale.ROOT);
         int i = 0;
         while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) {
             i++;
@@ -44,7 +47,7 @@ public final class Durations {
         if (i == 0) {
             throw new IllegalArgumentException("not a duration: '" + text + "'");
         }
-        java.math.BigDecimal n = new java.math.BigDecimal(s.substring(0, i));
+        BigDecimal n = new BigDecimal(s.substring(0, i));
         String unit = s.substring(i).trim();
         long scale = switch (unit) {
             case "us", "microsecond", "microseconds" -> 1;
@@ -58,6 +61,6 @@ public final class Durations {
             case "y", "year", "years" -> YEAR;
             default -> throw new IllegalArgumentException("unknown time unit '" + unit + "' in '" + text + "'");
         };
-        return n.multiply(java.math.BigDecimal.valueOf(scale)).longValueExact();
+        return n.multiply(BigDecimal.valueOf(scale)).longValueExact();
     }
 }

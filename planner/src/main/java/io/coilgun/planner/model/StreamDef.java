@@ -1,5 +1,6 @@
 package io.coilgun.planner.model;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
@@ -73,9 +74,9 @@ public record StreamDef(
 
     /** The next schema version: {@code column} added at the end. */
     public StreamDef withColumn(StreamColumn column) {
-        List<StreamColumn> cols = new java.util.ArrayList<>(columns);
+        List<StreamColumn> cols = new ArrayList<>(columns);
         cols.add(column);
-        List<Integer> widths = new java.util.ArrayList<>(schemaWidths);
+        List<Integer> widths = new ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
                 latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas);

@@ -1,5 +1,6 @@
 package io.coilgun.planner.plan;
 
+import io.coilgun.planner.agg.Results;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -72,7 +73,7 @@ final class MetricBackfill implements AutoCloseable {
     /** Where each applied event's row goes (REPLAY), or null. */
     private final RowSink sink;
     private final Object[] results;
-    private final io.coilgun.planner.agg.Results reported;
+    private final Results reported;
     private final HistoryCursor cursor;
     private final Path scratchDir;
     private final Reservoir scratch;
@@ -128,7 +129,7 @@ final class MetricBackfill implements AutoCloseable {
         this.untilTime = untilTime;
         this.sink = sink;
         this.results = new Object[def.aggregations().size()];
-        this.reported = new io.coilgun.planner.agg.Results(results.length);
+        this.reported = new Results(results.length);
         this.scratchDir = scratchDir;
         this.codec = new EventCodec(stream);
         this.values = new Object[codec.columnCount()];

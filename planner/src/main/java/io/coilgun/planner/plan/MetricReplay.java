@@ -7,6 +7,7 @@ import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.ReservoirIO;
 import io.coilgun.storage.state.StateStore;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -86,11 +87,11 @@ public final class MetricReplay {
         if (made == 0) {
             return;
         }
-        Object[][] batch = made == BATCH ? making : java.util.Arrays.copyOf(making, made);
+        Object[][] batch = made == BATCH ? making : Arrays.copyOf(making, made);
         if (made == BATCH) {
             making = new Object[BATCH][];
         } else {
-            java.util.Arrays.fill(making, 0, made, null);
+            Arrays.fill(making, 0, made, null);
         }
         int n = made;
         made = 0;

@@ -1,7 +1,7 @@
 package io.coilgun.planner.plan;
 
-import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.agg.Results;
+import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.EventView;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
@@ -14,12 +14,17 @@ import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.ReservoirConfig;
 import io.coilgun.storage.reservoir.ReservoirIO;
+import io.coilgun.storage.snapshot.SnapshotFile;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Everything one task (a partition of a partitioner topic) computes, without Kafka: the task's event
@@ -60,7 +65,7 @@ public final class TaskPlan implements AutoCloseable {
     /** The results of {@link #process(byte[], long, Object[])} before they are boxed. */
     private Results boxed;
     /** The records this task skips, by offset: events it failed on (usually empty). */
-    private final java.util.TreeMap<Long, FailedEvent> failedEvents = new java.util.TreeMap<>();
+    private final TreeMap<Long, FailedEvent> failedEvents = new TreeMap<>();
     /** The metrics being filled from history ({@code WITH (backfill = …)}); they become operators when caught up. */
     private final List<MetricBackfill> backfills = new ArrayList<>(0);
     /** The REPLAYs reading this task's history (their rows go to readers on other threads). */
@@ -382,7 +387,7 @@ public final class TaskPlan implements AutoCloseable {
 
     /** Drops the rows of metrics that are no longer defined: dropped while the task was down, or mid-drop at a crash. */
     private void dropLeftoverMetrics() {
-        java.util.Set<String> live = new java.util.HashSet<>();
+        Set<String> live = new HashSet<>();
         for (MetricOperator op : operators) {
             live.add(op.def().name());
         }
@@ -423,7 +428,7 @@ public final class TaskPlan implements AutoCloseable {
         if (s == NO_TIME) {
             return List.of();
         }
-        java.util.ArrayDeque<Object[]> last = new java.util.ArrayDeque<>();
+        ArrayDeque<Object[]> last = new ArrayDeque<>();
         reservoir.scan(s - span, s, (seq, time, schema, data, off, len) -> {
             Object[] event = new Object[codec.columnCount()];
             codec.decode(data, off, len, event);
@@ -432,7 +437,7 @@ public final class TaskPlan implements AutoCloseable {
                 last.removeFirst();
             }
         });
-        return new java.util.ArrayList<>(last);
+        return new ArrayList<>(last);
     }
 
     /** The operator of metric {@code name}, or null when this task does not run it. */
@@ -652,7 +657,7 @@ public final class TaskPlan implements AutoCloseable {
      */
     public TaskSnapshot snapshot(Path into) {
         checkpoint();
-        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>(
+        List<SnapshotFile> files = new ArrayList<>(
                 store.checkpointTo(into.resolve("state"), "state/"));
         files.addAll(reservoir.snapshotTo(into.resolve("reservoir"), "reservoir/"));
         return new TaskSnapshot(nextOffset(), files);

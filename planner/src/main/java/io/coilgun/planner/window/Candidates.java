@@ -2,7 +2,10 @@ package io.coilgun.planner.window;
 
 import io.coilgun.planner.expr.SqlFunctions;
 import io.coilgun.planner.model.AggregationKind;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,10 +170,10 @@ final class Candidates {
         private static final byte DOUBLE = 2;
         private static final byte STRING = 3;
         private static final byte BOOLEAN = 4;
-        private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG = java.lang.invoke.MethodHandles
-                .byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
-        private static final java.lang.invoke.VarHandle BIG_ENDIAN_INT = java.lang.invoke.MethodHandles
-                .byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.BIG_ENDIAN);
+        private static final VarHandle BIG_ENDIAN_LONG =
+                MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+        private static final VarHandle BIG_ENDIAN_INT =
+                MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
         private Values() {
         }

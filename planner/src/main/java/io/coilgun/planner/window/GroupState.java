@@ -1,6 +1,7 @@
 package io.coilgun.planner.window;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -67,7 +68,7 @@ final class GroupState {
     static ByteBuffer copyOf(ByteBuffer row, long bucket, int aggBytes, ByteBuffer into) {
         int at = aggregatesOf(row, bucket, aggBytes);
         if (at < 0) {
-            java.util.Arrays.fill(into.array(), 0, aggBytes, (byte) 0);
+            Arrays.fill(into.array(), 0, aggBytes, (byte) 0);
         } else {
             System.arraycopy(row.array(), at, into.array(), 0, aggBytes);
         }

@@ -1,5 +1,7 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.planner.event.GroupKeys;
+
 /**
  * Fingerprints (32 bits of the 64-bit hash) of the group keys a metric has stored, in an open-addressing set of
  * primitives: a key whose fingerprint is absent certainly has no row, so its first event costs no state-store read
@@ -13,7 +15,7 @@ final class KnownGroups {
     private int size;
 
     static long hash(byte[] key) {
-        return io.coilgun.planner.event.GroupKeys.hash(key, 0, key.length);
+        return GroupKeys.hash(key, 0, key.length);
     }
 
     /** Whether the key whose {@link #hash} is {@code h} may have been stored (false: certainly not). */

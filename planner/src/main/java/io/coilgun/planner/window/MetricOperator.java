@@ -1,6 +1,8 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.planner.agg.Results;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
 
 /**
  * The per-task operator of one metric. For each accepted event the task plan calls {@link #accept}, then moves the
@@ -19,10 +21,10 @@ public interface MetricOperator {
      * Writes the metric's values for the event last accepted, one per aggregation, into {@code out} from
      * {@code at}; {@code streamTime} is the task's stream time after that event.
      */
-    void report(long streamTime, io.coilgun.planner.agg.Results out, int at);
+    void report(long streamTime, Results out, int at);
 
     /** The stream has a new schema version: decode events with it from now on. */
-    void streamChanged(io.coilgun.planner.model.StreamDef stream);
+    void streamChanged(StreamDef stream);
 
     /** How far behind the stream time this operator reads the reservoir: what retention must keep. */
     long reach();

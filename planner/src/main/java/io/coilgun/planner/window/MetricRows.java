@@ -1,6 +1,7 @@
 package io.coilgun.planner.window;
 
 import io.coilgun.storage.state.StateStore;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -89,13 +90,13 @@ public final class MetricRows {
         if (v == null) {
             return null;
         }
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(v);
+        ByteBuffer b = ByteBuffer.wrap(v);
         return new Backfill(b.getLong(), b.getLong(), b.getLong());
     }
 
     /** Records (in the next commit) that a backfill of metric {@code name} is under way. */
     public static void backfill(StateStore store, String name, Backfill backfill) {
-        states(store).put(prefix(name, 'b'), java.nio.ByteBuffer.allocate(24).putLong(backfill.startSeq())
+        states(store).put(prefix(name, 'b'), ByteBuffer.allocate(24).putLong(backfill.startSeq())
                 .putLong(backfill.countedFrom()).putLong(backfill.scanFrom()).array());
     }
 

@@ -2,6 +2,7 @@ package io.coilgun.planner.window;
 
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -195,7 +196,7 @@ final class MetricSlots implements StateStore.Owner {
                 if (value.length != 1 + stride) {
                     throw new IllegalStateException("a group state of " + value.length + " bytes where the metric's "
                             + "layout has " + (1 + stride) + ": " + new String(keyPrefix, 0, keyPrefix.length - 2,
-                                    java.nio.charset.StandardCharsets.UTF_8));
+                                    StandardCharsets.UTF_8));
                 }
                 System.arraycopy(value, 1, slab.array(), off, stride);
             } else {

@@ -14,8 +14,11 @@ import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.Subscription;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A metric over any window of docs/sql.md: {@code SLIDING w}, {@code TUMBLING w} or {@code INFINITE}, each optionally
@@ -106,7 +109,7 @@ public final class WindowMetric implements MetricOperator {
     private final Results queried;
     /** The reported bucket's aggregates with the zones' corrections (reused per report). */
     private final ByteBuffer window;
-    private final List<Long> droppedBuckets = new java.util.ArrayList<>(0);
+    private final List<Long> droppedBuckets = new ArrayList<>(0);
     /** Its group states went to the metric that took over from it ({@link #handOverSlots}). */
     private boolean handedOver;
 
@@ -177,7 +180,7 @@ public final class WindowMetric implements MetricOperator {
         }
         this.aggBytes = at;
         this.anyCandidates = candidates;
-        this.anyDistinct = java.util.Arrays.asList(kinds).contains(AggregationKind.COUNT_DISTINCT);
+        this.anyDistinct = Arrays.asList(kinds).contains(AggregationKind.COUNT_DISTINCT);
         this.candidatesPrefix = MetricRows.prefix(def.name(), 'x');
         this.distinctPrefix = MetricRows.prefix(def.name(), 'd');
         this.arguments = new EventArguments(def, stream);
@@ -198,7 +201,7 @@ public final class WindowMetric implements MetricOperator {
         byte[] from = groupRows.get(countedFromKey);
         this.countedFrom = from != null ? ByteBuffer.wrap(from).getLong()
                 : saved != null ? Long.MAX_VALUE : backfilledFrom;
-        java.util.List<Subscription> subs = new java.util.ArrayList<>();
+        List<Subscription> subs = new ArrayList<>();
         if (delay > 0) {
             subs.add(reservoir.iterator(delay).subscribe(minSeq, countedFrom, this::headPassed));
             if (anyCandidates) {
@@ -249,7 +252,7 @@ public final class WindowMetric implements MetricOperator {
     public byte[] scanCurrent(byte[] after, int limit, long streamTime, Object[] out, CurrentValues visitor) {
         byte[] from = after == null ? statePrefix
                 : MetricRows.concat(MetricRows.concat(statePrefix, after), new byte[] {0});
-        List<byte[]> groups = new java.util.ArrayList<>(Math.min(limit, 1024));
+        List<byte[]> groups = new ArrayList<>(Math.min(limit, 1024));
         groupRows.scan(from, MetricRows.after(statePrefix), (key, value) -> {
             groups.add(Arrays.copyOfRange(key, statePrefix.length, key.length));
             return groups.size() < limit;
@@ -261,7 +264,7 @@ public final class WindowMetric implements MetricOperator {
             }
         }
         groups.sort(Arrays::compareUnsigned);
-        List<byte[]> page = new java.util.ArrayList<>(Math.min(limit, groups.size()));
+        List<byte[]> page = new ArrayList<>(Math.min(limit, groups.size()));
         for (byte[] group : groups) {
             if (page.size() == limit) {
                 break;
@@ -410,7 +413,7 @@ public final class WindowMetric implements MetricOperator {
      */
     private Object candidateResult(int i, CandidateState cs, long bucket, long clock, long streamTime,
             List<ZoneEvent> headUpToClock, List<ZoneEvent> tailEvents) {
-        List<Candidates.Entry> pool = new java.util.ArrayList<>();
+        List<Candidates.Entry> pool = new ArrayList<>();
         pool.addAll(cs.settled(i, bucket).entries);
         if (delay > 0) {
             if (clock == streamTime) {
@@ -442,7 +445,7 @@ public final class WindowMetric implements MetricOperator {
         if (headEvents.isEmpty() && tailEvents.isEmpty()) {
             return distinct;
         }
-        java.util.Map<java.nio.ByteBuffer, long[]> delta = new java.util.HashMap<>();
+        Map<ByteBuffer, long[]> delta = new HashMap<>();
         for (ZoneEvent e : tailEvents) {
             if (e.args()[i] != null) {
                 delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]++;
@@ -453,7 +456,7 @@ public final class WindowMetric implements MetricOperator {
                 delta.computeIfAbsent(ByteBuffer.wrap(GroupKeys.encodeOne(e.args()[i])), k -> new long[1])[0]--;
             }
         }
-        for (java.util.Map.Entry<java.nio.ByteBuffer, long[]> d : delta.entrySet()) {
+        for (Map.Entry<ByteBuffer, long[]> d : delta.entrySet()) {
             long base = readCount(distinctKey(i, group, bucket, d.getKey().array()));
             distinct += (base + d.getValue()[0] > 0 ? 1 : 0) - (base > 0 ? 1 : 0);
         }
@@ -676,7 +679,7 @@ public final class WindowMetric implements MetricOperator {
         if (upTo <= after) {
             return List.of();
         }
-        List<ZoneEvent> out = new java.util.ArrayList<>();
+        List<ZoneEvent> out = new ArrayList<>();
         long hash = GroupKeys.hash(group, 0, groupLength);
         zone.forEach(group, groupLength, hash, after, upTo, (t, seq, bytes, argumentsAt) -> {
             ByteBuffer args = ByteBuffer.wrap(bytes, argumentsAt, bytes.length - argumentsAt);

@@ -2,16 +2,22 @@ package io.coilgun.planner.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.event.EventCodec;
+import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.planner.oracle.SpecOracle;
+import io.coilgun.planner.oracle.Window;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.ReservoirIO;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,10 +32,10 @@ import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.lifecycle.AfterContainer;
 
 /**
- * {@code CREATE METRIC … WITH (backfill = …)} against {@link SpecOracle}: a task applies a random stream (many keys,
- * out-of-order events within the lateness, late ones), a metric starts in the middle with a backfill span, and from
- * the moment it is live every value it reports equals the oracle's over the events it counts (those of the span
- * already accepted, then every event after its start), in the order the task accepted them. The backfill runs in
+ * {@code CREATE METRIC … WITH (backfill = …)} against the shared {@link SpecOracle}: a task applies a random stream
+ * (many keys, out-of-order events within the lateness, late ones), a metric starts in the middle with a backfill span,
+ * and from the moment it is live every value it reports equals the oracle's over the events it counts (those of the
+ * span already accepted, then every event after its start), in the order the task accepted them. The backfill runs in
  * slices between live events, across clean restarts and crashes (reopened at the last checkpoint, the records after
  * it applied again, as Kafka would redeliver them).
  */
@@ -39,10 +45,10 @@ class BackfillPropertyTest {
     static final long T0 = WindowSemanticsPropertyTest.T0;
 
     /** The oracle tests' stream, keeping 30 days of history beyond its windows: what a backfill reads. */
-    static final io.coilgun.planner.model.StreamDef STREAM = withHorizon(TaskPlanOracleTest.STREAM, 30 * Durations.DAY);
+    static final StreamDef STREAM = withHorizon(TaskPlanOracleTest.STREAM, 30 * Durations.DAY);
 
-    static io.coilgun.planner.model.StreamDef withHorizon(io.coilgun.planner.model.StreamDef s, long horizon) {
-        return new io.coilgun.planner.model.StreamDef(s.name(), s.columns(), s.eventTimeIndex(), s.eventIdIndex(),
+    static StreamDef withHorizon(StreamDef s, long horizon) {
+        return new StreamDef(s.name(), s.columns(), s.eventTimeIndex(), s.eventIdIndex(),
                 s.partitionBy(), s.partitions(), s.latenessMicros(), s.latePolicy(), s.ddl(),
                 s.schemaWidths(), horizon, s.dedupHorizonMicros(), s.replicas());
     }
@@ -63,7 +69,7 @@ class BackfillPropertyTest {
             @ForAll @IntRange(min = 0, max = 3) int delayChoice, @ForAll @IntRange(min = 0, max = 3) int spanChoice,
             @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
             throws IOException {
-        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        Window.Kind kind = Window.Kind.values()[kindIndex];
         long size = sizeSeconds * Durations.SECOND;
         long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
         long span = new long[] {30 * Durations.SECOND, 10 * Durations.MINUTE, Durations.DAY,
@@ -84,7 +90,7 @@ class BackfillPropertyTest {
     @Property(tries = 3)
     void longHistoryIsReadFromDisk(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
             @ForAll @LongRange(min = 1, max = 1_000_000) long seed) throws IOException {
-        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        Window.Kind kind = Window.Kind.values()[kindIndex];
         System.setProperty(MetricBackfill.SCRATCH_MEMORY_PROPERTY, "8192");
         try {
             run(kind, Durations.DAY, 7 * Durations.SECOND, MetricDef.BACKFILL_ALL, 5, seed, 12_000,
@@ -104,11 +110,11 @@ class BackfillPropertyTest {
             @ForAll @IntRange(min = 1, max = 120) int sizeSeconds, @ForAll @IntRange(min = 0, max = 3) int delayChoice,
             @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
             throws IOException {
-        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        Window.Kind kind = Window.Kind.values()[kindIndex];
         long size = sizeSeconds * Durations.SECOND;
         long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
         WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
-                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+                kind == Window.Kind.INFINITE ? 0 : size, delay);
         String where = "replay " + kind + " size " + Durations.format(size) + " delay " + Durations.format(delay)
                 + " groups " + groups + " seed " + seed;
         Path dir = Files.createTempDirectory("replay");
@@ -117,7 +123,7 @@ class BackfillPropertyTest {
         MetricDef running = withBackfill(WindowSemanticsPropertyTest.metric(window), 0);
         MetricDef replayed = WindowSemanticsPropertyTest.metric(window);
         TaskPlan plan = TaskPlan.open(dir, STREAM, List.of(running), IO, new ChunkCache(2, 1 << 20));
-        List<SpecOracle.Event> accepted = new ArrayList<>();
+        List<Payment> accepted = new ArrayList<>();
         long streamTime = Long.MIN_VALUE;
         long clock = T0;
         Object[] decoded = new Object[5];
@@ -135,10 +141,10 @@ class BackfillPropertyTest {
                 String card = "c" + (int) (groups * Math.pow(rnd.nextDouble(), 2));
                 Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
                 long qty = rnd.nextInt(7) - 2;
-                TaskPlan.Outcome outcome = plan.process(codec.encode(new Object[] {(long) i, t, card, amount, qty}, 0),
-                        i, decoded, results);
+                Payment p = new Payment(i, t, card, amount, qty);
+                TaskPlan.Outcome outcome = plan.process(codec.encode(p.row(), 0), i, decoded, results);
                 if (outcome == TaskPlan.Outcome.APPLIED) {
-                    accepted.add(new SpecOracle.Event(i, t, card, amount, qty));
+                    accepted.add(p);
                     streamTime = Math.max(streamTime, t);
                 }
                 if (i == replayAt) {
@@ -160,16 +166,16 @@ class BackfillPropertyTest {
                 drain(replay, rows);
             }
             // the oracle: the events accepted before the replay began, with from <= t <= to, in order
-            SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+            SpecOracle<Payment> oracle = Payment.oracle(kind, size, delay);
             List<Object[]> expected = new ArrayList<>();
-            for (SpecOracle.Event e : accepted) {
+            for (Payment e : accepted) {
                 if (e.id() <= replayAt && e.time() >= from && e.time() <= to) {
-                    expected.add(new Object[] {e, oracle.accept(e)});
+                    expected.add(new Object[] {e, WindowSemanticsPropertyTest.expected(oracle.accept(e))});
                 }
             }
             assertEquals(expected.size(), rows.size(), where + ": rows");
             for (int k = 0; k < rows.size(); k++) {
-                SpecOracle.Event e = (SpecOracle.Event) expected.get(k)[0];
+                Payment e = (Payment) expected.get(k)[0];
                 Object[] row = rows.get(k);
                 assertEquals(e.id(), row[0], where + ": row " + k + " is event " + e.id());
                 assertEquals(e.time(), row[1], where + ": row " + k + " time");
@@ -191,10 +197,10 @@ class BackfillPropertyTest {
     }
 
     /** One record of the partition: an event, or the metrics' start marker (null payload). */
-    record Rec(long offset, byte[] payload, SpecOracle.Event event) {
+    record Rec(long offset, byte[] payload, Payment event) {
     }
 
-    void run(SpecOracle.Kind kind, long size, long delay, long span, int groups, long seed, int events, long meanGap)
+    void run(Window.Kind kind, long size, long delay, long span, int groups, long seed, int events, long meanGap)
             throws IOException {
         Path dir = Files.createTempDirectory("backfill");
         String where = kind + " size " + Durations.format(size) + " delay " + Durations.format(delay) + " span "
@@ -202,7 +208,7 @@ class BackfillPropertyTest {
                 + seed;
         Random rnd = new Random(seed);
         WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
-                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+                kind == Window.Kind.INFINITE ? 0 : size, delay);
         MetricDef m = withBackfill(WindowSemanticsPropertyTest.metric(window), span);
         MetricDef f = withBackfill(WindowSemanticsPropertyTest.filtered(window), span);
         List<MetricDef> defined;
@@ -222,29 +228,29 @@ class BackfillPropertyTest {
             Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
             long qty = rnd.nextInt(7) - 2;
             long offset = partition.size();
-            partition.add(new Rec(offset, codec.encode(new Object[] {offset, t, card, amount, qty}, 0),
-                    new SpecOracle.Event(offset, t, card, amount, qty)));
+            Payment p = new Payment(offset, t, card, amount, qty);
+            partition.add(new Rec(offset, codec.encode(p.row(), 0), p));
         }
 
         // What the metrics must report for each event they count: the oracle over the counted events, in order.
-        SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+        SpecOracle<Payment> oracle = Payment.oracle(kind, size, delay);
         Map<Long, Object[]> expected = new HashMap<>();
         long streamTime = Long.MIN_VALUE;
         long countedFrom = Long.MAX_VALUE;
         boolean started = false;
-        List<SpecOracle.Event> history = new ArrayList<>();
+        List<Payment> history = new ArrayList<>();
         for (Rec r : partition) {
             if (r.payload() == null) {
                 started = true;
                 countedFrom = span == MetricDef.BACKFILL_ALL ? Long.MIN_VALUE : streamTime - span + 1;
-                for (SpecOracle.Event e : history) {
+                for (Payment e : history) {
                     if (e.time() >= countedFrom) {
                         oracle.accept(e);
                     }
                 }
                 continue;
             }
-            SpecOracle.Event e = r.event();
+            Payment e = r.event();
             if (streamTime != Long.MIN_VALUE && e.time() < streamTime - LATENESS) {
                 continue; // late: rejected by the task, counted nowhere
             }
@@ -252,7 +258,7 @@ class BackfillPropertyTest {
             if (!started) {
                 history.add(e);
             } else {
-                expected.put(r.offset(), oracle.accept(e));
+                expected.put(r.offset(), WindowSemanticsPropertyTest.expected(oracle.accept(e)));
             }
         }
 
@@ -320,8 +326,9 @@ class BackfillPropertyTest {
             int groupsRead = 0;
             for (String group : oracle.groups()) {
                 Object[] got = new Object[12];
-                if (plan.operator(m.name()).current(io.coilgun.planner.event.GroupKeys.encodeOne(group), now, got, 0)) {
-                    WindowSemanticsPropertyTest.compare(Arrays.copyOfRange(oracle.valuesAt(group, now), 0, 12), got,
+                if (plan.operator(m.name()).current(GroupKeys.encodeOne(group), now, got, 0)) {
+                    Object[] want = WindowSemanticsPropertyTest.expected(oracle.at(group, now));
+                    WindowSemanticsPropertyTest.compare(Arrays.copyOfRange(want, 0, 12), got,
                             where + " current value of " + group);
                     groupsRead++;
                 }
@@ -352,7 +359,7 @@ class BackfillPropertyTest {
                 Object[] exp = Arrays.copyOfRange(want, 12, 14);
                 for (int k = 0; k < 2; k++) {
                     if (exp[k] == null) {
-                        org.junit.jupiter.api.Assertions.assertNull(got[k], where + " metric f " + k);
+                        assertNull(got[k], where + " metric f " + k);
                     } else {
                         assertEquals(((Number) exp[k]).longValue(), ((Number) got[k]).longValue(),
                                 where + " metric f " + k);
@@ -378,7 +385,7 @@ class BackfillPropertyTest {
             if (Files.exists(dir)) {
                 try (var s = Files.list(dir)) {
                     left = s.toList();
-                } catch (java.nio.file.NoSuchFileException vanished) {
+                } catch (NoSuchFileException vanished) {
                     left = List.of();
                 }
             }

@@ -13,18 +13,23 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.planner.oracle.Aggregation;
+import io.coilgun.planner.oracle.SpecOracle;
+import io.coilgun.planner.oracle.Window;
+import io.coilgun.planner.oracle.WindowEvents;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.ReservoirIO;
+import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Compares the task plan with a brute-force reading of docs/sql.md's sliding-window semantics on random streams:
- * many keys, out-of-order events within lateness, late events, NULL amounts, restarts in the middle.
+ * Compares the task plan with the shared brute-force oracle of docs/sql.md ({@link SpecOracle}) under a sliding window
+ * on random streams: many keys, out-of-order events within lateness, late events, NULL amounts, restarts in the middle.
  */
 class TaskPlanOracleTest {
 
@@ -46,9 +51,6 @@ class TaskPlanOracleTest {
                 List.of(2), "card_id", WindowSpec.sliding(window), "");
     }
 
-    record Ev(long id, long t, String card, Double amount, long qty) {
-    }
-
     @Test
     void matchesOracleWithOutOfOrderEventsAndRestarts(@TempDir Path dir) {
         for (long seed = 1; seed <= 4; seed++) {
@@ -59,7 +61,7 @@ class TaskPlanOracleTest {
     /** Small chunks, so that windows read sealed chunks back from disk. */
     static final ReservoirIO IO = ReservoirIO.defaults();
 
-    @org.junit.jupiter.api.AfterAll
+    @AfterAll
     static void closeIo() {
         IO.close();
     }
@@ -69,8 +71,7 @@ class TaskPlanOracleTest {
         System.out.println("TaskPlanOracleTest seed=" + seed + " window=" + Durations.format(window));
         List<MetricDef> metrics = List.of(metric("m", window));
         EventCodec codec = new EventCodec(STREAM);
-        List<Ev> accepted = new ArrayList<>();
-        long streamTime = Long.MIN_VALUE;
+        SpecOracle<Payment> oracle = Payment.oracle(Window.Kind.SLIDING, window, 0);
         long clock = 1_700_000_000_000_000L;
         TaskPlan plan = TaskPlan.open(dir, STREAM, metrics, IO, new ChunkCache(8, 1 << 20));
         Object[] decoded = new Object[5];
@@ -82,15 +83,13 @@ class TaskPlanOracleTest {
                 String card = "c" + rnd.nextInt(20);
                 Double amount = rnd.nextInt(10) == 0 ? null : Math.round(rnd.nextDouble() * 100_00) / 100.0;
                 long qty = rnd.nextInt(5);
-                Ev ev = new Ev(i, t, card, amount, qty);
-                byte[] payload = codec.encode(new Object[] {ev.id, ev.t, ev.card, ev.amount, ev.qty}, 0);
+                Payment ev = new Payment(i, t, card, amount, qty);
+                byte[] payload = codec.encode(ev.row(), 0);
                 TaskPlan.Outcome outcome = plan.process(payload, i, decoded, results);
-                boolean late = streamTime != Long.MIN_VALUE && t < streamTime - STREAM.latenessMicros();
+                boolean late = oracle.late(t, STREAM.latenessMicros());
                 assertEquals(late ? TaskPlan.Outcome.LATE : TaskPlan.Outcome.APPLIED, outcome, "event " + i);
                 if (!late) {
-                    accepted.add(ev);
-                    streamTime = Math.max(streamTime, t);
-                    check(accepted, ev, window, results, "seed " + seed + " event " + i);
+                    check(oracle.accept(ev), results, "seed " + seed + " event " + i);
                 }
                 if (rnd.nextInt(100) == 0) {
                     plan.checkpoint();
@@ -107,36 +106,20 @@ class TaskPlanOracleTest {
         }
     }
 
-    static void check(List<Ev> accepted, Ev e, long window, Object[] results, String where) {
-        long clock = Long.MIN_VALUE;
-        for (Ev a : accepted) {
-            if (a.card.equals(e.card)) {
-                clock = Math.max(clock, a.t);
-            }
-        }
-        double sum = 0;
-        long n = 0;
-        long nAmount = 0;
-        long qty = 0;
-        for (Ev a : accepted) {
-            if (a.card.equals(e.card) && a.t > clock - window && a.t <= clock) {
-                n++;
-                qty += a.qty;
-                if (a.amount != null) {
-                    nAmount++;
-                    sum += a.amount;
-                }
-            }
-        }
-        assertEquals(n, results[1], where + " count");
-        assertEquals(nAmount, results[2], where + " count(amount)");
-        assertEquals(qty, results[3], where + " sum(qty)");
-        if (nAmount == 0) {
+    /** The metric's values ({@link #metric}: SUM(amount), COUNT(*), COUNT(amount), SUM(qty), AVG(amount)). */
+    static void check(WindowEvents<Payment> w, Object[] results, String where) {
+        Double sum = (Double) w.aggregate(Aggregation.SUM, Payment::amount);
+        BigDecimal qty = (BigDecimal) w.aggregate(Aggregation.SUM, Payment::qty);
+        assertEquals(w.count(), results[1], where + " count");
+        assertEquals(w.aggregate(Aggregation.COUNT, Payment::amount), results[2], where + " count(amount)");
+        assertEquals(qty == null ? null : qty.longValueExact(), results[3], where + " sum(qty)");
+        if (sum == null) {
             assertNull(results[0], where + " sum");
             assertNull(results[4], where + " avg");
         } else {
             assertEquals(sum, (Double) results[0], Math.abs(sum) * 1e-9 + 1e-9, where + " sum");
-            assertEquals(sum / nAmount, (Double) results[4], Math.abs(sum) * 1e-9 + 1e-9, where + " avg");
+            assertEquals((Double) w.aggregate(Aggregation.AVG, Payment::amount), (Double) results[4],
+                    Math.abs(sum) * 1e-9 + 1e-9, where + " avg");
         }
     }
 }

@@ -2,6 +2,7 @@ package io.coilgun.planner.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.AggregationDef;
@@ -10,6 +11,11 @@ import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.planner.oracle.Aggregation;
+import io.coilgun.planner.oracle.SpecOracle;
+import io.coilgun.planner.oracle.Window;
+import io.coilgun.planner.oracle.WindowEvents;
+import io.coilgun.storage.reservoir.ReservoirStats;
 import io.coilgun.storage.reservoir.ChunkCache;
 import io.coilgun.storage.reservoir.ReservoirIO;
 import java.io.IOException;
@@ -27,8 +33,7 @@ import net.jqwik.api.lifecycle.AfterContainer;
 /**
  * Every window kind (SLIDING, TUMBLING, INFINITE, each with and without DELAYED BY) and every invertible
  * aggregation (COUNT(*), COUNT(x), SUM of doubles and of integers, AVG, STDDEV, STDDEV_POP, MIN, MAX, LAST,
- * PREV, COUNT(DISTINCT)), and a second metric
- * with a WHERE filter and an expression argument, against
+ * PREV, COUNT(DISTINCT)), and a second metric with a WHERE filter and an expression argument, against the shared
  * {@link SpecOracle}: random streams with many keys, out-of-order events within the lateness, late events, NULL
  * arguments and restarts in the middle. Results must be equal (doubles within 1e-9 relative, integer sums exact).
  */
@@ -71,16 +76,33 @@ class WindowSemanticsPropertyTest {
                 List.of(2), "card_id", window, "", "sql:greater(c_amount, 500.0d)");
     }
 
+    /**
+     * What {@link #metric} and {@link #filtered} report for a window, in the order the task plan writes them:
+     * COUNT(*), COUNT(amount), SUM(amount), AVG(amount), STDDEV(amount), STDDEV_POP(amount), SUM(qty), MIN(amount),
+     * MAX(amount), LAST(amount), PREV(amount), COUNT(DISTINCT qty), then the filtered metric's ({@code WHERE amount >
+     * 500}) COUNT(*) and SUM(qty * 2).
+     */
+    static Object[] expected(WindowEvents<Payment> w) {
+        List<Object> amounts = w.arguments(Payment::amount);
+        List<Object> qtys = w.arguments(Payment::qty);
+        WindowEvents<Payment> big = w.where(p -> p.amount() != null && p.amount() > 500);
+        return new Object[] {w.count(), Aggregation.COUNT.over(amounts), Aggregation.SUM.over(amounts),
+            Aggregation.AVG.over(amounts), Aggregation.STDDEV.over(amounts), Aggregation.STDDEV_POP.over(amounts),
+            Aggregation.SUM.over(qtys), Aggregation.MIN.over(amounts), Aggregation.MAX.over(amounts),
+            Aggregation.LAST.over(amounts), Aggregation.PREV.over(amounts), Aggregation.COUNT_DISTINCT.over(qtys),
+            big.count(), big.aggregate(Aggregation.SUM, p -> p.qty() * 2)};
+    }
+
     @Property(tries = 60)
     void everyWindowKindMatchesTheSpec(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
             @ForAll @IntRange(min = 1, max = 120) int sizeSeconds, @ForAll @IntRange(min = 0, max = 3) int delayChoice,
             @ForAll @IntRange(min = 1, max = 30) int groups, @ForAll @LongRange(min = 1, max = 1_000_000) long seed)
             throws IOException {
-        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        Window.Kind kind = Window.Kind.values()[kindIndex];
         long size = sizeSeconds * Durations.SECOND;
         long delay = new long[] {0, 3 * Durations.SECOND, LATENESS, 45 * Durations.SECOND}[delayChoice];
         WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
-                kind == SpecOracle.Kind.INFINITE ? 0 : size, delay);
+                kind == Window.Kind.INFINITE ? 0 : size, delay);
         run(kind, size, delay, window, groups, seed, 1500, 2 * Durations.SECOND);
     }
 
@@ -88,20 +110,20 @@ class WindowSemanticsPropertyTest {
     @Property(tries = 3)
     void longWindowsReadHistoryFromDisk(@ForAll @IntRange(min = 0, max = 2) int kindIndex,
             @ForAll @LongRange(min = 1, max = 1_000_000) long seed) throws IOException {
-        SpecOracle.Kind kind = SpecOracle.Kind.values()[kindIndex];
+        Window.Kind kind = Window.Kind.values()[kindIndex];
         long size = Durations.DAY;
         WindowSpec window = new WindowSpec(WindowSpec.Kind.valueOf(kind.name()),
-                kind == SpecOracle.Kind.INFINITE ? 0 : size, 7 * Durations.SECOND);
+                kind == Window.Kind.INFINITE ? 0 : size, 7 * Durations.SECOND);
         run(kind, size, 7 * Durations.SECOND, window, 5, seed, 12_000, 40 * Durations.SECOND);
     }
 
-    void run(SpecOracle.Kind kind, long size, long delay, WindowSpec window, int groups, long seed, int events,
+    void run(Window.Kind kind, long size, long delay, WindowSpec window, int groups, long seed, int events,
             long meanGap) throws IOException {
         Path dir = Files.createTempDirectory("window-semantics");
         String where = kind + " size " + Durations.format(size) + " delay " + Durations.format(delay) + " groups "
                 + groups + " seed " + seed;
         Random rnd = new Random(seed);
-        SpecOracle oracle = new SpecOracle(kind, size, delay, LATENESS);
+        SpecOracle<Payment> oracle = Payment.oracle(kind, size, delay);
         EventCodec codec = new EventCodec(TaskPlanOracleTest.STREAM);
         // "f2" repeats "f": the two share the filter and group-by operators (evaluated once per event) and must
         // still each see every event that passes
@@ -118,13 +140,13 @@ class WindowSemanticsPropertyTest {
                 String card = "c" + (int) (groups * Math.pow(rnd.nextDouble(), 2));
                 Double amount = rnd.nextInt(8) == 0 ? null : Math.round(rnd.nextDouble() * 1000_00) / 100.0;
                 long qty = rnd.nextInt(7) - 2;
-                SpecOracle.Event e = new SpecOracle.Event(i, t, card, amount, qty);
-                byte[] payload = codec.encode(new Object[] {(long) i, t, card, amount, qty}, 0);
-                boolean late = oracle.late(t);
+                Payment e = new Payment(i, t, card, amount, qty);
+                byte[] payload = codec.encode(e.row(), 0);
+                boolean late = oracle.late(t, LATENESS);
                 TaskPlan.Outcome outcome = plan.process(payload, i, decoded, results);
                 assertEquals(late ? TaskPlan.Outcome.LATE : TaskPlan.Outcome.APPLIED, outcome, where + " event " + i);
                 if (!late) {
-                    Object[] expected = oracle.accept(e);
+                    Object[] expected = expected(oracle.accept(e));
                     compare(expected, results, where + " event " + i + " card " + card + " t " + t);
                     assertEquals(results[12], results[14], where + " event " + i + ": f2 count(*) as f's");
                     assertEquals(results[13], results[15], where + " event " + i + ": f2 sum as f's");
@@ -138,9 +160,9 @@ class WindowSemanticsPropertyTest {
                     plan = TaskPlan.open(dir, TaskPlanOracleTest.STREAM, metrics, IO, new ChunkCache(2, 1 << 20));
                 }
             }
-            if (kind == SpecOracle.Kind.SLIDING && meanGap >= 10 * Durations.SECOND) {
-                var st = plan.reservoir().stats();
-                org.junit.jupiter.api.Assertions.assertTrue(st.readAheadHits + st.stalls + st.syncLoads > 0,
+            if (kind == Window.Kind.SLIDING && meanGap >= 10 * Durations.SECOND) {
+                ReservoirStats st = plan.reservoir().stats();
+                assertTrue(st.readAheadHits + st.stalls + st.syncLoads > 0,
                         where + ": the tail read chunks back from disk: " + st);
             }
         } finally {

@@ -2,6 +2,7 @@ package io.coilgun.storage.reservoir;
 
 import com.github.luben.zstd.Zstd;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -51,7 +52,7 @@ final class ChunkCodec {
             prevSeq = c.seqs[i];
         }
         int rawLength = raw.position();
-        byte[] compressed = Zstd.compress(java.util.Arrays.copyOf(raw.array(), rawLength), level);
+        byte[] compressed = Zstd.compress(Arrays.copyOf(raw.array(), rawLength), level);
         ByteBuffer frame = ByteBuffer.allocate(HEADER + compressed.length + 4);
         frame.putInt(MAGIC).putInt(0).putInt(VERSION).putLong(c.no).putInt(c.count()).putInt(c.maxSchema())
                 .putLong(c.firstTime()).putLong(c.lastTime()).putLong(c.lastSeq()).putLong(c.minSeq())
@@ -137,7 +138,7 @@ final class ChunkCodec {
             at += len;
         }
         starts[count] = at;
-        return new Chunk(h.no, times, seqs, schemas, starts, java.util.Arrays.copyOf(data, at));
+        return new Chunk(h.no, times, seqs, schemas, starts, Arrays.copyOf(data, at));
     }
 
     static long zigzag(long v) {

@@ -1,10 +1,13 @@
 package io.coilgun.storage.reservoir;
 
+import io.coilgun.storage.snapshot.SnapshotFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -269,8 +273,7 @@ public final class Reservoir implements AutoCloseable {
         }
         try {
             Files.writeString(dir.resolve("schemas.txt"), version + "\t" + columns + "\n",
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND,
-                    java.nio.file.StandardOpenOption.SYNC);
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.SYNC);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the schema registry of " + dir, e);
         }
@@ -279,7 +282,7 @@ public final class Reservoir implements AutoCloseable {
     /** The registered schema versions and their columns. */
     public Map<Integer, String> schemas() {
         Path f = dir.resolve("schemas.txt");
-        Map<Integer, String> out = new java.util.TreeMap<>();
+        Map<Integer, String> out = new TreeMap<>();
         if (!Files.exists(f)) {
             return out;
         }
@@ -451,8 +454,8 @@ public final class Reservoir implements AutoCloseable {
      * from a journal only what is past the segments). A segment being written ends, at worst, in a torn chunk,
      * which recovery cuts as after a crash. {@code schemas.txt}, appended in place, is copied.
      */
-    public List<io.coilgun.storage.snapshot.SnapshotFile> snapshotTo(Path into, String prefix) {
-        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>();
+    public List<SnapshotFile> snapshotTo(Path into, String prefix) {
+        List<SnapshotFile> files = new ArrayList<>();
         try {
             Files.createDirectories(into);
             for (String kind : new String[] {"journal-", "segment-"}) {
@@ -464,16 +467,16 @@ public final class Reservoir implements AutoCloseable {
                     Path link = into.resolve(f.getFileName());
                     try {
                         Files.createLink(link, f);
-                    } catch (java.nio.file.NoSuchFileException gone) {
+                    } catch (NoSuchFileException gone) {
                         continue; // deleted meanwhile by the writer: its events are in what is linked
                     }
-                    files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + f.getFileName(), Files.size(link)));
+                    files.add(new SnapshotFile(prefix + f.getFileName(), Files.size(link)));
                 }
             }
             Path schemas = dir.resolve("schemas.txt");
             if (Files.exists(schemas)) {
                 Files.copy(schemas, into.resolve("schemas.txt"));
-                files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + "schemas.txt",
+                files.add(new SnapshotFile(prefix + "schemas.txt",
                         Files.size(into.resolve("schemas.txt"))));
             }
         } catch (IOException e) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,7 @@ public final class ReservoirIO implements AutoCloseable {
     private final Thread writer;
     private final ExecutorService loaders;
     private final int compressionLevel;
-    private final java.util.concurrent.locks.ReentrantLock writing = new java.util.concurrent.locks.ReentrantLock();
+    private final ReentrantLock writing = new ReentrantLock();
     private volatile boolean running = true;
 
     public ReservoirIO(int loaderThreads, int compressionLevel) {

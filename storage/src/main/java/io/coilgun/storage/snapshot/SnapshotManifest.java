@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +57,7 @@ public record SnapshotManifest(long nextOffset, List<Entry> files) {
                 crc.update(buffer, 0, n);
                 left -= n;
             }
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return -1;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);

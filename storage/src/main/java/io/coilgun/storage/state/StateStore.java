@@ -1,5 +1,7 @@
 package io.coilgun.storage.state;
 
+import io.coilgun.storage.snapshot.SnapshotFile;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,10 +15,12 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -180,7 +184,7 @@ public final class StateStore implements AutoCloseable {
             }
             RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles);
             return new StateStore(dir, options, familyOptions, db, descriptors, handles, cachedEntries);
-        } catch (RocksDBException | java.io.IOException e) {
+        } catch (RocksDBException | IOException e) {
             options.close();
             familyOptions.close();
             throw new StateStoreException("cannot open state store in " + dir + ": " + e.getMessage(), e);
@@ -197,7 +201,7 @@ public final class StateStore implements AutoCloseable {
         for (Family f : families.values()) {
             handles.add(f.handle);
         }
-        try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(false)) {
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(false)) {
             db.flush(flush, handles);
         } catch (RocksDBException e) {
             throw new StateStoreException("cannot flush state store " + dir + ": " + e.getMessage(), e);
@@ -226,20 +230,20 @@ public final class StateStore implements AutoCloseable {
      * flushed, the table files hard-linked, the others copied), with the files and their lengths, paths prefixed
      * with {@code prefix}. Commit first: what is not committed is not in it.
      */
-    public List<io.coilgun.storage.snapshot.SnapshotFile> checkpointTo(Path into, String prefix) {
-        try (org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
+    public List<SnapshotFile> checkpointTo(Path into, String prefix) {
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
             Files.createDirectories(into.getParent());
             checkpoint.createCheckpoint(into.toString());
-        } catch (RocksDBException | java.io.IOException e) {
+        } catch (RocksDBException | IOException e) {
             throw new StateStoreException("cannot checkpoint state store " + dir + " into " + into + ": "
                     + e.getMessage(), e);
         }
-        List<io.coilgun.storage.snapshot.SnapshotFile> files = new ArrayList<>();
+        List<SnapshotFile> files = new ArrayList<>();
         try (var listing = Files.list(into)) {
             for (Path f : listing.sorted().toList()) {
-                files.add(new io.coilgun.storage.snapshot.SnapshotFile(prefix + f.getFileName(), Files.size(f)));
+                files.add(new SnapshotFile(prefix + f.getFileName(), Files.size(f)));
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new StateStoreException("cannot list checkpoint " + into + ": " + e.getMessage(), e);
         }
         return files;
