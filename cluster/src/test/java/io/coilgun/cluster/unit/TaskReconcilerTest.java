@@ -14,6 +14,7 @@ import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
+import io.coilgun.cluster.task.TaskState;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -165,6 +166,32 @@ class TaskReconcilerTest {
         tasks.opened(opened, true, Set.of(TOPIC));
         assertNull(tasks.task(TP0));
         assertEquals(List.of(TaskId.of(TP0)), host.released);
+    }
+
+    @Test
+    void aTaskWhoseHistoryKafkaNoLongerHoldsIsStoppedNotRun() throws Exception {
+        active.updateBeginningOffsets(Map.of(TP0, 10L)); // retention dropped offsets 0..9, which this copy lacks
+        active.rebalance(List.of(TP0));
+        tasks.reconcile(view(1, Map.of(TP0, List.of("m0"))), "m0", Set.of(TP0));
+        TaskProcessor task = takeOpened();
+        assertEquals(TaskState.FAILED, task.state());
+        assertTrue(task.lastError().contains("history is lost"), task.lastError());
+        assertEquals(Set.of(TP0), active.paused(), "its records stay in Kafka");
+        assertEquals(ProgressWaiters.GONE, tasks.progress(TP0), "nobody waits for it");
+    }
+
+    @Test
+    void aRolledBackTaskIsReadAgainFromItsPositionAndAStoppedOneNoMore() throws Exception {
+        active.rebalance(List.of(TP0));
+        tasks.reconcile(view(1, Map.of(TP0, List.of("m0"))), "m0", Set.of(TP0));
+        TaskProcessor task = takeOpened();
+        task.process(host.event(TP0, 0));
+        active.seek(TP0, 5); // the consumer read ahead
+        tasks.rewind(active, TP0, task);
+        assertEquals(1, active.position(TP0));
+        task.stopFor("a sick disk");
+        tasks.rewind(active, TP0, task);
+        assertEquals(Set.of(TP0), active.paused());
     }
 
     static Map<TopicPartition, Long> offsets(Map<TopicPartition, OffsetAndMetadata> m) {
