@@ -1,5 +1,6 @@
 package io.coilgun.cluster.task;
 
+import java.util.Arrays;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -45,7 +46,7 @@ final class RecentReplies {
     }
 
     void clear() {
-        java.util.Arrays.fill(replies, null);
+        Arrays.fill(replies, null);
         size = 0;
         next = 0;
     }

@@ -6,7 +6,6 @@ import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;
-import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplyCodec;
 import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.reply.ReplyStatus;
@@ -15,17 +14,20 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.plan.TaskPlan;
-import java.util.ArrayDeque;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one task: takes its Kafka records in offset order, applies them to the task plan, and sends each
- * event's reply to the node that asked (headers {@link KafkaHeaders}). Owned by one processor unit thread.
+ * Runs one task: takes its Kafka records in offset order, applies them to the task plan, and answers each event
+ * ({@link ReplyEmitter}: to the node that asked, or kept by a replica). A start marker starts a metric
+ * ({@link MetricStarts}). Owned by one processor unit thread.
  *
  * <h2>Failures stay inside the task</h2>
  * Nothing a record does may stop the unit's thread or another task. When applying an event throws, the task's state
@@ -41,14 +43,17 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * An event is deterministic, so the same event fails the same way on every node and every replay: skipping it is
  * the one way to make progress, and it loses no accepted event (the failed one was answered with an error). A task
- * that fails {@link #MAX_FAILURES} times within {@link #FAILURE_WINDOW_MS}, or cannot reopen its data, is not
- * deterministic trouble but a sick environment (disk, memory): it stops ({@link TaskState#FAILED}), its partition is
- * paused with its records kept in Kafka, and the front end refuses statements for it until the node restarts.
+ * that fails {@link TaskFailurePolicy#MAX_FAILURES} times within {@link TaskFailurePolicy#FAILURE_WINDOW_MS}, or
+ * cannot reopen its data, is not deterministic trouble but a sick environment (disk, memory): it stops
+ * ({@link TaskState#FAILED}), its partition is paused with its records kept in Kafka, and the front end refuses
+ * statements for it until the node restarts ({@link TaskFailurePolicy}).
+ *
+ * <p>What stays here is what shares the task's state (its plan, which a rollback replaces, its {@link TaskState}, its
+ * role and the highest offset answered): taking a record, rolling back and stopping. The rest is in the classes it
+ * runs: {@link ReplyEmitter}, {@link MetricStarts}, {@link SchemaCatchUp}, {@link TaskFailurePolicy}.
  */
 public final class TaskProcessor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
-    static final int MAX_FAILURES = 5;
-    static final long FAILURE_WINDOW_MS = 60_000;
 
     /** Opens a task's plan at its last checkpoint, with the stream and metrics it runs now. */
     @FunctionalInterface
@@ -59,7 +64,10 @@ public final class TaskProcessor implements AutoCloseable {
     private final TaskId id;
     private TaskPlan plan;
     private final PlanOpener opener;
-    private final ReplySender replies;
+    private final ReplyEmitter replies;
+    private final MetricStarts starts;
+    private final SchemaCatchUp schemas;
+    private final TaskFailurePolicy failures = new TaskFailurePolicy();
     private final ResultFeed feed;
     private Object[] results;
     private List<MetricDef> metrics;
@@ -73,21 +81,10 @@ public final class TaskProcessor implements AutoCloseable {
     /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
     private long answeredThrough = -1;
     private TaskState state = TaskState.RUNNING;
-    /** A replica applies every record as the active does but answers none and feeds no subscription. */
+    /** A replica applies every record as the active does but answers none (it keeps them) and feeds nobody. */
     private TaskRole role = TaskRole.ACTIVE;
-    /** As a replica: the replies it would have sent, for a promotion. */
-    private final RecentReplies recent = new RecentReplies();
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
-    /** The last failure's message and time (wall clock, ms), for coilgun.tasks; null/0 before any. */
-    private String lastError;
-    private long lastErrorAt;
-    /** Wall-clock times (ms) of the recent failures, oldest first. */
-    private final ArrayDeque<Long> recentFailures = new ArrayDeque<>();
-    /** The metric a start marker ({@code name@version}) starts, or null when it starts none here. */
-    private java.util.function.Function<String, MetricDef> definitions = marker -> null;
-    /** The stream as deployed on this node now (it may know a newer schema than the task took so far). */
-    private java.util.function.Supplier<StreamDef> deployedStream = () -> null;
 
     public TaskProcessor(TaskId id, TaskPlan plan, ReplySender replies) {
         this(id, plan, (s, m) -> {
@@ -105,7 +102,9 @@ public final class TaskProcessor implements AutoCloseable {
         this.id = id;
         this.plan = plan;
         this.opener = opener;
-        this.replies = replies;
+        this.replies = new ReplyEmitter(id, replies);
+        this.starts = new MetricStarts(id);
+        this.schemas = new SchemaCatchUp(id, this::alterStream);
         this.feed = feed;
         this.clock = clock;
         this.stream = plan.stream();
@@ -118,10 +117,9 @@ public final class TaskProcessor implements AutoCloseable {
      * Where the task finds a metric's definition when it takes the metric's start marker, and the stream's newest
      * definition when an event was written with a schema it does not know yet.
      */
-    public void definitions(java.util.function.Function<String, MetricDef> lookup,
-            java.util.function.Supplier<StreamDef> stream) {
-        this.definitions = lookup;
-        this.deployedStream = stream;
+    public void definitions(Function<String, MetricDef> lookup, Supplier<StreamDef> stream) {
+        starts.definitions(lookup);
+        schemas.deployed(stream);
     }
 
     private void planChanged() {
@@ -150,7 +148,7 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public TaskPlan plan() {
         if (state == TaskState.FAILED) {
-            throw new TaskStoppedException(id.toString(), lastError);
+            throw new TaskStoppedException(id.toString(), failures.lastError());
         }
         return plan;
     }
@@ -180,7 +178,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** On the unit's thread: the task becomes the active copy (answers, feeds) or a replica (silent). */
     public void role(TaskRole role) {
         if (role != TaskRole.REPLICA) {
-            recent.clear();
+            replies.forgetKept();
         }
         this.role = role;
     }
@@ -192,24 +190,19 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
-        long oldest = recent.oldest();
-        if (committed >= 0 && oldest > committed) {
-            LOG.warn("task={} promoted: the replies of offsets {}..{} were not kept; statements waiting for them time "
-                    + "out", id, committed, oldest - 1);
-        }
-        int sent = recent.drainFrom(Math.max(0, committed), replies::send);
+        int sent = replies.promote(committed);
         this.role = TaskRole.ACTIVE;
         return sent;
     }
 
     /** The message of the task's last failure, or null. */
     public String lastError() {
-        return lastError;
+        return failures.lastError();
     }
 
     /** When the task last failed (ms since the epoch), or 0. */
     public long lastErrorAt() {
-        return lastErrorAt;
+        return failures.lastErrorAt();
     }
 
     /** The stream as this task runs it (its latest schema version). */
@@ -236,9 +229,6 @@ public final class TaskProcessor implements AutoCloseable {
         plan.alterStream(altered);
     }
 
-    /** When each backfill under way here began (wall clock, ms), for its ETA. */
-    private final java.util.Map<String, Long> backfillStartedAt = new java.util.HashMap<>(0);
-
     /** Whether a metric of this task is being filled from history ({@link #backfill}). */
     public boolean hasBackfillWork() {
         return state != TaskState.FAILED && plan.hasBackfillWork();
@@ -262,19 +252,19 @@ public final class TaskProcessor implements AutoCloseable {
             dirty = true; // the backfill's rows go with the next checkpoint
             long stepBegan = System.nanoTime();
             for (MetricDef live : plan.backfillStep(deadlineNanos)) {
-                Long began = backfillStartedAt.remove(live.name());
+                Long began = starts.filled(live.name());
                 LOG.info("task={} metric={} backfilled{}: it is live at offset {} (the last step took {} ms)", id,
                         live.name(), began == null ? "" : " in " + (System.currentTimeMillis() - began) + " ms",
                         plan.nextOffset(), (System.nanoTime() - stepBegan) / 1_000_000);
                 planChanged();
             }
         } catch (Throwable t) {
-            rethrowIfFatal(t);
+            TaskFailurePolicy.rethrowIfFatal(t);
             LOG.error("task={} a backfill failed: rolling back to the last checkpoint, where it begins again", id, t);
-            noteFailure(t);
-            if (recentFailures.size() >= MAX_FAILURES) {
-                stop("failed " + recentFailures.size() + " times within " + FAILURE_WINDOW_MS / 1000 + " s, last: "
-                        + t);
+            failures.failed(t, System.currentTimeMillis());
+            String stop = failures.stopReason(t.toString());
+            if (stop != null) {
+                stop(stop);
                 return;
             }
             reopen();
@@ -289,13 +279,7 @@ public final class TaskProcessor implements AutoCloseable {
         if (state == TaskState.FAILED || !plan.hasBackfillWork()) {
             return List.of();
         }
-        long now = System.currentTimeMillis();
-        List<String> out = new java.util.ArrayList<>();
-        for (TaskPlan.BackfillProgress p : plan.backfillProgress()) {
-            Long began = backfillStartedAt.computeIfAbsent(p.metric(), m -> now); // resumed after a reopen: from now
-            out.add(p.metric() + ":" + p.applied() + ":" + p.total() + ":" + Math.max(0, now - began));
-        }
-        return out;
+        return starts.progress(plan);
     }
 
     /** Removes a metric and its state between two events. */
@@ -317,7 +301,7 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public boolean process(ConsumerRecord<byte[], byte[]> record) {
         if (state == TaskState.FAILED) {
-            reply(record, ReplyStatus.FAILED, "task " + id + " is stopped: " + lastError
+            reply(record, ReplyStatus.FAILED, "task " + id + " is stopped: " + failures.lastError()
                     + "; the event stays in Kafka and is applied when the task runs again");
             return false;
         }
@@ -331,12 +315,13 @@ public final class TaskProcessor implements AutoCloseable {
         }
         Header start = record.headers().lastHeader(KafkaHeaders.START_METRIC);
         if (start != null) {
-            return startMetric(record, new String(start.value(), java.nio.charset.StandardCharsets.UTF_8));
+            return startMetric(record, new String(start.value(), StandardCharsets.UTF_8));
         }
-        if (EventCodec.schemaVersionOf(record.value()) > stream.schemaVersion() && !takeNewerSchema(record)) {
+        if (EventCodec.schemaVersionOf(record.value()) > stream.schemaVersion()
+                && !schemas.goOn(record, System.currentTimeMillis())) {
             return true; // its ALTER STREAM is not applied on this node yet: the same record again at the next poll
         }
-        schemaWaitSince = 0;
+        schemas.caughtUp();
         if (plan.isFailedEvent(offset)) {
             plan.skip(offset); // answered with its error when it failed
             dirty = true;
@@ -354,7 +339,7 @@ public final class TaskProcessor implements AutoCloseable {
                 message = messageOf(status);
             }
         } catch (Throwable t) {
-            rethrowIfFatal(t);
+            TaskFailurePolicy.rethrowIfFatal(t);
             return failed(record, t);
         }
         dirty = true;
@@ -366,24 +351,20 @@ public final class TaskProcessor implements AutoCloseable {
         try {
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers and feeds; the reply is kept in case this copy takes over
-                ProducerRecord<byte[], byte[]> reply = replyRecord(record,
-                        ReplyCodec.encode(status, message, metrics, results));
-                if (reply != null) {
-                    recent.add(offset, reply);
-                }
+                replies.keep(record, ReplyCodec.encode(status, message, metrics, results));
                 return false;
             }
             FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
             if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
                 feed(subscribers);
             }
-            sendReply(record, ReplyCodec.encode(status, message, metrics, results));
+            replies.send(record, ReplyCodec.encode(status, message, metrics, results));
             meters.answered(record.timestamp());
         } catch (Throwable t) {
             // The event was applied (its state is whole); only its answer could not be made.
-            rethrowIfFatal(t);
+            TaskFailurePolicy.rethrowIfFatal(t);
             LOG.error("task={} offset={} applied an event but could not answer it", id, offset, t);
-            noteFailure(t);
+            failures.failed(t, System.currentTimeMillis());
             reply(record, ReplyStatus.FAILED, "the event was applied by task " + id
                     + ", but its reply could not be built: " + t);
         }
@@ -391,35 +372,18 @@ public final class TaskProcessor implements AutoCloseable {
     }
 
     /**
-     * A metric's start marker: the metric starts empty right after it, on the active and on every replica alike
-     * (each takes the same record), so a promoted replica's values are the active's. Taken again (a replay after a
-     * crash, a second marker) it changes nothing. Answered DROPPED (not an event); the plan is checkpointed at once.
+     * A metric's start marker ({@link MetricStarts}): taken again (a replay after a crash, a second marker) it changes
+     * nothing. Answered DROPPED (not an event), or kept as a replica's answer.
      */
     private boolean startMetric(ConsumerRecord<byte[], byte[]> record, String marker) {
         long offset = record.offset();
-        MetricDef def = definitions.apply(marker);
-        String name = marker.lastIndexOf('@') < 0 ? marker : marker.substring(0, marker.lastIndexOf('@'));
+        MetricDef def = starts.definition(marker);
         try {
-            plan.skip(offset);
-            if (def != null && plan.operator(name) == null && !plan.backfilling(name)) {
-                if (def.backfills()) {
-                    long began = System.nanoTime();
-                    plan.startBackfill(def);
-                    backfillStartedAt.put(name, System.currentTimeMillis());
-                    LOG.info("task={} metric={} starts after offset {}, filled from history first (begun in {} ms)",
-                            id, name, offset, (System.nanoTime() - began) / 1_000_000);
-                } else {
-                    plan.addNewMetric(def);
-                    planChanged();
-                    LOG.info("task={} metric={} starts after offset {}", id, name, offset);
-                }
-            } else if (def == null) {
-                LOG.info("task={} offset={} start marker {} starts nothing here (a metric dropped since, or an "
-                        + "earlier one of that name)", id, offset, marker);
+            if (starts.start(plan, offset, marker, def)) {
+                planChanged();
             }
-            plan.checkpoint();
         } catch (Throwable t) {
-            rethrowIfFatal(t);
+            TaskFailurePolicy.rethrowIfFatal(t);
             return failed(record, t);
         }
         if (offset <= answeredThrough) {
@@ -428,49 +392,12 @@ public final class TaskProcessor implements AutoCloseable {
         answeredThrough = offset;
         byte[] reply = ReplyCodec.encode(ReplyStatus.DROPPED, null, List.of(), new Object[0]);
         if (role == TaskRole.ACTIVE) {
-            sendReply(record, reply);
+            replies.send(record, reply);
         } else {
-            ProducerRecord<byte[], byte[]> r = replyRecord(record, reply);
-            if (r != null) {
-                recent.add(offset, r);
-            }
+            replies.keep(record, reply);
         }
         return false;
     }
-
-    /**
-     * An event written with a newer schema than this task's: another node's front end applied an ALTER STREAM this
-     * node has not applied yet. Takes the node's newest definition if it has it (true); otherwise the task waits for
-     * it (false) rather than failing on the event, which would skip it on this copy only.
-     */
-    private boolean takeNewerSchema(ConsumerRecord<byte[], byte[]> record) {
-        StreamDef newest = deployedStream.get();
-        if (newest != null && newest.schemaVersion() >= EventCodec.schemaVersionOf(record.value())) {
-            alterStream(newest);
-            return true;
-        }
-        long now = System.currentTimeMillis();
-        if (schemaWaitSince == 0) {
-            schemaWaitSince = now;
-        } else if (now - schemaWaitSince > SCHEMA_WAIT_MS) {
-            // the node never applied it (its catalog follower failed?): the event fails as any undecodable one
-            LOG.error("task={} offset={} waited {} ms for schema version {}; the event fails", id, record.offset(),
-                    now - schemaWaitSince, EventCodec.schemaVersionOf(record.value()));
-            schemaWaitSince = 0;
-            return true;
-        }
-        if (now - lastSchemaWait > 5_000) {
-            lastSchemaWait = now;
-            LOG.info("task={} offset={} waits for this node to apply the stream's schema version {}", id,
-                    record.offset(), EventCodec.schemaVersionOf(record.value()));
-        }
-        return false;
-    }
-
-    /** How long a task waits for its node to apply a newer schema before the event fails. */
-    private static final long SCHEMA_WAIT_MS = 60_000;
-    private long lastSchemaWait;
-    private long schemaWaitSince;
 
     /** Applies an event to the plan: what became of it. */
     private ReplyStatus apply(ConsumerRecord<byte[], byte[]> record, long offset) {
@@ -494,13 +421,6 @@ public final class TaskProcessor implements AutoCloseable {
         };
     }
 
-    /** Errors of the JVM itself (out of memory, internal errors) are not a task's to handle. */
-    private static void rethrowIfFatal(Throwable t) {
-        if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
-            throw (VirtualMachineError) t;
-        }
-    }
-
     /** Applying the record threw: answer it, roll back to the checkpoint and skip it from now on (see class doc). */
     private boolean failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
         long offset = record.offset();
@@ -515,9 +435,10 @@ public final class TaskProcessor implements AutoCloseable {
             reply(record, ReplyStatus.FAILED, "task " + id + " failed on this event and skipped it (nothing of it "
                     + "was applied; see coilgun.failed_events): " + text);
         }
-        noteFailure(error);
-        if (recentFailures.size() >= MAX_FAILURES) {
-            stop("failed " + recentFailures.size() + " times within " + FAILURE_WINDOW_MS / 1000 + " s, last: " + text);
+        failures.failed(error, now);
+        String stop = failures.stopReason(text);
+        if (stop != null) {
+            stop(stop);
             return true;
         }
         if (!reopen()) {
@@ -537,7 +458,7 @@ public final class TaskProcessor implements AutoCloseable {
      * checkpoint; false when it cannot (the task is stopped then).
      */
     private boolean reopen() {
-        List<MetricDef> all = new java.util.ArrayList<>(metrics);
+        List<MetricDef> all = new ArrayList<>(metrics);
         all.addAll(plan.backfillingMetrics());
         try {
             plan.close();
@@ -558,16 +479,6 @@ public final class TaskProcessor implements AutoCloseable {
         return true;
     }
 
-    private void noteFailure(Throwable error) {
-        long now = System.currentTimeMillis();
-        lastError = error.toString();
-        lastErrorAt = now;
-        recentFailures.addLast(now);
-        while (!recentFailures.isEmpty() && recentFailures.peekFirst() < now - FAILURE_WINDOW_MS) {
-            recentFailures.pollFirst();
-        }
-    }
-
     /** Stops the task from outside its own processing (its unit is going down): see {@link #stop}. */
     public void stopFor(String reason) {
         try {
@@ -580,8 +491,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Stops the task: no more records, statements for it refused by the front end, until the node restarts. */
     private void stop(String reason) {
         LOG.error("task={} stopped: {}; its partition is paused until the node restarts", id, reason);
-        lastError = reason;
-        lastErrorAt = System.currentTimeMillis();
+        failures.stopped(reason, System.currentTimeMillis());
         if (state != TaskState.FAILED) {
             state = TaskState.FAILED;
             try {
@@ -599,35 +509,11 @@ public final class TaskProcessor implements AutoCloseable {
         return state == TaskState.FAILED ? List.of() : plan.failedEvents();
     }
 
-    /** Answers a record with a status and message but no values; never throws. */
+    /** The active copy answers a record with a status and message but no values; never throws. */
     private void reply(ConsumerRecord<byte[], byte[]> record, ReplyStatus status, String message) {
-        if (role != TaskRole.ACTIVE) {
-            return;
+        if (role == TaskRole.ACTIVE) {
+            replies.sendStatus(record, status, message);
         }
-        try {
-            sendReply(record, ReplyCodec.encode(status, message, List.of(), new Object[0]));
-        } catch (RuntimeException e) {
-            LOG.error("task={} offset={} cannot send a reply", id, record.offset(), e);
-        }
-    }
-
-    private void sendReply(ConsumerRecord<byte[], byte[]> record, byte[] reply) {
-        ProducerRecord<byte[], byte[]> r = replyRecord(record, reply);
-        if (r != null) {
-            replies.send(r);
-        }
-    }
-
-    /** The reply to a record, to the reply topic of the node that published it; null when nobody waits for one. */
-    private static ProducerRecord<byte[], byte[]> replyRecord(ConsumerRecord<byte[], byte[]> record, byte[] reply) {
-        Header replyTo = record.headers().lastHeader(KafkaHeaders.REPLY_TO);
-        Header correlation = record.headers().lastHeader(KafkaHeaders.CORRELATION);
-        if (replyTo == null || correlation == null) {
-            return null;
-        }
-        String node = new String(replyTo.value(), java.nio.charset.StandardCharsets.UTF_8);
-        return new ProducerRecord<>(Topics.replies(node), 0, ReplyCodec.replyKey(correlation.value(), record.topic()),
-                reply);
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */

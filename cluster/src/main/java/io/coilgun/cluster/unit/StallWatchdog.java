@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class StallWatchdog implements Runnable {
      * What the watchdog looks at: a processor unit, its thread, and when it last came back from a poll
      * (System.nanoTime; 0 while it waits in one).
      */
-    record Watched(String name, java.util.function.LongSupplier busySince, Thread thread) {
+    record Watched(String name, LongSupplier busySince, Thread thread) {
     }
 
     private final List<Watched> units;

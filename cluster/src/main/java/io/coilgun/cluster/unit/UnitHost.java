@@ -5,7 +5,10 @@ import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
 
 /** What a processor unit needs from its node: the streams deployed here, the tasks' data, the node's view. */
 public interface UnitHost {
@@ -13,8 +16,9 @@ public interface UnitHost {
     String nodeId();
 
     /**
-     * Opens task {@code id} for {@code unit} (on its opener thread) from its data on this node (empty when there is none), after any
-     * other unit of the node has released it. Null when its stream is not deployed here (dropped meanwhile).
+     * Opens task {@code id} for {@code unit} (on its opener thread) from its data on this node (empty when there is
+     * none), after any other unit of the node has released it. Null when its stream is not deployed here (dropped
+     * meanwhile).
      */
     TaskProcessor open(TaskId id, ProcessorUnit unit);
 
@@ -28,7 +32,7 @@ public interface UnitHost {
      * @param role what the unit runs it as
      */
     boolean recoverFirst(TaskId id, TaskRole role, long logStart, ProcessorUnit unit,
-            java.util.function.Consumer<Boolean> whenDone);
+            Consumer<Boolean> whenDone);
 
     /** On the unit's thread: the unit no longer holds task {@code id} (closed, its data stays on disk). */
     void released(TaskId id, ProcessorUnit unit);
@@ -52,7 +56,7 @@ public interface UnitHost {
      * slice and gives it back after, so that background work uses at most one core of the node and live events
      * keep the others. Permits: 1 (or the number of units minus one when it is larger).
      */
-    default java.util.concurrent.Semaphore backgroundSlots() {
+    default Semaphore backgroundSlots() {
         return UNLIMITED;
     }
 
@@ -70,8 +74,8 @@ public interface UnitHost {
     }
 
     /** No limit (a host that does not share one): every unit runs its background work. */
-    java.util.concurrent.Semaphore UNLIMITED = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
+    Semaphore UNLIMITED = new Semaphore(Integer.MAX_VALUE);
 
     /** Where the unit's and its tasks' meters go. */
-    io.micrometer.core.instrument.MeterRegistry meters();
+    MeterRegistry meters();
 }

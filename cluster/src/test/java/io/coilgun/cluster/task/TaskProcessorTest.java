@@ -197,7 +197,7 @@ class TaskProcessorTest {
     void repeatedFailuresStopTheTaskAndTellTheFrontEnd() {
         Assumptions.assumeTrue(io.coilgun.planner.plan.TestFaults.ENABLED, "needs -Dcoilgun.testFaults=true");
         try (TaskProcessor task = open()) {
-            for (int i = 0; i < TaskProcessor.MAX_FAILURES; i++) {
+            for (int i = 0; i < TaskFailurePolicy.MAX_FAILURES; i++) {
                 assertTrue(task.process(record(i, 100 + i, i, "coilgun:fail", 1, false)));
             }
             assertEquals(TaskState.FAILED, task.state());
