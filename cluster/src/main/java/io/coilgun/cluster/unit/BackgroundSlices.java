@@ -6,9 +6,9 @@ import java.util.concurrent.Semaphore;
 
 /**
  * A processor unit's background work (backfills of metrics created WITH (backfill = …), replays): it runs in slices
- * between two polls, at a lower priority than live records, one unit of the node at a time (the node's
- * {@linkplain UnitHost#backgroundSlots slots}) and within the node's share of a core
- * ({@link UnitHost#backgroundNotBefore}). A slice is short: live records wait for it at most that long.
+ * between two polls, at a lower priority than live records, on as many units at a time as the node has
+ * {@linkplain UnitHost#backgroundSlots slots} (all but one; one on a node of two units or fewer) and within the
+ * node's share of a core ({@link UnitHost#backgroundNotBefore}). A slice is short: live records wait for it at most that long.
  *
  * <p>Each round the unit asks whether there is {@linkplain #pending work}; when there is it {@linkplain #trySlot tries
  * the slot} before its polls (it polls without waiting when it holds it, briefly otherwise) and {@linkplain #run runs

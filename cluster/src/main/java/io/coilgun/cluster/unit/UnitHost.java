@@ -52,9 +52,9 @@ public interface UnitHost {
     void placed(ClusterView view);
 
     /**
-     * What lets one unit at a time run background work (backfills, replays) in a slice: a unit takes it before a
-     * slice and gives it back after, so that background work uses at most one core of the node and live events
-     * keep the others. Permits: 1 (or the number of units minus one when it is larger).
+     * What lets units run background work (backfills, replays) in a slice: a unit takes a permit before a slice and
+     * gives it back after, so that background work leaves at least one unit's core to live events. Permits: the
+     * number of units minus one (1 on a node of two units or fewer).
      */
     default Semaphore backgroundSlots() {
         return UNLIMITED;
