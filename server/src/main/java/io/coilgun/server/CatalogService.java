@@ -14,8 +14,11 @@ import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
-import io.coilgun.sql.compile.StatementCompiler;
+import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.SqlStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import io.coilgun.sql.compile.StreamDrops;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -150,7 +153,7 @@ final class CatalogService {
             if (st instanceof CreateStreamStatement cs && !catalog.exists(cs.stream().name())) {
                 cluster.purgeLocally(cs.stream().name()); // what an earlier stream of this name left here
                 catalog.addStream(cs.stream());
-                cluster.deployStream(cs.stream(), java.util.List.of(), false);
+                cluster.deployStream(cs.stream(), List.of(), false);
             } else if (st instanceof AlterStreamStatement as) {
                 catalog.addStream(as.stream());
                 cluster.alterStream(as.stream());
@@ -204,7 +207,7 @@ final class CatalogService {
             cluster.createTopics(s);
             long offset = append(CatalogKey.stream(s.name()), s.ddl());
             catalog.addStream(s);
-            cluster.deployStream(s, java.util.List.of(), false);
+            cluster.deployStream(s, List.of(), false);
             return offset;
         }, ddl).thenCompose(this::everyNodeApplied).thenRunAsync(() -> {
             StreamDef s = cs.stream();
@@ -247,21 +250,21 @@ final class CatalogService {
      * (42P01), and its tasks, their reservoirs and state are deleted; once every node did the same, its topics are
      * deleted. Completes with the notices.
      */
-    public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
+    public CompletableFuture<List<String>> dropStream(DropStreamStatement ds) {
         String[] notice = {null};
         long[] offset = {-1};
         return CompletableFuture.supplyAsync(() -> {
             StreamDef s = catalog.stream(ds.name()).orElse(null);
             if (s == null) {
                 if (ds.ifExists()) {
-                    notice[0] = io.coilgun.sql.compile.StreamDrops.skipping(ds.name());
+                    notice[0] = StreamDrops.skipping(ds.name());
                     return null;
                 }
-                throw io.coilgun.sql.compile.StreamDrops.doesNotExist(ds.name());
+                throw StreamDrops.doesNotExist(ds.name());
             }
-            java.util.List<MetricDef> metrics = catalog.metricsOf(s.name());
+            List<MetricDef> metrics = catalog.metricsOf(s.name());
             if (!metrics.isEmpty() && !ds.cascade()) {
-                throw io.coilgun.sql.compile.StreamDrops.dependentObjects(s.name(), metrics);
+                throw StreamDrops.dependentObjects(s.name(), metrics);
             }
             for (MetricDef m : metrics) {
                 remove(CatalogKey.metric(m.name()));
@@ -273,11 +276,11 @@ final class CatalogService {
             offset[0] = remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
             cluster.dropStreamLocally(s);
-            notice[0] = io.coilgun.sql.compile.StreamDrops.cascades(metrics);
+            notice[0] = StreamDrops.cascades(metrics);
             return s;
         }, ddl).thenCompose(s -> s == null ? CompletableFuture.completedFuture(null)
                 : everyNodeApplied(offset[0]).thenRunAsync(() -> cluster.deleteTopics(s.name()), waits))
-                .thenApply(v -> notice[0] == null ? java.util.List.<String>of() : java.util.List.of(notice[0]));
+                .thenApply(v -> notice[0] == null ? List.<String>of() : List.of(notice[0]));
     }
 
     /** DROP METRIC: the catalog tombstone, then every task of its partitioner drops it (and its state). */

@@ -2,7 +2,11 @@ package io.coilgun.server;
 
 import io.coilgun.cluster.ClusterConfig;
 import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.Progress;
+import io.coilgun.cluster.feed.ClusterFeed;
+import io.coilgun.cluster.ingest.IngestService;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
+import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.pgwire.PgServer;
 import io.coilgun.pgwire.auth.Authentication;
 import io.coilgun.pgwire.tls.ServerTls;
@@ -10,14 +14,27 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.server.config.NodeConfig;
 import io.coilgun.server.config.StartupException;
 import io.coilgun.server.embedded.EmbeddedKafka;
+import io.coilgun.server.observe.HttpEndpoint;
+import io.coilgun.server.observe.NodeMeters;
+import io.coilgun.server.observe.NodeStatusReport;
+import io.coilgun.server.query.NodeQueryData;
+import io.coilgun.server.query.RemoteReplays;
+import io.coilgun.server.query.ReplaySource;
 import io.coilgun.server.session.CoilgunSession;
 import io.coilgun.server.session.Inserter;
+import io.coilgun.server.session.SessionRegistry;
+import io.coilgun.server.session.SessionServices;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropStreamStatement;
+import io.coilgun.sql.compile.QueryStatement;
+import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
+import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.QuerySession;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -31,7 +48,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -45,13 +65,13 @@ import org.slf4j.LoggerFactory;
  * <p>DDL runs on one thread, in order: it blocks on Kafka (topic creation, catalog writes) and must not run
  * on network threads.
  */
-public final class CoilgunNode implements AutoCloseable, io.coilgun.server.session.SessionServices {
+public final class CoilgunNode implements AutoCloseable, SessionServices {
     private static final Logger LOG = LoggerFactory.getLogger(CoilgunNode.class);
 
     private final NodeConfig config;
     private final FileLock lock;
     private final Catalog catalog = new Catalog();
-    private final io.coilgun.server.session.SessionRegistry sessions = new io.coilgun.server.session.SessionRegistry();
+    private final SessionRegistry sessions = new SessionRegistry();
     private final StatementCompiler compiler;
     private final ExecutorService ddl = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "coilgun-ddl");
@@ -62,14 +82,14 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private String bootstrapServers;
     private ClusterNode cluster;
     /** REPLAY: this node's tasks, and the other nodes' through the peer link. */
-    private io.coilgun.server.query.RemoteReplays replays;
+    private RemoteReplays replays;
     private Inserter inserter;
     /** The DDL operations and the catalog's recovery at start. */
     private CatalogService catalogService;
     /** The server's version, as coilgun.nodes shows it. */
     static final String VERSION = "0.1.0";
     private PgServer pgServer;
-    private io.coilgun.sql.query.QueryEngine queryEngine;
+    private QueryEngine queryEngine;
     /** Runs SELECTs: Calcite is synchronous and metric reads wait for processor units, so not on network threads. */
     private final ExecutorService queries = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "coilgun-query");
@@ -80,14 +100,14 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     private Authentication authentication;
     private ServerTls tls;
     /** The node's meters (Prometheus), and the HTTP listener that serves them and the status page. */
-    private io.coilgun.server.observe.NodeMeters meters;
-    private io.coilgun.server.query.NodeQueryData queryData;
-    private io.coilgun.server.observe.HttpEndpoint http;
+    private NodeMeters meters;
+    private NodeQueryData queryData;
+    private HttpEndpoint http;
     private volatile boolean started;
     /** This node's row of coilgun.nodes (its pgwire address filled in once it listens: --port 0 picks one). */
     private Object[] nodeRow;
     /** This node as the status page shows it: id, pgwire and HTTP addresses, version. */
-    private final java.util.Map<String, Object> self = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Object> self = new ConcurrentHashMap<>();
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
@@ -100,14 +120,14 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
      * message is one line for the operator.
      */
     public static CoilgunNode start(NodeConfig config) {
-        return start(config, io.coilgun.cluster.Progress.NONE);
+        return start(config, Progress.NONE);
     }
 
     /**
      * Starts a node whose start-up replay, and drain when it stops, report their progress to {@code progress} (the
      * command line's progress bars).
      */
-    public static CoilgunNode start(NodeConfig config, io.coilgun.cluster.Progress progress) {
+    public static CoilgunNode start(NodeConfig config, Progress progress) {
         Authentication authentication = config.security().authentication();
         ServerTls tls = config.security().tls();
         FileLock lock = lockDataDir(config.dataDir());
@@ -195,7 +215,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     private void startCluster() {
-        meters = new io.coilgun.server.observe.NodeMeters(config.nodeId());
+        meters = new NodeMeters(config.nodeId());
         try {
             cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
                     config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000, config.chunkCacheChunks(),
@@ -205,13 +225,13 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
         }
-        inserter = new Inserter(catalog, new io.coilgun.cluster.ingest.IngestService(catalog, cluster.publisher()));
+        inserter = new Inserter(catalog, new IngestService(catalog, cluster.publisher()));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
-        replays = new io.coilgun.server.query.RemoteReplays(cluster, () -> catalog);
+        replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
             config.dataDir().toString(), cluster.unitCount(), VERSION};
-        queryData = new io.coilgun.server.query.NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
-        queryEngine = new io.coilgun.sql.query.QueryEngine(queryData);
+        queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
+        queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size);
     }
 
@@ -224,32 +244,29 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
         self.put("id", config.nodeId());
         self.put("pgwire", config.host() + ":" + config.port());
         self.put("version", VERSION);
-        io.coilgun.server.observe.NodeStatusReport report = new io.coilgun.server.observe.NodeStatusReport(self,
-                queryData, meters.registry(), () -> started);
+        NodeStatusReport report = new NodeStatusReport(self, queryData, meters.registry(), () -> started);
         try {
-            http = io.coilgun.server.observe.HttpEndpoint.start(config.host(), port,
-                    new io.coilgun.server.observe.HttpEndpoint.Source() {
-                        @Override
-                        public List<io.coilgun.cluster.unit.TaskSample> sample() {
-                            return meters.update(cluster.eachTask(io.coilgun.cluster.unit.TaskSample::of)
-                                    .orTimeout(5, TimeUnit.SECONDS).join());
-                        }
+            http = HttpEndpoint.start(config.host(), port, new HttpEndpoint.Source() {
+                @Override
+                public List<TaskSample> sample() {
+                    return meters.update(cluster.eachTask(TaskSample::of).orTimeout(5, TimeUnit.SECONDS).join());
+                }
 
-                        @Override
-                        public io.coilgun.server.observe.NodeMeters meters() {
-                            return meters;
-                        }
+                @Override
+                public NodeMeters meters() {
+                    return meters;
+                }
 
-                        @Override
-                        public io.coilgun.server.observe.NodeStatusReport report() {
-                            return report;
-                        }
+                @Override
+                public NodeStatusReport report() {
+                    return report;
+                }
 
-                        @Override
-                        public boolean started() {
-                            return started;
-                        }
-                    }, authentication);
+                @Override
+                public boolean started() {
+                    return started;
+                }
+            }, authentication);
         } catch (IOException e) {
             throw new StartupException("cannot listen for HTTP on " + config.host() + ":" + port + " (" + e.getMessage()
                     + "); choose another with --http-port (-1: none)", e);
@@ -293,12 +310,12 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
 
     /** This node's feed of applied events to SUBSCRIBE statements. */
     @Override
-    public io.coilgun.cluster.feed.ClusterFeed feed() {
+    public ClusterFeed feed() {
         return cluster.feed();
     }
 
     @Override
-    public io.coilgun.server.session.SessionRegistry sessions() {
+    public SessionRegistry sessions() {
         return sessions;
     }
 
@@ -309,28 +326,25 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
 
     /** Runs a query (SELECT …) on a query thread. */
     @Override
-    public CompletableFuture<io.coilgun.sql.query.QueryEngine.Rows> query(io.coilgun.sql.compile.QueryStatement q,
-            List<Object> parameters, String user, String database, io.coilgun.sql.query.QuerySession session,
-            io.coilgun.sql.query.QueryEngine.Cancel cancel) {
+    public CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user,
+            String database, QuerySession session, QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
                 database, session, cancel), queries);
     }
 
     @Override
-    public java.util.concurrent.Executor queryExecutor() {
+    public Executor queryExecutor() {
         return queries;
     }
 
     /** The columns a query returns, without running it (extended protocol Describe). */
     @Override
-    public io.coilgun.sql.query.QueryEngine.Rows describeQuery(io.coilgun.sql.compile.QueryStatement q, String user,
-            String database) {
+    public QueryEngine.Rows describeQuery(QueryStatement q, String user, String database) {
         return queryEngine.describe(q.text(), q.columnNames(), user, database);
     }
 
     @Override
-    public int[] queryParameterTypes(io.coilgun.sql.compile.QueryStatement q, int count, String user,
-            String database) {
+    public int[] queryParameterTypes(QueryStatement q, int count, String user, String database) {
         return queryEngine.parameterTypes(q.text(), count, user, database);
     }
 
@@ -358,7 +372,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     @Override
-    public CompletableFuture<java.util.List<String>> dropStream(io.coilgun.sql.compile.DropStreamStatement ds) {
+    public CompletableFuture<List<String>> dropStream(DropStreamStatement ds) {
         return catalogService.dropStream(ds);
     }
 
@@ -373,8 +387,7 @@ public final class CoilgunNode implements AutoCloseable, io.coilgun.server.sessi
     }
 
     @Override
-    public CompletableFuture<List<io.coilgun.server.query.ReplaySource>> startReplay(
-            io.coilgun.sql.compile.ReplayStatement replay) {
+    public CompletableFuture<List<ReplaySource>> startReplay(ReplayStatement replay) {
         return replays.start(replay.stream(), replay.metric(), replay.fromMicros(), replay.toMicros());
     }
 

@@ -1,5 +1,6 @@
 package io.coilgun.server.boot;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -13,7 +14,9 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 
 /**
  * An application class-data sharing archive (JDK AppCDS) of the classes a node and a broker load as they start: the
@@ -34,9 +37,9 @@ public final class ClassDataSharing {
     }
 
     /** {@code coilgun cds --archive <path>}: makes the archive for this JVM's class path (what scripts/coilgun runs). */
-    @picocli.CommandLine.Command(name = "cds", hidden = true)
-    static final class Command implements java.util.concurrent.Callable<Integer> {
-        @picocli.CommandLine.Option(names = "--archive", required = true)
+    @CommandLine.Command(name = "cds", hidden = true)
+    static final class Command implements Callable<Integer> {
+        @CommandLine.Option(names = "--archive", required = true)
         Path archive;
 
         @Override
@@ -55,7 +58,7 @@ public final class ClassDataSharing {
      */
     public static Optional<Path> archive(Path archive, String classPath) {
         List<Path> entries = new ArrayList<>();
-        for (String e : classPath.split(java.io.File.pathSeparator)) {
+        for (String e : classPath.split(File.pathSeparator)) {
             if (!e.isEmpty()) {
                 entries.add(Path.of(e));
             }

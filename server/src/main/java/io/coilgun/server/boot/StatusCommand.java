@@ -2,6 +2,7 @@ package io.coilgun.server.boot;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,7 +11,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,7 +53,7 @@ final class StatusCommand implements Callable<Integer> {
 
     private PrintStream out = System.out;
     /** Each backfilling metric's largest event total seen by this command (--wait). */
-    private final java.util.Map<String, Long> fillTotals = new java.util.HashMap<>();
+    private final Map<String, Long> fillTotals = new HashMap<>();
 
     /** For tests: print to {@code to}. */
     StatusCommand printingTo(PrintStream to) {
@@ -68,7 +71,7 @@ final class StatusCommand implements Callable<Integer> {
             JsonNode s;
             try {
                 s = fetch(client, uri);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 System.err.println("coilgun status: cannot reach " + uri + " (" + e.getMessage() + "); is the node "
                         + "running, with its HTTP listener on that port?");
                 return 1;
@@ -94,7 +97,7 @@ final class StatusCommand implements Callable<Integer> {
         }
     }
 
-    private JsonNode fetch(HttpClient client, URI uri) throws java.io.IOException, InterruptedException {
+    private JsonNode fetch(HttpClient client, URI uri) throws IOException, InterruptedException {
         HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
         if (user != null) {
             String password = System.getenv().getOrDefault("PGPASSWORD", "");

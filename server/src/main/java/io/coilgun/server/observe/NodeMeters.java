@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -144,7 +145,7 @@ public final class NodeMeters implements AutoCloseable {
                 meters.add(FunctionCounter.builder("coilgun.task.events", this, c -> c.sample.outcome(status))
                         .description("Events the task answered since it was opened here, by outcome (applied, "
                                 + "duplicate, late, dropped, invalid, failed)")
-                        .tags(tags).tag("outcome", status.name().toLowerCase(java.util.Locale.ROOT))
+                        .tags(tags).tag("outcome", status.name().toLowerCase(Locale.ROOT))
                         .register(registry));
             }
             meters.add(FunctionCounter.builder("coilgun.task.events.in", this, c -> c.sample.events())

@@ -1,5 +1,6 @@
 package io.coilgun.server.observe;
 
+import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The node and its cluster at a glance, as one JSON-ready map: what {@code /status.json}, the status page and
@@ -27,14 +29,13 @@ public final class NodeStatusReport {
     private final Map<String, Object> self;
     private final QueryData data;
     private final MeterRegistry registry;
-    private final java.util.function.BooleanSupplier started;
+    private final BooleanSupplier started;
 
     /**
      * @param self this node's id, pgwire and http addresses and version
      * @param started whether the node has started (its start-up replay done, pgwire listening)
      */
-    public NodeStatusReport(Map<String, Object> self, QueryData data, MeterRegistry registry,
-            java.util.function.BooleanSupplier started) {
+    public NodeStatusReport(Map<String, Object> self, QueryData data, MeterRegistry registry, BooleanSupplier started) {
         this.self = self;
         this.data = data;
         this.registry = registry;
@@ -114,7 +115,7 @@ public final class NodeStatusReport {
         for (TaskSample s : local) {
             if ("active".equals(s.role())) {
                 events += s.events();
-                applied += s.outcome(io.coilgun.cluster.reply.ReplyStatus.APPLIED);
+                applied += s.outcome(ReplyStatus.APPLIED);
             }
         }
         t.put("events", events);

@@ -6,6 +6,7 @@ import ch.qos.logback.core.AppenderBase;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -45,7 +46,7 @@ public final class RecentErrors extends AppenderBase<ILoggingEvent> {
     public static List<Entry> latest() {
         synchronized (ENTRIES) {
             List<Entry> list = new ArrayList<>(ENTRIES);
-            java.util.Collections.reverse(list);
+            Collections.reverse(list);
             return list;
         }
     }

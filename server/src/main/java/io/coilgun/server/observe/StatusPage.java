@@ -1,6 +1,7 @@
 package io.coilgun.server.observe;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -31,7 +32,7 @@ public final class StatusPage {
                 .append(" · up ").append(esc(node.get("uptime_s"))).append(" s · <span id=ready class=")
                 .append(Boolean.TRUE.equals(node.get("ready")) ? "ok>ready" : "warn>catching up").append("</span>")
                 .append(" · events answered ").append(esc(totals.get("events")))
-                .append(" · latency p99 ").append(String.format(java.util.Locale.ROOT, "%.1f",
+                .append(" · latency p99 ").append(String.format(Locale.ROOT, "%.1f",
                         ((Number) totals.get("latency_p99_ms")).doubleValue())).append(" ms (last minute)</p>\n");
         table(b, "Nodes", "nodes", (List<Map<String, Object>>) report.get("nodes"),
                 List.of("node_id", "pgwire", "processor_units", "version"));

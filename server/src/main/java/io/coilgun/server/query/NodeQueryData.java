@@ -14,28 +14,33 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.plan.TaskPlan;
 import io.coilgun.sql.query.QueryData;
+import io.coilgun.sql.query.SessionActivity;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /** What SELECT reads from this node: the catalog, and metric state, events and counters from its tasks. */
 public final class NodeQueryData implements QueryData {
 
     private final Catalog catalog;
     /** Each metric filled from history: whether every task said it was live the last time all of them said. */
-    private final Map<String, Boolean> live = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Boolean> live = new ConcurrentHashMap<>();
     private final ClusterNode cluster;
     private final MetricStateReader metrics;
     private final Object[] node;
-    private final java.util.function.Supplier<List<io.coilgun.sql.query.SessionActivity>> sessions;
+    private final Supplier<List<SessionActivity>> sessions;
 
     /**
      * @param node the row of coilgun.nodes for this node
      * @param sessions the node's client sessions (pg_stat_activity)
      */
     public NodeQueryData(Catalog catalog, ClusterNode cluster, Object[] node,
-            java.util.function.Supplier<List<io.coilgun.sql.query.SessionActivity>> sessions) {
+            Supplier<List<SessionActivity>> sessions) {
         this.catalog = catalog;
         this.cluster = cluster;
         this.metrics = cluster.metricState();
@@ -44,7 +49,7 @@ public final class NodeQueryData implements QueryData {
     }
 
     @Override
-    public List<io.coilgun.sql.query.SessionActivity> sessions() {
+    public List<SessionActivity> sessions() {
         return sessions.get();
     }
 
@@ -65,8 +70,7 @@ public final class NodeQueryData implements QueryData {
     }
 
     private interface TaskRow {
-        Object[] row(StreamDef stream, String field, int partition, TaskId id,
-                io.coilgun.cluster.task.TaskProcessor task);
+        Object[] row(StreamDef stream, String field, int partition, TaskId id, TaskProcessor task);
     }
 
     private List<Object[]> perTask(TaskRow f) {
@@ -163,7 +167,7 @@ public final class NodeQueryData implements QueryData {
     public Map<String, Backfill> backfills() {
         ClusterView view = cluster.view();
         Map<String, NodeStatus> statuses = cluster.directory().statuses();
-        Map<String, long[]> sums = new java.util.TreeMap<>();
+        Map<String, long[]> sums = new TreeMap<>();
         for (StreamDef s : catalog.streams()) {
             List<MetricDef> filled = catalog.metricsOf(s.name()).stream().filter(MetricDef::backfills).toList();
             if (filled.isEmpty()) {
@@ -206,7 +210,7 @@ public final class NodeQueryData implements QueryData {
         }
         live.keySet().retainAll(catalog.streams().stream().flatMap(s -> catalog.metricsOf(s.name()).stream())
                 .map(MetricDef::name).toList());
-        Map<String, Backfill> out = new java.util.HashMap<>();
+        Map<String, Backfill> out = new HashMap<>();
         // the time left at the rate of all the metric's tasks together: one task's own rate says little, as the
         // tasks of a node take turns (one unit's background slice at a time) and one that began late reads as
         // taking days

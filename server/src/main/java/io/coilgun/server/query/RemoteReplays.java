@@ -20,17 +20,21 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * REPLAY across nodes, through the peer link: a node replays the tasks it leads, and for each task another node
@@ -51,7 +55,7 @@ public final class RemoteReplays {
     static final long EMPTY_PAGE_WAIT_MS = 20;
 
     private final ClusterNode cluster;
-    private final java.util.function.Supplier<Catalog> catalog;
+    private final Supplier<Catalog> catalog;
     private final ScheduledExecutorService timer;
     private final Map<String, Served> served = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
@@ -60,18 +64,17 @@ public final class RemoteReplays {
     private record Served(MetricReplay replay, AtomicLong pulledAt) {
     }
 
-    public RemoteReplays(ClusterNode cluster, java.util.function.Supplier<Catalog> catalog) {
+    public RemoteReplays(ClusterNode cluster, Supplier<Catalog> catalog) {
         this.cluster = cluster;
         this.catalog = catalog;
-        this.timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "coilgun-replay-timer");
             t.setDaemon(true);
             return t;
         });
         cluster.peers().onCall(START, this::start);
         cluster.peers().onCall(PULL, this::pull);
-        cluster.peers().onMessage(CANCEL, (from, key) -> cancelServed(new String(key,
-                java.nio.charset.StandardCharsets.UTF_8)));
+        cluster.peers().onMessage(CANCEL, (from, key) -> cancelServed(new String(key, StandardCharsets.UTF_8)));
         timer.scheduleWithFixedDelay(this::expire, 10, 10, TimeUnit.SECONDS);
     }
 
@@ -143,7 +146,7 @@ public final class RemoteReplays {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(request))) {
             String key = in.readUTF();
             String streamName = in.readUTF();
-            TaskId task = TaskId.of(new org.apache.kafka.common.TopicPartition(in.readUTF(), in.readInt()));
+            TaskId task = TaskId.of(new TopicPartition(in.readUTF(), in.readInt()));
             long from = in.readLong();
             long to = in.readLong();
             StreamDef stream = catalog.get().stream(streamName).orElseThrow(() -> new IllegalStateException(
@@ -160,7 +163,7 @@ public final class RemoteReplays {
 
     /** A page: {@code ended, error or "", n, rows}. */
     private CompletableFuture<byte[]> pull(byte[] request) {
-        String key = new String(request, java.nio.charset.StandardCharsets.UTF_8);
+        String key = new String(request, StandardCharsets.UTF_8);
         Served s = served.get(key);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -240,7 +243,7 @@ public final class RemoteReplays {
             if (over || canceled || waiting.get() >= BUFFERED || !pulling.compareAndSet(false, true)) {
                 return;
             }
-            cluster.peers().call(node, PULL, key.getBytes(java.nio.charset.StandardCharsets.UTF_8), CALL_TIMEOUT_MS)
+            cluster.peers().call(node, PULL, key.getBytes(StandardCharsets.UTF_8), CALL_TIMEOUT_MS)
                     .whenComplete((page, e) -> {
                         int got = 0;
                         if (e != null) {
@@ -303,7 +306,7 @@ public final class RemoteReplays {
         public void cancel() {
             canceled = true;
             if (!over) {
-                cluster.peers().tell(node, CANCEL, key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                cluster.peers().tell(node, CANCEL, key.getBytes(StandardCharsets.UTF_8));
             }
         }
     }

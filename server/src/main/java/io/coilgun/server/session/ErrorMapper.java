@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntUnaryOperator;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,8 +58,7 @@ public final class ErrorMapper {
             return new PgException(SqlState.QUERY_CANCELED.code(),
                     "timed out waiting for the event to be processed; it may still be applied");
         }
-        if (e instanceof KafkaUnavailableException
-                || e instanceof org.apache.kafka.common.KafkaException) {
+        if (e instanceof KafkaUnavailableException || e instanceof KafkaException) {
             return new PgException(SqlState.CONNECTION_FAILURE.code(), "Kafka: " + e.getMessage());
         }
         LOG.error("internal error", e);

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.IntFunction;
+import java.util.stream.Collectors;
 
 /**
  * Runs INSERT and COPY FROM as pgwire statements over the node's {@link IngestService} (which publishes the rows,
@@ -115,7 +116,7 @@ public final class Inserter {
             if (rejected.rows() > 1) {
                 applied = rejected.applied().isEmpty() ? "; no row of the statement was applied"
                         : "; these rows were applied nonetheless: " + rejected.applied().stream().limit(20)
-                                .map(i -> String.valueOf(i + 1)).collect(java.util.stream.Collectors.joining(", "))
+                                .map(i -> String.valueOf(i + 1)).collect(Collectors.joining(", "))
                                 + (rejected.applied().size() > 20 ? " (" + rejected.applied().size() + " in all)" : "");
             }
             return new PgException(rejected.state().code(), where + rejected.getMessage() + applied);

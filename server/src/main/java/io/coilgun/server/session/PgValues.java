@@ -6,6 +6,7 @@ import io.coilgun.sql.query.PgTypes;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Locale;
 
 /**
  * Stream values and metric values as pgwire sends them: the Postgres type of a column, and each value in the Java
@@ -49,7 +50,7 @@ final class PgValues {
      */
     static String timestampText(long micros) {
         LocalDateTime t = timestamp(micros);
-        String text = String.format(java.util.Locale.ROOT, "%s %02d:%02d:%02d", t.toLocalDate(), t.getHour(),
+        String text = String.format(Locale.ROOT, "%s %02d:%02d:%02d", t.toLocalDate(), t.getHour(),
                 t.getMinute(), t.getSecond());
         long fraction = Math.floorMod(micros, 1_000_000L);
         return fraction == 0 ? text : text + "." + String.format("%06d", fraction).replaceAll("0+$", "");

@@ -1,11 +1,14 @@
 package io.coilgun.server.session;
 
 import io.coilgun.pgwire.spi.Column;
+import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
+import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.compile.ExplainStatement;
 import io.coilgun.sql.compile.ResultShape;
 import io.coilgun.sql.compile.SqlStatement;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The columns a statement returns, known before it runs (extended protocol Describe): the shape the SQL front
@@ -25,17 +28,17 @@ final class ResultShapes {
 
     /** @param cursors the columns of the session's cursor of a name (FETCH), or null when there is none */
     static List<Column> of(SessionServices node, SessionSettings settings, SqlStatement statement, String user,
-            String database, java.util.function.Function<String, List<Column>> cursors) {
+            String database, Function<String, List<Column>> cursors) {
         ResultShape shape = node.compiler().shape(statement);
         if (shape instanceof ResultShape.Fetch f) {
             List<Column> columns = cursors.apply(f.cursor());
             if (columns == null) {
-                throw new io.coilgun.pgwire.spi.PgException(io.coilgun.planner.error.SqlState.INVALID_CURSOR_NAME
-                        .code(), "cursor \"" + f.cursor() + "\" does not exist");
+                throw new PgException(SqlState.INVALID_CURSOR_NAME.code(),
+                        "cursor \"" + f.cursor() + "\" does not exist");
             }
             return columns;
         } else if (shape instanceof ResultShape.Query q) {
-            return CoilgunSession.queryColumns(node.describeQuery(q.statement(), user, database));
+            return QueryRunner.columns(node.describeQuery(q.statement(), user, database));
         } else if (shape instanceof ResultShape.Subscribe s) {
             return Subscription.columns(s.statement());
         } else if (shape instanceof ResultShape.TextColumns t) {

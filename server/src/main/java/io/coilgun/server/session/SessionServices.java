@@ -2,16 +2,20 @@ package io.coilgun.server.session;
 
 import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.server.query.ReplaySource;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
+import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.QuerySession;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What a session needs from its node, and nothing more: the catalog and compiler, the DDL operations (run on the
@@ -36,14 +40,13 @@ public interface SessionServices {
 
     /** Runs a query (SELECT …) on a query thread. */
     CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,
-            io.coilgun.sql.query.QuerySession session,
-            QueryEngine.Cancel cancel);
+            QuerySession session, QueryEngine.Cancel cancel);
 
     /** The columns a query returns, without running it (extended protocol Describe). */
     QueryEngine.Rows describeQuery(QueryStatement q, String user, String database);
 
     /** The threads that plan and run queries: never a network thread (planning a query may take a while). */
-    java.util.concurrent.Executor queryExecutor();
+    Executor queryExecutor();
 
     CompletableFuture<Void> createStream(CreateStreamStatement cs);
 
@@ -60,8 +63,7 @@ public interface SessionServices {
      * Starts REPLAY on every task of its metric's partitioner topic, each where it is led (this node or another);
      * completes with one source of rows per task, or fails (55000) when a task is led nowhere now.
      */
-    CompletableFuture<List<io.coilgun.server.query.ReplaySource>> startReplay(
-            io.coilgun.sql.compile.ReplayStatement replay);
+    CompletableFuture<List<ReplaySource>> startReplay(ReplayStatement replay);
 
     /**
      * A statement ended after {@code nanos}, by kind ({@code insert}, {@code select}, {@code copy_from}, …), failed

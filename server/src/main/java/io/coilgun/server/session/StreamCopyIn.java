@@ -10,6 +10,7 @@ import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -92,7 +93,7 @@ final class StreamCopyIn implements CopyIn {
         try {
             Object[] row = compiler.copyRow(copy, fields);
             if (rows.size() == lines.length) {
-                lines = java.util.Arrays.copyOf(lines, lines.length * 2);
+                lines = Arrays.copyOf(lines, lines.length * 2);
             }
             lines[rows.size()] = line;
             rows.add(row);

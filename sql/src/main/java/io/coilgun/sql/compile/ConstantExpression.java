@@ -1,11 +1,13 @@
 package io.coilgun.sql.compile;
 
+import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.compile.ValueConverter.Literal;
 import io.coilgun.sql.compile.ValueConverter.LiteralKind;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
+import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -13,9 +15,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNumericLiteral;
+import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
  * A constant expression written as an INSERT value ({@code TIMESTAMP '…' - INTERVAL '1' HOUR}, {@code -5 * 2},
@@ -42,7 +48,7 @@ final class ConstantExpression {
     static Literal evaluate(SqlText sql, SqlBasicCall call, Function<SqlNode, Literal> operand) {
         try {
             return new ConstantExpression(sql, operand).call(call);
-        } catch (ArithmeticException | java.time.DateTimeException e) {
+        } catch (ArithmeticException | DateTimeException e) {
             throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + e.getMessage(), call);
         } catch (IndexOutOfBoundsException e) {
             throw sql.error(SqlState.UNDEFINED_FUNCTION, "function " + call.getOperator().getName()
@@ -85,14 +91,14 @@ final class ConstantExpression {
      * cast to an integer type, arithmetic of those): integer / integer truncates, as Postgres' int division does.
      */
     private boolean integral(SqlNode node) {
-        if (node instanceof org.apache.calcite.sql.SqlNumericLiteral n) {
+        if (node instanceof SqlNumericLiteral n) {
             return n.isExact() && n.getScale() != null && n.getScale() == 0;
         }
-        if (node instanceof org.apache.calcite.sql.SqlDynamicParam p) {
+        if (node instanceof SqlDynamicParam p) {
             Object v = sql.value(p);
             return v instanceof Long || v instanceof Integer || v instanceof Short;
         }
-        if (node instanceof org.apache.calcite.sql.SqlCharStringLiteral c) {
+        if (node instanceof SqlCharStringLiteral c) {
             return c.getValueAs(String.class).trim().matches("[+-]?\\d+"); // unknown, read as an integer
         }
         if (node instanceof SqlBasicCall c) {
@@ -180,7 +186,7 @@ final class ConstantExpression {
                     (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
             t = t.plusMonths(sign * interval.number().longValueExact());
             return timestamp(Math.addExact(ValueConverter.toMicros(t), sign * interval.micros()));
-        } catch (ArithmeticException | java.time.DateTimeException e) {
+        } catch (ArithmeticException | DateTimeException e) {
             throw sql.error(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range", call);
         }
     }
@@ -198,7 +204,7 @@ final class ConstantExpression {
         List<Literal> args = new ArrayList<>();
         for (SqlNode n : nodes) {
             // TRIM's flag (BOTH, LEADING, TRAILING) is a symbol, not a value
-            args.add(n instanceof SqlLiteral lit && lit.getTypeName() == org.apache.calcite.sql.type.SqlTypeName.SYMBOL
+            args.add(n instanceof SqlLiteral lit && lit.getTypeName() == SqlTypeName.SYMBOL
                     ? new Literal(LiteralKind.TEXT, String.valueOf(lit.getValue()), null, 0) : operand.apply(n));
         }
         switch (name) {
@@ -359,7 +365,7 @@ final class ConstantExpression {
         };
     }
 
-    private io.coilgun.planner.error.CoilgunException unsupported(SqlBasicCall call, String what) {
+    private CoilgunException unsupported(SqlBasicCall call, String what) {
         return sql.error(SqlState.FEATURE_NOT_SUPPORTED, what + " is not supported in INSERT values (constant "
                 + "expressions: + - * / % || on numbers, text, timestamps and intervals, casts, now(), and a few "
                 + "functions; see docs/sql.md)", call);

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.regex.Pattern;
 import org.apache.calcite.config.CalciteConnectionConfigImpl;
 import org.apache.calcite.config.CalciteConnectionProperty;
 import org.apache.calcite.jdbc.CalciteSchema;
@@ -315,13 +316,13 @@ final class ExpressionCompiler {
         for (int i = 0; i < pattern.length(); i++) {
             char c = pattern.charAt(i);
             if (c == '\\' && i + 1 < pattern.length()) {
-                re.append(java.util.regex.Pattern.quote(String.valueOf(pattern.charAt(++i))));
+                re.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
             } else if (c == '%') {
                 re.append(".*");
             } else if (c == '_') {
                 re.append('.');
             } else {
-                re.append(java.util.regex.Pattern.quote(String.valueOf(c)));
+                re.append(Pattern.quote(String.valueOf(c)));
             }
         }
         return re.toString();

@@ -5,8 +5,11 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.sql.parser.SqlCopy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlDynamicParam;
@@ -15,6 +18,7 @@ import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.parser.SqlParserPos;
 
 /**
  * {@code INSERT INTO stream [(columns)] VALUES (...), ... [RETURNING *]} into complete, valid rows. Every row is
@@ -49,7 +53,7 @@ final class InsertCompiler {
     }
 
     /** {@code COPY stream [(columns)] FROM STDIN [options]}: the target and the options, checked. */
-    static CopyStatement copy(SqlText sql, io.coilgun.sql.parser.SqlCopy copy, Catalog catalog) {
+    static CopyStatement copy(SqlText sql, SqlCopy copy, Catalog catalog) {
         String name = copy.name().getSimple();
         StreamDef stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
                 "stream \"" + name + "\" does not exist", copy.name()));
@@ -58,7 +62,7 @@ final class InsertCompiler {
         for (int t : targets) {
             names.add(stream.column(t).name());
         }
-        java.util.Map<String, String> options = CopyOptions.read(sql, copy.options(), false);
+        Map<String, String> options = CopyOptions.read(sql, copy.options(), false);
         return new CopyStatement(stream, targets, names, options);
     }
 
@@ -71,9 +75,9 @@ final class InsertCompiler {
         List<SqlNode> exprs = new ArrayList<>(fields.length);
         for (int i = 0; i < fields.length; i++) {
             numbers[i] = i + 1;
-            exprs.add(new SqlDynamicParam(i, org.apache.calcite.sql.parser.SqlParserPos.ZERO));
+            exprs.add(new SqlDynamicParam(i, SqlParserPos.ZERO));
         }
-        SqlText sql = new SqlText("", numbers, java.util.Arrays.asList((Object[]) fields));
+        SqlText sql = new SqlText("", numbers, Arrays.asList((Object[]) fields));
         return row(sql, copy.stream(), copy.targets(), exprs, null, values);
     }
 

@@ -24,7 +24,9 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlSyntax;
 
 /**
  * {@code CREATE METRIC name AS SELECT <aggregations> FROM stream GROUP BY fields OVER <window>} into a
@@ -221,8 +223,8 @@ final class MetricCompiler {
 
     private static Written aggregation(SqlText sql, SqlNode expr, String alias, StreamDef stream) {
         if (!(expr instanceof SqlCall call) || !(expr instanceof SqlBasicCall)
-                || call.getOperator().getSyntax() == org.apache.calcite.sql.SqlSyntax.BINARY
-                || call.getOperator().getSyntax() == org.apache.calcite.sql.SqlSyntax.PREFIX) {
+                || call.getOperator().getSyntax() == SqlSyntax.BINARY
+                || call.getOperator().getSyntax() == SqlSyntax.PREFIX) {
             throw sql.error(SqlState.GROUPING_ERROR, "a metric's select list holds aggregations only, such as "
                     + "SUM(amount) or COUNT(*); the group key is implied", expr);
         }
@@ -245,7 +247,7 @@ final class MetricCompiler {
                 && "DISTINCT".equalsIgnoreCase(call.getFunctionQuantifier().toValue());
         // Calcite reads LAST(x) and PREV(x) as MATCH_RECOGNIZE navigation with a default offset: LAST(x, 0), PREV(x, 1)
         boolean navigation = (kind == AggregationKind.LAST || kind == AggregationKind.PREV) && call.operandCount() == 2
-                && call.operand(1) instanceof org.apache.calcite.sql.SqlNumericLiteral offset
+                && call.operand(1) instanceof SqlNumericLiteral offset
                 && offset.intValue(true) == (kind == AggregationKind.LAST ? 0 : 1);
         if (call.operandCount() != 1 && !navigation) {
             throw sql.error(SqlState.UNDEFINED_FUNCTION, fn.toLowerCase(Locale.ROOT) + " takes one argument", call);

@@ -1,5 +1,6 @@
 package io.coilgun.sql.compile;
 
+import io.coilgun.sql.parser.PgSyntax;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -64,7 +65,7 @@ final class QueryColumnNames {
             }
             String op = call.getOperator().getName();
             if (op.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                String context = io.coilgun.sql.parser.PgSyntax.contextFunctionColumn(op);
+                String context = PgSyntax.contextFunctionColumn(op);
                 if (context != null) {
                     return context;
                 }

@@ -4,6 +4,7 @@ import io.coilgun.sql.parser.CoilgunParser;
 import io.coilgun.sql.parser.ParsedStatement;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 
 /**
@@ -55,7 +56,7 @@ public final class SqlStatement {
 
     /** Whether it is a query (SELECT and the other query forms), which runs in Calcite. */
     public boolean isQuery() {
-        return node().isA(org.apache.calcite.sql.SqlKind.QUERY);
+        return node().isA(SqlKind.QUERY);
     }
 
     SqlNode node() {

@@ -9,18 +9,26 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.PlanExplainer;
 import io.coilgun.sql.parser.CoilgunParser;
 import io.coilgun.sql.parser.SqlAlterStream;
+import io.coilgun.sql.parser.SqlCopy;
+import io.coilgun.sql.parser.SqlCopyTo;
 import io.coilgun.sql.parser.SqlCreateMetric;
 import io.coilgun.sql.parser.SqlCreateStream;
+import io.coilgun.sql.parser.SqlCursor;
 import io.coilgun.sql.parser.SqlDropMetric;
+import io.coilgun.sql.parser.SqlDropStream;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
+import io.coilgun.sql.parser.SqlReplay;
 import io.coilgun.sql.parser.SqlShowObjects;
-import io.coilgun.sql.parser.SqlCursor;
+import io.coilgun.sql.parser.SqlSubscribe;
 import io.coilgun.sql.parser.SqlTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlSetOption;
 
@@ -71,7 +79,7 @@ public final class StatementCompiler {
         }
         return "filled when created from " + (m.backfillMicros() == MetricDef.BACKFILL_ALL
                 ? "all the history the reservoirs held"
-                : "the last " + io.coilgun.planner.model.Durations.format(m.backfillMicros()).toLowerCase(Locale.ROOT)
+                : "the last " + Durations.format(m.backfillMicros()).toLowerCase(Locale.ROOT)
                         + " of history the reservoirs held") + " (backfill)";
     }
 
@@ -110,7 +118,7 @@ public final class StatementCompiler {
      * DROP STREAM: an unknown stream (without IF EXISTS) or one with metrics (without CASCADE) fails here, with the
      * position; the node checks again when it runs the drop (the catalog may have changed in between).
      */
-    private DropStreamStatement dropStream(SqlText sql, io.coilgun.sql.parser.SqlDropStream ds) {
+    private DropStreamStatement dropStream(SqlText sql, SqlDropStream ds) {
         String name = ds.name().getSimple();
         if (catalog.stream(name).isEmpty()) {
             if (!ds.ifExists()) {
@@ -128,11 +136,11 @@ public final class StatementCompiler {
         if (value == null) {
             return null;
         }
-        if (value instanceof org.apache.calcite.sql.SqlLiteral lit) {
+        if (value instanceof SqlLiteral lit) {
             Object v = lit.toValue();
             return v == null ? "" : v.toString();
         }
-        if (value instanceof org.apache.calcite.sql.SqlIdentifier id && id.isSimple()) {
+        if (value instanceof SqlIdentifier id && id.isSimple()) {
             return id.getSimple();
         }
         return value.toString();
@@ -193,13 +201,13 @@ public final class StatementCompiler {
      */
     public ResultShape shape(SqlStatement statement) {
         SqlNode node = statement.node();
-        if (node.isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+        if (node.isA(SqlKind.QUERY)) {
             return new ResultShape.Query((QueryStatement) compile(statement));
         }
-        if (node instanceof io.coilgun.sql.parser.SqlSubscribe) {
+        if (node instanceof SqlSubscribe) {
             return new ResultShape.Subscribe((SubscribeStatement) compile(statement, List.of()));
         }
-        if (node instanceof io.coilgun.sql.parser.SqlReplay) {
+        if (node instanceof SqlReplay) {
             return new ResultShape.Subscribe(((ReplayStatement) compile(statement, List.of())).shape());
         }
         if (node instanceof SqlCursor cursor && cursor.kind() == SqlCursor.Kind.FETCH) {
@@ -214,7 +222,7 @@ public final class StatementCompiler {
                     ((RowsStatement) compile(statement)).columns()) : new ResultShape.Setting(show.what());
         }
         if (node instanceof SqlInsertReturning ir
-                && ir.insert().getTargetTable() instanceof org.apache.calcite.sql.SqlIdentifier target
+                && ir.insert().getTargetTable() instanceof SqlIdentifier target
                 && target.isSimple()) {
             StreamDef stream = catalog.stream(target.getSimple()).orElse(null);
             if (stream != null) {
@@ -268,7 +276,7 @@ public final class StatementCompiler {
         if (node instanceof SqlShowObjects show) {
             return show.metrics() ? showMetrics() : show.streams() ? showStreams() : new ShowStatement(show.what());
         }
-        if (node instanceof io.coilgun.sql.parser.SqlCopy copy) {
+        if (node instanceof SqlCopy copy) {
             return InsertCompiler.copy(sql, copy, catalog);
         }
         if (node instanceof SqlTransaction tx) {
@@ -284,7 +292,7 @@ public final class StatementCompiler {
             }
             return new DropMetricStatement(name, dm.ifExists());
         }
-        if (node instanceof io.coilgun.sql.parser.SqlDropStream ds) {
+        if (node instanceof SqlDropStream ds) {
             return dropStream(sql, ds);
         }
         if (node instanceof SqlCreateMetric cm) {
@@ -296,18 +304,18 @@ public final class StatementCompiler {
         if (node instanceof SqlInsert insert) {
             return InsertCompiler.compile(sql, insert, false, catalog, values);
         }
-        if (node.isA(org.apache.calcite.sql.SqlKind.QUERY)) {
+        if (node.isA(SqlKind.QUERY)) {
             // SELECT and the other query forms run in Calcite over metrics, streams and the catalogs
             int at = query.indexOf(text);
             return new QueryStatement(text, at < 0 ? 1 : query.codePointCount(0, at) + 1, QueryColumnNames.of(node));
         }
-        if (node instanceof io.coilgun.sql.parser.SqlSubscribe subscribe) {
+        if (node instanceof SqlSubscribe subscribe) {
             return SubscribeCompiler.compile(sql, subscribe, catalog);
         }
-        if (node instanceof io.coilgun.sql.parser.SqlReplay replay) {
+        if (node instanceof SqlReplay replay) {
             return ReplayCompiler.compile(sql, replay, catalog);
         }
-        if (node instanceof io.coilgun.sql.parser.SqlCopyTo copyTo) {
+        if (node instanceof SqlCopyTo copyTo) {
             return SubscribeCompiler.copyTo(sql, copyTo);
         }
         if (node instanceof SqlCursor cursor) {

@@ -5,20 +5,29 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.sql.parser.Intervals;
 import io.coilgun.sql.parser.TimestampText;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
+import org.apache.calcite.sql.SqlDataTypeSpec;
 import org.apache.calcite.sql.SqlDateLiteral;
 import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlIntervalLiteral;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlLiteral;
 import org.apache.calcite.sql.SqlNode;
@@ -43,7 +52,7 @@ public final class ValueConverter {
     private static final DateTimeFormatter TIMESTAMP_TEXT = TimestampText.FORMAT;
 
     /** The functions that give the statement's time (Postgres: the transaction's; here the server clock). */
-    private static final java.util.Set<String> NOW = java.util.Set.of("NOW", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP",
+    private static final Set<String> NOW = Set.of("NOW", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP",
             "TRANSACTION_TIMESTAMP", "STATEMENT_TIMESTAMP", "CLOCK_TIMESTAMP");
 
     private final Clock clock;
@@ -241,7 +250,7 @@ public final class ValueConverter {
         }
         try {
             LocalDateTime t = TimestampText.parse(text);
-            if (tag.equals("DATE") && !t.toLocalTime().equals(java.time.LocalTime.MIDNIGHT)) {
+            if (tag.equals("DATE") && !t.toLocalTime().equals(LocalTime.MIDNIGHT)) {
                 throw new DateTimeParseException("a date has no time", text, 0);
             }
             return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(t));
@@ -282,11 +291,11 @@ public final class ValueConverter {
             if (value instanceof LocalDateTime t) {
                 return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(t));
             }
-            if (value instanceof java.time.OffsetDateTime t) {
+            if (value instanceof OffsetDateTime t) {
                 return new Literal(LiteralKind.TIMESTAMP, null, null,
                         toMicros(t.withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime()));
             }
-            if (value instanceof java.time.LocalDate d) {
+            if (value instanceof LocalDate d) {
                 return new Literal(LiteralKind.TIMESTAMP, null, null, toMicros(d.atStartOfDay()));
             }
         } catch (DateTimeException | ArithmeticException e) {
@@ -389,14 +398,14 @@ public final class ValueConverter {
         // now() is a call; CURRENT_TIMESTAMP and LOCALTIMESTAMP without parentheses parse as identifiers
         if ((expr instanceof SqlBasicCall now && now.operandCount() == 0
                 && NOW.contains(now.getOperator().getName().toUpperCase(Locale.ROOT)))
-                || (expr instanceof org.apache.calcite.sql.SqlIdentifier id && id.isSimple()
+                || (expr instanceof SqlIdentifier id && id.isSimple()
                         && NOW.contains(id.getSimple().toUpperCase(Locale.ROOT)))) {
-            java.time.Instant t = clock.instant();
+            Instant t = clock.instant();
             return new Literal(LiteralKind.TIMESTAMP, null, null,
                     Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000));
         }
         if (expr instanceof SqlBasicCall call && call.getKind() == SqlKind.CAST
-                && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec) {
+                && call.operand(1) instanceof SqlDataTypeSpec spec) {
             return cast(sql, call.operand(0), SqlTypeName.get(spec.getTypeName().getSimple().toUpperCase(Locale.ROOT)));
         }
         if (expr instanceof SqlBasicCall call) {
@@ -406,10 +415,10 @@ public final class ValueConverter {
             throw sql.error(SqlState.FEATURE_NOT_SUPPORTED,
                     "INSERT values are constant expressions: a column or a subquery is not one", expr);
         }
-        if (lit instanceof org.apache.calcite.sql.SqlIntervalLiteral interval) {
+        if (lit instanceof SqlIntervalLiteral interval) {
             long[] parts;
             try {
-                parts = io.coilgun.sql.parser.Intervals.monthsAndMicros(interval);
+                parts = Intervals.monthsAndMicros(interval);
             } catch (CoilgunException e) {
                 throw sql.error(e.state(), e.getMessage(), expr);
             }

@@ -1,6 +1,8 @@
 package io.coilgun.sql.parser;
 
 import io.coilgun.planner.error.SqlState;
+import java.time.DateTimeException;
+import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Locale;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
@@ -8,6 +10,7 @@ import org.apache.calcite.sql.SqlBinaryOperator;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlDataTypeSpec;
+import org.apache.calcite.sql.SqlDynamicParam;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
@@ -66,7 +69,7 @@ public final class PgCast extends SqlBinaryOperator {
         switch (name) {
             case "regclass", "regtype", "regnamespace", "regrole" -> {
                 // a parameter is a name too: SQLAlchemy binds CAST(%(p)s AS REGCLASS) with 'pg_catalog.pg_class'
-                if (value instanceof org.apache.calcite.sql.SqlDynamicParam) {
+                if (value instanceof SqlDynamicParam) {
                     return function("pg_" + name + "_oid", pos, cast(value, SqlTypeName.VARCHAR, pos));
                 }
                 return function("pg_" + name + (literal ? "_oid" : "_name"), pos, value);
@@ -160,10 +163,10 @@ public final class PgCast extends SqlBinaryOperator {
             return value;
         }
         try {
-            java.time.LocalDateTime t = TimestampText.parse(literal.getValueAs(String.class));
+            LocalDateTime t = TimestampText.parse(literal.getValueAs(String.class));
             String text = type == SqlTypeName.DATE ? t.toLocalDate().toString() : TimestampText.canonical(t);
             return SqlLiteral.createCharString(text, literal.getParserPosition());
-        } catch (java.time.DateTimeException e) {
+        } catch (DateTimeException e) {
             return value; // not one: the cast says so
         }
     }

@@ -1,6 +1,13 @@
 package io.coilgun.sql.parser;
 
+import java.io.StringReader;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 
 /**
  * Postgres spellings that Calcite's lexer cannot read, rewritten before parsing into ones it can, most keeping every
@@ -106,7 +113,7 @@ public final class PgSyntax {
     public static final String CURRENT_CATALOG = "pgcurcatalog";
     public static final String CURRENT_USER = "pgcuruser";
     public static final String SESSION_USER = "pgsessuser";
-    private static final java.util.Map<String, String> CONTEXT_FUNCTIONS = java.util.Map.of(
+    private static final Map<String, String> CONTEXT_FUNCTIONS = Map.of(
             "CURRENT_SCHEMA", CURRENT_SCHEMA, "CURRENT_CATALOG", CURRENT_CATALOG, "CURRENT_USER", CURRENT_USER,
             "SESSION_USER", SESSION_USER);
 
@@ -125,21 +132,21 @@ public final class PgSyntax {
      * cannot run (an array-valued function and a series over its bounds in FROM, {@code s[i]}). Coilgun's search
      * path is fixed ({@code "$user", public}), so the subquery is replaced by the rows it gives, padded.
      */
-    private static final java.util.regex.Pattern SEARCH_PATH_SCHEMAS = java.util.regex.Pattern.compile(
+    private static final Pattern SEARCH_PATH_SCHEMAS = Pattern.compile(
             "SELECT\\s+CASE\\s+WHEN\\s+trim\\(s\\[i\\]\\)\\s*=\\s*'\"\\$user\"'\\s+THEN\\s+user\\s+ELSE\\s+"
                     + "trim\\(s\\[i\\]\\)\\s+END\\s+FROM\\s+generate_series\\(\\s*"
                     + "array_lower\\(\\s*string_to_array\\(\\s*current_setting\\(\\s*'search_path'\\s*\\)\\s*,\\s*','\\s*\\)"
                     + "\\s*,\\s*1\\s*\\)\\s*,\\s*array_upper\\(\\s*string_to_array\\(\\s*current_setting\\(\\s*"
                     + "'search_path'\\s*\\)\\s*,\\s*','\\s*\\)\\s*,\\s*1\\s*\\)\\s*\\)\\s+as\\s+i\\s*,\\s*"
                     + "string_to_array\\(\\s*current_setting\\(\\s*'search_path'\\s*\\)\\s*,\\s*','\\s*\\)\\s+s",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
+            Pattern.CASE_INSENSITIVE);
     private static final String SEARCH_PATH_ROWS = "SELECT " + CURRENT_USER + "() UNION ALL SELECT 'public'";
 
     private static String searchPathSchemas(String sql) {
         if (!sql.toLowerCase(Locale.ROOT).contains("search_path")) {
             return sql;
         }
-        java.util.regex.Matcher m = SEARCH_PATH_SCHEMAS.matcher(sql);
+        Matcher m = SEARCH_PATH_SCHEMAS.matcher(sql);
         StringBuilder out = new StringBuilder(sql);
         while (m.find()) {
             String rows = SEARCH_PATH_ROWS + " ".repeat(m.end() - m.start() - SEARCH_PATH_ROWS.length());
@@ -172,18 +179,16 @@ public final class PgSyntax {
     }
 
     /** The words Calcite's parser reserves (an identifier only when quoted). */
-    private static final java.util.Set<String> RESERVED = reserved();
+    private static final Set<String> RESERVED = reserved();
     /**
      * After AS, these start a statement (CREATE METRIC m AS SELECT …), not an alias; RETURNING stays reserved, as
      * Postgres reserves it for table aliases (INSERT … RETURNING).
      */
-    private static final java.util.Set<String> NOT_ALIASES = java.util.Set.of("SELECT", "WITH", "VALUES", "RETURNING");
+    private static final Set<String> NOT_ALIASES = Set.of("SELECT", "WITH", "VALUES", "RETURNING");
 
-    private static java.util.Set<String> reserved() {
-        org.apache.calcite.sql.parser.SqlAbstractParserImpl.Metadata m =
-                io.coilgun.sql.parser.CoilgunSqlParserImpl.FACTORY.getParser(new java.io.StringReader(""))
-                        .getMetadata();
-        java.util.Set<String> words = new java.util.HashSet<>();
+    private static Set<String> reserved() {
+        SqlAbstractParserImpl.Metadata m = CoilgunSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
+        Set<String> words = new HashSet<>();
         for (String token : m.getTokens()) {
             if (m.isKeyword(token) && !m.isNonReservedKeyword(token) && token.matches("[A-Z_][A-Z0-9_]*")) {
                 words.add(token);
@@ -256,7 +261,7 @@ public final class PgSyntax {
     }
 
     /** Type names only Postgres has (Calcite's CAST does not know them; {@link PgCast}'s {@code ::} does). */
-    private static final java.util.Set<String> POSTGRES_TYPES = java.util.Set.of("regclass", "regtype",
+    private static final Set<String> POSTGRES_TYPES = Set.of("regclass", "regtype",
             "regnamespace", "regrole", "regproc", "regprocedure", "regoper", "regconfig", "text", "name", "bpchar",
             "citext", "oid", "xid", "cid", "int2", "int4", "int8", "float4", "float8", "bool", "timestamptz", "bytea");
 

@@ -2,13 +2,17 @@ package io.coilgun.sql.query;
 
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
+import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.parser.TimestampText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.sql.Date;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -57,7 +61,7 @@ final class ParameterValues {
             case Types.BOOLEAN -> ps.setBoolean(index, bool(value, number));
             case Types.CHAR, Types.VARCHAR -> ps.setString(index, value.toString());
             case Types.TIMESTAMP -> ps.setTimestamp(index, timestamp(value, number), UTC);
-            case Types.DATE -> ps.setDate(index, new java.sql.Date(timestamp(value, number).getTime()), UTC);
+            case Types.DATE -> ps.setDate(index, new Date(timestamp(value, number).getTime()), UTC);
             default -> ps.setObject(index, value);
         }
     }
@@ -69,7 +73,7 @@ final class ParameterValues {
         } else if (value instanceof BigDecimal || value instanceof BigInteger || value instanceof Number) {
             d = new BigDecimal(value.toString());
             if (d.stripTrailingZeros().scale() > 0) {
-                d = d.setScale(0, java.math.RoundingMode.HALF_UP); // Postgres rounds a numeric cast to an integer
+                d = d.setScale(0, RoundingMode.HALF_UP); // Postgres rounds a numeric cast to an integer
             }
         } else if (value instanceof String s) {
             try {
@@ -140,7 +144,7 @@ final class ParameterValues {
             return b;
         }
         if (value instanceof String s) {
-            Boolean b = io.coilgun.sql.compile.ValueConverter.booleanText(s);
+            Boolean b = ValueConverter.booleanText(s);
             if (b == null) {
                 throw invalid("boolean", s, number);
             }
@@ -168,7 +172,7 @@ final class ParameterValues {
             } catch (DateTimeParseException e) {
                 throw new CoilgunException(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type "
                         + "timestamp: \"" + s + "\" (parameter $" + number + ")", 0);
-            } catch (java.time.DateTimeException e) {
+            } catch (DateTimeException e) {
                 throw new CoilgunException(SqlState.DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"" + s
                         + "\" (parameter $" + number + ")", 0);
             }

@@ -4,10 +4,21 @@ import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
+import org.apache.calcite.linq4j.function.NonDeterministic;
 import org.apache.calcite.linq4j.function.Parameter;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.ScannableTable;
 import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.ScalarFunctionImpl;
+import org.apache.calcite.schema.impl.TableFunctionImpl;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /**
@@ -29,22 +40,19 @@ public final class PgFunctions {
             if (Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == PgFunctions.class) {
                 String name = m.getName().toLowerCase(Locale.ROOT);
                 name = name.endsWith("_") ? name.substring(0, name.length() - 1) : name;
-                if (org.apache.calcite.schema.Table.class.isAssignableFrom(m.getReturnType())) {
-                    schema.add(name, org.apache.calcite.schema.impl.TableFunctionImpl.create(m));
-                } else if (m.getReturnType() == java.util.List.class
-                        || java.util.Arrays.asList(m.getParameterTypes()).contains(java.util.List.class)) {
+                if (Table.class.isAssignableFrom(m.getReturnType())) {
+                    schema.add(name, TableFunctionImpl.create(m));
+                } else if (m.getReturnType() == List.class
+                        || Arrays.asList(m.getParameterTypes()).contains(List.class)) {
                     // Calcite derives no element type from a List: these are arrays of text
-                    java.util.function.Function<org.apache.calcite.rel.type.RelDataTypeFactory,
-                            org.apache.calcite.rel.type.RelDataType> textArray = types ->
+                    Function<RelDataTypeFactory, RelDataType> textArray = types ->
                             types.createTypeWithNullability(types.createArrayType(
                                     types.createSqlType(SqlTypeName.VARCHAR), -1), true);
-                    java.util.List<java.util.function.Function<org.apache.calcite.rel.type.RelDataTypeFactory,
-                            org.apache.calcite.rel.type.RelDataType>> params = new java.util.ArrayList<>();
+                    List<Function<RelDataTypeFactory, RelDataType>> params = new ArrayList<>();
                     for (Class<?> p : m.getParameterTypes()) {
-                        params.add(p == java.util.List.class ? textArray : null);
+                        params.add(p == List.class ? textArray : null);
                     }
-                    schema.add(name, new TypedFunction(m, m.getReturnType() == java.util.List.class ? textArray
-                            : null, params));
+                    schema.add(name, new TypedFunction(m, m.getReturnType() == List.class ? textArray : null, params));
                 } else {
                     schema.add(name, ScalarFunctionImpl.create(m));
                 }
@@ -88,8 +96,8 @@ public final class PgFunctions {
         return rels().database;
     }
 
-    public static java.util.List<String> current_schemas(Boolean implicit) {
-        return Boolean.TRUE.equals(implicit) ? java.util.List.of("pg_catalog", "public") : java.util.List.of("public");
+    public static List<String> current_schemas(Boolean implicit) {
+        return Boolean.TRUE.equals(implicit) ? List.of("pg_catalog", "public") : List.of("public");
     }
 
     public static String pg_get_userbyid(Integer oid) {
@@ -123,9 +131,9 @@ public final class PgFunctions {
     }
 
     /** The upper bound of a one-dimensional array (Coilgun's catalog arrays are text: NULL). */
-    public static Integer array_upper(java.util.List<String> array, Integer dimension) {
+    public static Integer array_upper(List<String> array, Integer dimension) {
         if (array != null && Integer.valueOf(1).equals(dimension)) {
-            java.util.List<String> list = array;
+            List<String> list = array;
             return list.isEmpty() ? null : list.size();
         }
         return null;
@@ -133,21 +141,21 @@ public final class PgFunctions {
 
     /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
     /** The lower bound of a one-dimensional array: 1 (NULL for an empty array or another dimension). */
-    public static Integer array_lower(java.util.List<String> array, Integer dimension) {
+    public static Integer array_lower(List<String> array, Integer dimension) {
         return array != null && !array.isEmpty() && Integer.valueOf(1).equals(dimension) ? 1 : null;
     }
 
     /** The length of a one-dimensional array (NULL for an empty array or another dimension). */
-    public static Integer array_length(java.util.List<String> array, Integer dimension) {
+    public static Integer array_length(List<String> array, Integer dimension) {
         return array_upper(array, dimension);
     }
 
     /** {@code string_to_array(text, delimiter)}: the pieces between delimiters (a NULL delimiter: each character). */
-    public static java.util.List<String> string_to_array(String text, String delimiter) {
+    public static List<String> string_to_array(String text, String delimiter) {
         if (text == null) {
             return null;
         }
-        java.util.List<String> pieces = new java.util.ArrayList<>();
+        List<String> pieces = new ArrayList<>();
         if (text.isEmpty()) {
             return pieces;
         }
@@ -171,11 +179,11 @@ public final class PgFunctions {
      * {@code parse_ident('schema.table')}: the parts of a qualified name, unquoted (quoted parts keep their case,
      * the others are folded to lower case); 22P02 for a malformed name.
      */
-    public static java.util.List<String> parse_ident(String name) {
+    public static List<String> parse_ident(String name) {
         if (name == null) {
             return null;
         }
-        java.util.List<String> parts = new java.util.ArrayList<>();
+        List<String> parts = new ArrayList<>();
         int i = 0;
         int n = name.length();
         while (true) {
@@ -235,9 +243,9 @@ public final class PgFunctions {
         return value instanceof Number n ? Integer.valueOf(n.intValue()) : pg_regclass_oid(value.toString());
     }
 
-    public static org.apache.calcite.schema.ScannableTable generate_series(Integer start, Integer stop) {
-        return new RowsTable(java.util.List.of(Col.int4("generate_series")), () -> {
-            java.util.List<Object[]> rows = new java.util.ArrayList<>();
+    public static ScannableTable generate_series(Integer start, Integer stop) {
+        return new RowsTable(List.of(Col.int4("generate_series")), () -> {
+            List<Object[]> rows = new ArrayList<>();
             if (start != null && stop != null) {
                 for (int i = start; i <= stop; i++) {
                     rows.add(new Object[] {i});
@@ -435,7 +443,7 @@ public final class PgFunctions {
     }
 
     /** {@code lookup} of {@code name}, NULL where it fails (an unknown name, as {@code to_reg*} answers). */
-    private static Integer orNull(java.util.function.Function<String, Integer> lookup, String name) {
+    private static Integer orNull(Function<String, Integer> lookup, String name) {
         try {
             return name == null ? null : lookup.apply(name);
         } catch (CoilgunException e) {
@@ -486,8 +494,8 @@ public final class PgFunctions {
      * Sleeps for {@code seconds}, until the statement is canceled or its statement_timeout ends it (57014): what
      * clients and tests use to try a cancel. Never constant-folded (Calcite would run it while planning).
      */
-    @org.apache.calcite.linq4j.function.NonDeterministic
-    public static String pg_sleep(java.math.BigDecimal seconds) {
+    @NonDeterministic
+    public static String pg_sleep(BigDecimal seconds) {
         Relations rels = rels();
         long deadline = System.nanoTime() + (long) (Math.max(0, seconds == null ? 0 : seconds.doubleValue()) * 1e9);
         try {

@@ -1,5 +1,8 @@
 package io.coilgun.sql.query;
 
+import io.coilgun.sql.compile.ValueConverter;
+import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexBuilder;
@@ -13,6 +16,7 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeTransforms;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 import org.apache.calcite.sql2rel.SqlRexContext;
 import org.apache.calcite.sql2rel.SqlRexConvertlet;
@@ -34,10 +38,10 @@ public final class PgTextCasts implements SqlRexConvertletTable {
     }
 
     private static SqlOperator function(String name) {
-        java.lang.reflect.Method method = java.util.Arrays.stream(PgTextCasts.class.getMethods())
+        Method method = Arrays.stream(PgTextCasts.class.getMethods())
                 .filter(m -> m.getName().equals(name)).findFirst().orElseThrow();
         return new SqlUserDefinedFunction(new SqlIdentifier(name, SqlParserPos.ZERO),
-                ReturnTypes.explicit(SqlTypeName.VARCHAR).andThen(org.apache.calcite.sql.type.SqlTypeTransforms
+                ReturnTypes.explicit(SqlTypeName.VARCHAR).andThen(SqlTypeTransforms
                         .TO_NULLABLE), null, OperandTypes.ANY, List.of(), ScalarFunctionImpl.create(method));
     }
 
@@ -71,6 +75,6 @@ public final class PgTextCasts implements SqlRexConvertletTable {
 
     /** A timestamp (Calcite's milliseconds) as Postgres' text: {@code 2026-01-02 10:00:00.5}. */
     public static String pg_timestamp_text(Long millis) {
-        return millis == null ? null : io.coilgun.sql.compile.ValueConverter.formatMicros(millis * 1000L);
+        return millis == null ? null : ValueConverter.formatMicros(millis * 1000L);
     }
 }

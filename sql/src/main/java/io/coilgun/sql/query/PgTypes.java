@@ -1,6 +1,8 @@
 package io.coilgun.sql.query;
 
 import io.coilgun.planner.model.ColumnType;
+import io.coilgun.sql.compile.SqlTypeNames;
+import java.math.BigDecimal;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 /** Postgres type oids, names and sizes, for the catalog tables; and the oid of each column type. */
@@ -85,7 +87,7 @@ public final class PgTypes {
     }
 
     static SqlTypeName sql(ColumnType t) {
-        return io.coilgun.sql.compile.SqlTypeNames.of(t);
+        return SqlTypeNames.of(t);
     }
 
     /** A stream value (timestamps as micros) in Calcite's representation (timestamps as millis). */
@@ -106,7 +108,7 @@ public final class PgTypes {
             return ((Number) v).doubleValue();
         }
         if (t == ColumnType.NUMERIC) {
-            return v instanceof java.math.BigDecimal d ? d : java.math.BigDecimal.valueOf(((Number) v).longValue());
+            return v instanceof BigDecimal d ? d : BigDecimal.valueOf(((Number) v).longValue());
         }
         return v;
     }

@@ -7,17 +7,25 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.parser.ParameterMarkers;
 import io.coilgun.sql.parser.PgSyntax;
 import java.math.BigDecimal;
+import java.sql.Array;
 import java.sql.Connection;
+import java.sql.Date;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Calendar;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TimeZone;
@@ -25,6 +33,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.Driver;
+import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
@@ -93,10 +102,10 @@ public final class QueryEngine {
      * the reading of its rows; a query not started yet does not start.
      */
     public static final class Cancel {
-        private volatile java.sql.Statement statement;
+        private volatile Statement statement;
         private volatile boolean canceled;
 
-        void attach(java.sql.Statement s) throws SQLException {
+        void attach(Statement s) throws SQLException {
             statement = s;
             if (canceled) {
                 s.cancel();
@@ -106,7 +115,7 @@ public final class QueryEngine {
 
         public void cancel() {
             canceled = true;
-            java.sql.Statement s = statement;
+            Statement s = statement;
             if (s != null) {
                 try {
                     s.cancel();
@@ -138,7 +147,7 @@ public final class QueryEngine {
         PgFunctions.CURRENT.set(rels);
         try (Connection connection = connect(rels, user);
                 PreparedStatement ps = connection.prepareStatement(markers.sql())) {
-            java.sql.ParameterMetaData types = ps.getParameterMetaData();
+            ParameterMetaData types = ps.getParameterMetaData();
             for (int i = 0; i < numbers.length; i++) {
                 int n = numbers[i];
                 int type = types.getParameterType(i + 1);
@@ -172,7 +181,7 @@ public final class QueryEngine {
                     return columns(ps.getMetaData(), columnNames, List.of());
                 }
                 int[] numbers = markers.numbers();
-                java.sql.ParameterMetaData types = numbers.length > 0 ? ps.getParameterMetaData() : null;
+                ParameterMetaData types = numbers.length > 0 ? ps.getParameterMetaData() : null;
                 for (int i = 0; i < numbers.length; i++) {
                     int n = numbers[i];
                     ParameterValues.bind(ps, i + 1, types.getParameterType(i + 1),
@@ -280,7 +289,7 @@ public final class QueryEngine {
     }
 
     private static AbstractSchema schema(Relations rels, int namespace, int fallback) {
-        Map<String, Table> tables = new java.util.LinkedHashMap<>();
+        Map<String, Table> tables = new LinkedHashMap<>();
         if (fallback >= 0) {
             for (Relations.Rel r : rels.in(fallback)) {
                 tables.put(r.name(), r.table());
@@ -351,20 +360,20 @@ public final class QueryEngine {
         Object v;
         switch (jdbcType) {
             case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE -> {
-                java.sql.Timestamp ts = rs.getTimestamp(i, (Calendar) UTC.clone());
+                Timestamp ts = rs.getTimestamp(i, (Calendar) UTC.clone());
                 return ts == null ? null : LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
             }
             case Types.DATE -> {
-                java.sql.Date d = rs.getDate(i, (Calendar) UTC.clone());
+                Date d = rs.getDate(i, (Calendar) UTC.clone());
                 // a java.sql.Date has no toInstant(); read at UTC, its time is the day's midnight
-                return d == null ? null : java.time.LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
+                return d == null ? null : LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), 86_400_000L));
             }
             case Types.TINYINT, Types.SMALLINT -> {
                 short s = rs.getShort(i);
                 return rs.wasNull() ? null : s;
             }
             case Types.ARRAY -> {
-                java.sql.Array a = rs.getArray(i);
+                Array a = rs.getArray(i);
                 if (a == null) {
                     return null;
                 }
@@ -444,7 +453,7 @@ public final class QueryEngine {
             StringBuilder all = new StringBuilder();
             for (Throwable t = e; t != null; t = t.getCause()) {
                 all.append(t.getMessage()).append('\n');
-                if (t instanceof org.apache.calcite.runtime.CalciteContextException cce && cce.getPosLine() > 0) {
+                if (t instanceof CalciteContextException cce && cce.getPosLine() > 0) {
                     all.append("From line ").append(cce.getPosLine()).append(", column ").append(cce.getPosColumn())
                             .append('\n');
                 }
@@ -466,7 +475,7 @@ public final class QueryEngine {
                 text = "column \"" + column.group(1) + "\" does not exist";
             } else if (function.find()) {
                 state = SqlState.UNDEFINED_FUNCTION;
-                text = "function " + function.group(1).toLowerCase(java.util.Locale.ROOT) + " does not exist";
+                text = "function " + function.group(1).toLowerCase(Locale.ROOT) + " does not exist";
             } else if (message.contains("Cannot apply") || message.contains("cannot be converted")) {
                 state = SqlState.UNDEFINED_FUNCTION;
             } else if (message.contains("Encountered") || message.contains("parse failed")) {

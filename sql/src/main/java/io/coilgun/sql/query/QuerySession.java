@@ -1,5 +1,7 @@
 package io.coilgun.sql.query;
 
+import java.util.List;
+
 /**
  * The session a query runs for, as the session functions see it: {@code current_setting}, {@code pg_backend_pid()},
  * {@code pg_cancel_backend(pid)}.
@@ -36,7 +38,7 @@ public interface QuerySession {
      * The session's cursors as {@code pg_cursors} rows: name, statement, is_holdable, is_binary, is_scrollable,
      * creation_time (epoch milliseconds).
      */
-    default java.util.List<Object[]> cursors() {
-        return java.util.List.of();
+    default List<Object[]> cursors() {
+        return List.of();
     }
 }

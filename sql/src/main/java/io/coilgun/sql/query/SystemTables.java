@@ -9,6 +9,7 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.compile.StatementCompiler;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,7 @@ public final class SystemTables {
     private static List<Object[]> streams(Catalog catalog) {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            Object[] row = java.util.Arrays.copyOf(StatementCompiler.streamRow(s), 12);
+            Object[] row = Arrays.copyOf(StatementCompiler.streamRow(s), 12);
             row[11] = s.ddl();
             rows.add(row);
         }

@@ -1,6 +1,7 @@
 package io.coilgun.sql.query;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.calcite.adapter.enumerable.CallImplementor;
@@ -28,7 +29,7 @@ final class TypedFunction implements ScalarFunction, ImplementableFunction {
         this.method = (ScalarFunctionImpl) ScalarFunctionImpl.create(method);
         this.returnType = returnType;
         List<FunctionParameter> derived = this.method.getParameters();
-        this.parameters = new java.util.ArrayList<>();
+        this.parameters = new ArrayList<>();
         for (FunctionParameter p : derived) {
             Function<RelDataTypeFactory, RelDataType> given = parameterTypes.get(p.getOrdinal());
             parameters.add(given == null ? p : new FunctionParameter() {
