@@ -142,7 +142,8 @@ public final class ClusterNode implements AutoCloseable {
         TaskReads reads = new TaskReads(peers, tasks);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
-        NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery, publisher,
+        NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
+                (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
                 router.sender(producer), feed, reservoirIO, meters, backgroundBudget);
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
@@ -262,7 +263,7 @@ public final class ClusterNode implements AutoCloseable {
      * bounded by {@code timeoutMs}; returns false if some task had not caught up by then.
      */
     public boolean awaitReplayed(List<StreamDef> streams, long timeoutMs) {
-        return new ReplayWait(tasks, admin, progress).await(streams, timeoutMs);
+        return new ReplayWait(tasks, admin::endOffsets, progress).await(streams, timeoutMs);
     }
 
     /**
@@ -495,7 +496,11 @@ public final class ClusterNode implements AutoCloseable {
      * role), or {@link #DRAIN_TIMEOUT_MS}. Its snapshot server serves the copies meanwhile. True when it leads none.
      */
     public boolean drain() {
-        return new Drain(tasks, progress).run(DRAIN_TIMEOUT_MS);
+        if (tasks.units().isEmpty()) {
+            return true;
+        }
+        return new Drain(tasks, () -> tasks.units().forEach(ProcessorUnit::startDraining), progress)
+                .run(DRAIN_TIMEOUT_MS);
     }
 
     @Override

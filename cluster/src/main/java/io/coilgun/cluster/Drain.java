@@ -1,7 +1,6 @@
 package io.coilgun.cluster;
 
 import io.coilgun.cluster.assign.ClusterView;
-import io.coilgun.cluster.unit.ProcessorUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,23 +12,24 @@ import org.slf4j.LoggerFactory;
 final class Drain {
     private static final Logger LOG = LoggerFactory.getLogger(Drain.class);
     private final NodeTasks tasks;
+    private final Runnable startDraining;
     private final Progress progress;
 
-    Drain(NodeTasks tasks, Progress progress) {
+    /** @param startDraining tells the node's units to say they drain (their next rebalance moves their tasks) */
+    Drain(NodeTasks tasks, Runnable startDraining, Progress progress) {
         this.tasks = tasks;
+        this.startDraining = startDraining;
         this.progress = progress;
     }
 
     /** True once this node leads no task (at once when it is alone); false after {@code timeoutMs}. */
     boolean run(long timeoutMs) {
-        if (tasks.units().isEmpty() || tasks.otherNodes().isEmpty()) {
+        if (tasks.otherNodes().isEmpty()) {
             return true; // no one to hand over to
         }
         LOG.info("draining: this node's tasks move to the other nodes before it stops");
         long started = System.currentTimeMillis();
-        for (ProcessorUnit unit : tasks.units()) {
-            unit.startDraining();
-        }
+        startDraining.run();
         long deadline = started + timeoutMs;
         long ledAtStart = led();
         boolean reported = false;

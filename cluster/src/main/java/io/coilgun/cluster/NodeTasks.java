@@ -5,6 +5,7 @@ import io.coilgun.cluster.query.TaskRouter;
 import io.coilgun.cluster.sync.Changes;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskState;
 import io.coilgun.cluster.unit.ProcessorUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,7 @@ import java.util.function.Function;
  * placement as of the latest rebalance; how to run something on a task's unit thread, between two events. Waiters
  * ({@link #await}) are woken when the placement changes or a unit takes or lets go of a task.
  */
-final class NodeTasks implements TaskRouter {
+final class NodeTasks implements TaskRouter, TaskPositions {
     private final String nodeId;
     private final List<ProcessorUnit> units = new ArrayList<>();
     private final Map<TaskId, ProcessorUnit> holders = new ConcurrentHashMap<>();
@@ -125,6 +126,35 @@ final class NodeTasks implements TaskRouter {
         ClusterView v = view;
         return tasks.stream().allMatch(t -> v.activeOf(t) != null
                 && (!v.activeOf(t).node().equals(nodeId) || holders.containsKey(t)));
+    }
+
+    @Override
+    public boolean awaitPlaced(List<TaskId> ids, long timeoutMs) {
+        return await(() -> placed(ids), timeoutMs);
+    }
+
+    @Override
+    public CompletableFuture<Long> reached(TaskId id, long offset) {
+        ProcessorUnit unit = holders.get(id);
+        return unit == null ? null : unit.reached(id, offset);
+    }
+
+    @Override
+    public CompletableFuture<Long> position(TaskId id, long end) {
+        ProcessorUnit unit = holders.get(id);
+        if (unit == null) {
+            return null;
+        }
+        CompletableFuture<Long> at = new CompletableFuture<>();
+        unit.submit(u -> {
+            TaskProcessor task = u.task(id);
+            at.complete(task == null || task.state() == TaskState.FAILED ? end : Math.min(end, task.nextOffset()));
+        }).whenComplete((v, e) -> {
+            if (e != null) {
+                at.completeExceptionally(e);
+            }
+        });
+        return at;
     }
 
     @Override

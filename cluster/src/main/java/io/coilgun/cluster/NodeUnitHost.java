@@ -3,7 +3,6 @@ package io.coilgun.cluster;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.feed.ResultFeed;
-import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskMeters;
@@ -31,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * holds, and the node's share of background work.
  */
 final class NodeUnitHost implements UnitHost {
+    /** Publishes a metric's start marker to one partition of its partitioner topic (the node's event publisher). */
+    @FunctionalInterface
+    interface MarkerSender {
+        void send(String topic, int partition, String marker);
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(NodeUnitHost.class);
     /** How long a unit waits for another unit of this node to let go of a task it was given. */
     private static final long HANDOVER_TIMEOUT_MS = 30_000;
@@ -40,7 +45,7 @@ final class NodeUnitHost implements UnitHost {
     private final TaskDirectories directories;
     private final NodeTasks tasks;
     private final PeerRecovery recovery;
-    private final EventPublisher publisher;
+    private final MarkerSender markers;
     private final ReplySender replies;
     private final ResultFeed feed;
     private final ReservoirIO reservoirIO;
@@ -50,14 +55,14 @@ final class NodeUnitHost implements UnitHost {
     private final Semaphore background;
 
     NodeUnitHost(ClusterConfig config, Deployments deployments, TaskDirectories directories, NodeTasks tasks,
-            PeerRecovery recovery, EventPublisher publisher, ReplySender replies, ResultFeed feed,
+            PeerRecovery recovery, MarkerSender markers, ReplySender replies, ResultFeed feed,
             ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget) {
         this.config = config;
         this.deployments = deployments;
         this.directories = directories;
         this.tasks = tasks;
         this.recovery = recovery;
-        this.publisher = publisher;
+        this.markers = markers;
         this.replies = replies;
         this.feed = feed;
         this.reservoirIO = reservoirIO;
@@ -125,7 +130,7 @@ final class NodeUnitHost implements UnitHost {
             // that still meets the old marker starts it there, and this one changes nothing.
             for (MetricDef m : d.metrics()) {
                 if (task.metrics().stream().noneMatch(x -> x.name().equals(m.name()))) {
-                    publisher.startMetric(id.topic(), id.partition(), id.partition() + 1, deployments.marker(m.name()));
+                    markers.send(id.topic(), id.partition(), deployments.marker(m.name()));
                 }
             }
             return task;

@@ -1,9 +1,6 @@
 package io.coilgun.cluster;
 
-import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.task.TaskId;
-import io.coilgun.cluster.task.TaskState;
-import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,21 +10,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Waits until every task of some streams has taken the records that were in its partition when the wait began (at
- * start-up: the records after its checkpoint), each on its unit ({@link ProcessorUnit#reached}), reporting the
+ * start-up: the records after its checkpoint), each on its unit ({@code ProcessorUnit.reached}), reporting the
  * progress every second.
  */
 final class ReplayWait {
-    private final NodeTasks tasks;
-    private final TopicAdmin admin;
+    private final TaskPositions tasks;
+    private final Function<List<TopicPartition>, Map<TopicPartition, Long>> endOffsets;
     private final Progress progress;
 
-    ReplayWait(NodeTasks tasks, TopicAdmin admin, Progress progress) {
+    /** @param endOffsets the partitions' end offsets now (Kafka's admin) */
+    ReplayWait(TaskPositions tasks, Function<List<TopicPartition>, Map<TopicPartition, Long>> endOffsets,
+            Progress progress) {
         this.tasks = tasks;
-        this.admin = admin;
+        this.endOffsets = endOffsets;
         this.progress = progress;
     }
 
@@ -37,21 +37,25 @@ final class ReplayWait {
         for (StreamDef stream : streams) {
             ids.addAll(TaskId.all(stream));
         }
+        return awaitTasks(ids, timeoutMs);
+    }
+
+    boolean awaitTasks(List<TaskId> ids, long timeoutMs) {
         if (ids.isEmpty()) {
             return true;
         }
-        if (!tasks.await(() -> tasks.placed(ids), timeoutMs)) {
+        if (!tasks.awaitPlaced(ids, timeoutMs)) {
             return false;
         }
-        Map<TopicPartition, Long> ends = admin.endOffsets(ids.stream().map(TaskId::topicPartition).toList());
+        Map<TopicPartition, Long> ends = endOffsets.apply(ids.stream().map(TaskId::topicPartition).toList());
         long began = System.currentTimeMillis();
         long deadline = began + timeoutMs;
         Map<TaskId, Long> from = positions(ids, ends); // where each task held here was at the start
         List<CompletableFuture<Long>> reached = new ArrayList<>();
         for (TaskId id : from.keySet()) {
-            // a stopped task (its history lost, say) does not catch up: the unit says it reached its end at once
-            reached.add(tasks.unitOf(id) == null ? CompletableFuture.completedFuture(0L)
-                    : tasks.unitOf(id).reached(id, ends.getOrDefault(id.topicPartition(), 0L)));
+            // a stopped task (its history lost, say) does not catch up: its unit says it reached its end at once
+            CompletableFuture<Long> r = tasks.reached(id, ends.getOrDefault(id.topicPartition(), 0L));
+            reached.add(r == null ? CompletableFuture.completedFuture(0L) : r);
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(reached.toArray(CompletableFuture[]::new));
         boolean reported = false;
@@ -83,16 +87,12 @@ final class ReplayWait {
         }
     }
 
-    /** Where each of {@code ids} held by a unit here is now (its next offset, at most its end), read on its unit. */
+    /** Where each of {@code ids} held here is now (its next offset, at most its end). */
     private Map<TaskId, Long> positions(List<TaskId> ids, Map<TopicPartition, Long> ends) {
         Map<TaskId, CompletableFuture<Long>> checks = new LinkedHashMap<>();
         for (TaskId id : ids) {
-            ProcessorUnit unit = tasks.unitOf(id);
-            long end = ends.getOrDefault(id.topicPartition(), 0L);
-            if (unit != null) {
-                CompletableFuture<Long> at = new CompletableFuture<>();
-                unit.submit(u -> at.complete(u.task(id) == null || u.task(id).state() == TaskState.FAILED ? end
-                        : Math.min(end, u.task(id).nextOffset())));
+            CompletableFuture<Long> at = tasks.position(id, ends.getOrDefault(id.topicPartition(), 0L));
+            if (at != null) {
                 checks.put(id, at);
             }
         }

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.coilgun.planner.oracle.Aggregation;
+import io.coilgun.planner.oracle.SpecOracle;
+import io.coilgun.planner.oracle.Window;
+import io.coilgun.planner.oracle.WindowEvents;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -252,22 +256,23 @@ class SelectIT {
         return rows;
     }
 
-    /** SUM, COUNT and MAX over the card's events with S - 5 min < t <= S (docs/sql.md, the window ending at S). */
+    /**
+     * SUM, COUNT and MAX over the card's window of 5 minutes ending at S, as the shared oracle of docs/sql.md's
+     * window semantics gives it; the SUM exact (BigDecimal), as the engine's is: compared without a tolerance.
+     */
     private static List<Object> oracle(List<Event> events, String card, long s) {
+        SpecOracle<Event> oracle = new SpecOracle<>(new Window(Window.Kind.SLIDING, 5 * MINUTE, 0), Event::micros,
+                Event::card);
+        events.forEach(oracle::accept);
+        WindowEvents<Event> window = oracle.at(card, s);
         BigDecimal sum = BigDecimal.ZERO;
-        long n = 0;
-        Double top = null;
-        for (Event e : events) {
-            if (e.card.equals(card) && s - 5 * MINUTE < e.micros && e.micros <= s) {
-                sum = sum.add(new BigDecimal(e.amount));
-                n++;
-                top = top == null ? e.amount : Math.max(top, e.amount);
-            }
+        for (Event e : window.events()) {
+            sum = sum.add(new BigDecimal(e.amount));
         }
         List<Object> out = new ArrayList<>();
-        out.add(n == 0 ? null : sum.doubleValue());
-        out.add(n);
-        out.add(top);
+        out.add(window.count() == 0 ? null : sum.doubleValue());
+        out.add(window.count());
+        out.add(window.aggregate(Aggregation.MAX, Event::amount));
         return out;
     }
 

@@ -1,0 +1,114 @@
+package io.coilgun.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskRole;
+import io.coilgun.cluster.unit.BackgroundBudget;
+import io.coilgun.cluster.unit.ProcessorUnit;
+import io.coilgun.planner.model.AggregationDef;
+import io.coilgun.planner.model.AggregationKind;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.WindowSpec;
+import io.coilgun.storage.reservoir.ChunkCache;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NodeUnitHostTest {
+    @TempDir
+    Path dir;
+
+    final List<String> markers = new CopyOnWriteArrayList<>();
+
+    NodeUnitHost host(NodeFixture node, BackgroundBudget budget) {
+        return new NodeUnitHost(node.config, node.deployments, node.directories, node.tasks, node.recovery,
+                (topic, partition, marker) -> markers.add(topic + "-" + partition + " " + marker), reply -> { },
+                new ResultFeed(), node.io, new SimpleMeterRegistry(), budget);
+    }
+
+    /** A unit that is never started: its consumers are made but never poll (no Kafka needed). */
+    static ProcessorUnit unit(int index, NodeUnitHost host) {
+        return new ProcessorUnit(index, "127.0.0.1:1", "test-group", 6000, host, new ChunkCache(8, 1 << 20));
+    }
+
+    @Test
+    void closedCopiesOfDeployedStreamsAreStale() throws Exception {
+        try (NodeFixture node = new NodeFixture(dir.resolve("n1")); BackgroundBudget budget = budget()) {
+            node.closedCopy(NodeFixture.T0_TASK, 100);
+            Files.createDirectories(node.directories.of(new TaskId("coilgun.stream.q.card", 0))); // not deployed
+            NodeUnitHost host = host(node, budget);
+            assertEquals(Map.of(NodeFixture.T0_TASK, TaskRole.STALE), Map.of(NodeFixture.T0_TASK,
+                    host.staleTasks().get(NodeFixture.T0_TASK).role()));
+            assertEquals(1, host.staleTasks().size());
+            assertEquals(2, host.backgroundSlots().availablePermits() + 1, "two units: one slot, one left to live work");
+            assertEquals(1, host.copies(NodeFixture.TOPIC));
+        }
+    }
+
+    @Test
+    void aTaskOpensFromItsDataAndStartsTheMetricsItLacksAtAMarker() throws Exception {
+        try (NodeFixture node = new NodeFixture(dir.resolve("n1")); BackgroundBudget budget = budget()) {
+            node.closedCopy(NodeFixture.T0_TASK, 300);
+            NodeUnitHost host = host(node, budget);
+            ProcessorUnit unit = unit(0, host);
+            TaskProcessor task = host.open(NodeFixture.T0_TASK, unit);
+            assertEquals(300, task.nextOffset(), "from its checkpoint");
+            assertSame(unit, node.tasks.unitOf(NodeFixture.T0_TASK));
+            assertEquals(Map.of(), host.staleTasks(), "held now: not stale");
+            assertEquals(List.of(), markers, "its metric started in its data: no marker");
+            task.close();
+            host.released(NodeFixture.T0_TASK, unit);
+            assertFalse(node.tasks.holds(NodeFixture.T0_TASK));
+
+            MetricDef m2 = new MetricDef("m2", "p", List.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n",
+                    ColumnType.BIGINT)), List.of(2), "card", WindowSpec.sliding(Durations.MINUTE), "");
+            node.deployments.addMetric(NodeFixture.TOPIC, m2, 42);
+            TaskProcessor again = host.open(NodeFixture.T0_TASK, unit);
+            assertEquals(List.of(NodeFixture.TOPIC + "-0 m2@42"), markers, "a marker of its own, at the partition's end");
+            again.close();
+            host.released(NodeFixture.T0_TASK, unit);
+
+            assertNull(host.open(new TaskId("coilgun.stream.q.card", 0), unit), "a stream not deployed here");
+        }
+    }
+
+    @Test
+    void aUnitOpensATaskOnceTheOtherUnitLetGoOfIt() throws Exception {
+        try (NodeFixture node = new NodeFixture(dir.resolve("n1")); BackgroundBudget budget = budget()) {
+            NodeUnitHost host = host(node, budget);
+            ProcessorUnit first = unit(0, host);
+            ProcessorUnit second = unit(1, host);
+            TaskProcessor held = host.open(NodeFixture.T1_TASK, first);
+            CompletableFuture<TaskProcessor> taking = CompletableFuture.supplyAsync(
+                    () -> host.open(NodeFixture.T1_TASK, second));
+            Thread.sleep(200);
+            assertFalse(taking.isDone(), "the first unit still holds it");
+            held.close();
+            host.released(NodeFixture.T1_TASK, first);
+            TaskProcessor moved = taking.get(10, TimeUnit.SECONDS);
+            assertSame(second, node.tasks.unitOf(NodeFixture.T1_TASK));
+            moved.close();
+            host.released(NodeFixture.T1_TASK, second);
+        }
+    }
+
+    static BackgroundBudget budget() {
+        return BackgroundBudget.fromSystemProperties();
+    }
+}
