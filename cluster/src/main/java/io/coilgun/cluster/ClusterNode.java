@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * versions), {@link TaskDirectories} (the tasks' data on disk), {@link NodeTasks} (which unit holds each task, the
  * latest placement, runs on a task's unit thread), {@link NodeUnitHost} (what the units ask of the node: opening a
  * task), {@link PeerRecovery} (snapshots for peers, copies from peers), {@link StatusPublisher} (this node's status),
- * {@link ReplayWait} and {@link Drain}. This class wires them and carries out DDL on them.
+ * {@link ReplayWait} and {@link Drain}. This class wires them and carries out DDL on them; it is the cluster's one
+ * door for the server, so it stays a little over 500 lines of short methods that each hand over to a room.
  *
  * <p>Threads: {@link #deployStream} and {@link #deployMetric} block on Kafka admin calls and must not run on
  * network or processor threads; {@link #publisher()} is non-blocking.

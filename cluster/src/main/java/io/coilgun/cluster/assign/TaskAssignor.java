@@ -13,7 +13,9 @@ import java.util.Set;
 
 /**
  * Places every task's copies (one active, the rest hot replicas) on the processor units of the group: the
- * paper's assignment (railgun §3.3), sticky. Pure logic, deterministic for the same input.
+ * paper's assignment (railgun §3.3), sticky. Pure logic, deterministic for the same input. One class on purpose:
+ * its passes (keep, promote, place, balance, warm up) read and change one run's placement and budgets, in an order
+ * the invariants below depend on; apart, they would share all of that state.
  *
  * <p>Two invariants always hold: a task never has two copies on one physical node (a node's crash costs a task at
  * most one copy), and no unit takes more than its budget, {@code ceil(actives / units)} active copies and
