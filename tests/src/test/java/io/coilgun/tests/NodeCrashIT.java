@@ -65,7 +65,7 @@ class NodeCrashIT {
 
     /** Starts {@code coilgun start} in a child JVM and waits for its ready line. */
     Process start(int port) throws Exception {
-        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m"), "start", "--port", String.valueOf(port),
+        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), "start", "--port", String.valueOf(port),
                 "--data-dir", dir.resolve("data").toString(), "--processor-units", "2"))
                 .redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
