@@ -30,13 +30,13 @@ final class Drain {
         LOG.info("draining: this node's tasks move to the other nodes before it stops");
         long started = System.currentTimeMillis();
         startDraining.run();
-        long deadline = started + timeoutMs;
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         long ledAtStart = led();
         boolean reported = false;
         while (true) {
-            long left = deadline - System.currentTimeMillis();
+            long leftMs = Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000);
             // woken by each new placement; back every second to report the progress
-            if (tasks.await(() -> led() == 0 && tasks.view().generation() >= 0, Math.max(0, Math.min(1000, left)))) {
+            if (tasks.await(() -> led() == 0 && tasks.view().generation() >= 0, Math.min(1000, leftMs))) {
                 if (reported) {
                     progress.report(Progress.DRAIN, ledAtStart, ledAtStart); // the bar ends at 100%
                 }
@@ -46,7 +46,7 @@ final class Drain {
             if (Thread.currentThread().isInterrupted()) {
                 return false;
             }
-            if (System.currentTimeMillis() >= deadline) {
+            if (System.nanoTime() - deadline >= 0) {
                 LOG.warn("not drained after {} ms; stopping anyway: the others take the rest from their own copies",
                         timeoutMs);
                 return false;

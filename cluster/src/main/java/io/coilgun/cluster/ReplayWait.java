@@ -48,8 +48,7 @@ final class ReplayWait {
             return false;
         }
         Map<TopicPartition, Long> ends = endOffsets.apply(ids.stream().map(TaskId::topicPartition).toList());
-        long began = System.currentTimeMillis();
-        long deadline = began + timeoutMs;
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         Map<TaskId, Long> from = positions(ids, ends); // where each task held here was at the start
         List<CompletableFuture<Long>> reached = new ArrayList<>();
         for (TaskId id : from.keySet()) {
@@ -60,16 +59,16 @@ final class ReplayWait {
         CompletableFuture<Void> all = CompletableFuture.allOf(reached.toArray(CompletableFuture[]::new));
         boolean reported = false;
         while (true) {
-            long left = deadline - System.currentTimeMillis();
+            long leftNanos = Math.max(0, deadline - System.nanoTime());
             try {
-                all.get(Math.max(1, Math.min(1000, left)), TimeUnit.MILLISECONDS);
+                all.get(Math.min(1_000_000_000L, leftNanos), TimeUnit.NANOSECONDS);
                 if (reported) {
                     long total = total(from, ends);
                     progress.report(Progress.REPLAY, total, total);
                 }
                 return true;
             } catch (TimeoutException e) {
-                if (System.currentTimeMillis() >= deadline) {
+                if (System.nanoTime() - deadline >= 0) {
                     return false;
                 }
                 long done = 0;

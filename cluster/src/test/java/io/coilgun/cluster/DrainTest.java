@@ -44,7 +44,7 @@ class DrainTest {
         List<long[]> reports = new CopyOnWriteArrayList<>();
         CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> new Drain(tasks,
                 asked::incrementAndGet, (op, done, total) -> reports.add(new long[] {done, total})).run(60_000));
-        Thread.sleep(1300); // a report after a second
+        ReplayWaitTest.awaitReport(reports); // a report after a second
         tasks.placed(view(2, "m2", "m1")); // one moved
         Thread.sleep(200);
         assertFalse(drained.isDone(), "one task is still led here");

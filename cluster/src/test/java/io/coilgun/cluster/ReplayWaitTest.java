@@ -56,11 +56,14 @@ class ReplayWaitTest {
         CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> new ReplayWait(tasks,
                 ReplayWaitTest::ends, (op, done, total) -> reports.add(new long[] {done, total}))
                 .awaitTasks(List.of(T0, T1, ELSEWHERE), 60_000));
-        Thread.sleep(200);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (tasks.reached.size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5); // until the wait read where the tasks start and asked to be told when they reach
+        }
         tasks.reached.get(T0).complete(100L);
         tasks.at.put(T0, 100L);
         tasks.at.put(T1, 60L);
-        Thread.sleep(1200); // a report after a second
+        awaitReport(reports); // a report after a second
         assertFalse(waited.isDone(), "T1 has not reached its end");
         tasks.at.put(T1, 100L);
         tasks.reached.get(T1).complete(100L);
@@ -69,6 +72,14 @@ class ReplayWaitTest {
         assertEquals(90 + 40, reports.get(0)[0], "records applied since the start: 90 of T0, 40 of T1");
         assertEquals(90 + 80, reports.get(0)[1], "records to apply at the start");
         assertEquals(170, reports.get(reports.size() - 1)[0], "the bar ends full");
+    }
+
+    static void awaitReport(List<long[]> reports) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (reports.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(reports.isEmpty(), "a report within 30 s");
     }
 
     @Test
