@@ -362,24 +362,46 @@ class ElasticityIT {
         }
     }
 
-    /** Inserts {@code n} events over the cards, each with its exact RETURNING row checked. */
+    /** Rows per INSERT statement of {@link #insert}. */
+    static final int ROWS_PER_INSERT = 50;
+
+    /**
+     * Inserts {@code n} events over the cards, {@link #ROWS_PER_INSERT} rows to a statement, each row's RETURNING
+     * values checked against its own expected count and sum (the card's events up to and including it).
+     */
     synchronized void insert(Connection conn, int n) throws SQLException {
-        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?) RETURNING *")) {
-            for (int i = 0; i < n; i++) {
-                long id = ++nextId;
-                String card = "c" + (id % CARDS);
-                long amount = id % 97;
-                ps.setLong(1, id);
-                ps.setTimestamp(2, new Timestamp(T0 + id * 100));
-                ps.setString(3, card);
-                ps.setDouble(4, amount);
-                long[] e = expected.computeIfAbsent(card, k -> new long[2]);
-                e[0]++;
-                e[1] += amount;
+        for (int done = 0; done < n; done += ROWS_PER_INSERT) {
+            int rows = Math.min(ROWS_PER_INSERT, n - done);
+            StringBuilder sql = new StringBuilder("INSERT INTO pay VALUES ");
+            for (int r = 0; r < rows; r++) {
+                sql.append(r == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)");
+            }
+            Map<Long, long[]> expectedById = new HashMap<>();
+            try (PreparedStatement ps = conn.prepareStatement(sql.append(" RETURNING *").toString())) {
+                for (int r = 0; r < rows; r++) {
+                    long id = ++nextId;
+                    String card = "c" + (id % CARDS);
+                    long amount = id % 97;
+                    ps.setLong(4 * r + 1, id);
+                    ps.setTimestamp(4 * r + 2, new Timestamp(T0 + id * 100));
+                    ps.setString(4 * r + 3, card);
+                    ps.setDouble(4 * r + 4, amount);
+                    long[] e = expected.computeIfAbsent(card, k -> new long[2]);
+                    e[0]++;
+                    e[1] += amount;
+                    expectedById.put(id, new long[] {e[0], e[1]});
+                }
                 try (ResultSet rs = ps.executeQuery()) {
-                    assertTrue(rs.next());
-                    assertEquals(e[0], rs.getLong("m_n"), "count of " + card + " at event " + id);
-                    assertEquals(e[1], rs.getDouble("m_total"), 1e-9, "sum of " + card + " at event " + id);
+                    int returned = 0;
+                    while (rs.next()) {
+                        long id = rs.getLong("id");
+                        long[] e = expectedById.get(id);
+                        assertTrue(e != null, "a RETURNING row of event " + id + ", one of this statement's");
+                        assertEquals(e[0], rs.getLong("m_n"), "count at event " + id);
+                        assertEquals(e[1], rs.getDouble("m_total"), 1e-9, "sum at event " + id);
+                        returned++;
+                    }
+                    assertEquals(rows, returned, "a RETURNING row per inserted row");
                 }
             }
         }
