@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
-@SecondNodeLane
 class ExternalKafkaIT {
     @TempDir
     Path dir;

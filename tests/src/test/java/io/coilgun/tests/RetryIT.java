@@ -30,7 +30,6 @@ import org.postgresql.util.PSQLException;
  */
 @Tag("integration")
 @Timeout(300)
-@SecondNodeLane
 class RetryIT {
     @TempDir
     Path dir;

@@ -18,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
-@SecondNodeLane
 class SchemaEvolutionIT {
     @TempDir
     Path dir;

@@ -29,7 +29,6 @@ import org.postgresql.util.ServerErrorMessage;
  */
 @Tag("integration")
 @Timeout(300)
-@SecondNodeLane
 class StreamDropIT {
     @TempDir
     Path dir;

@@ -36,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
-@SecondNodeLane
 class SubscribeIT {
     @TempDir
     static Path dir;
