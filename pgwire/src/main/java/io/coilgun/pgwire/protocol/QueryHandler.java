@@ -25,7 +25,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -205,17 +204,7 @@ final class QueryHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (ConnectionEnd.tlsFailed(cause)) {
-            LOG.debug("TLS failed on connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
-            state = State.CLOSED;
-            ctx.close(); // nothing can be said to a client whose TLS failed
-        } else if (cause instanceof IOException) {
-            LOG.debug("Connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-            ctx.close();
-        } else {
-            LOG.warn("Unexpected error on connection {}", ctx.channel().remoteAddress(), cause);
-            fatal(ErrorResponses.internal(cause, ErrorResponse.FATAL));
-        }
+        ConnectionEnd.failed(ctx, cause, LOG, () -> state = State.CLOSED, this::fatal);
     }
 
     private void handle(FrontendMessage message) {
