@@ -57,6 +57,8 @@ public final class ProcessorUnit implements AutoCloseable {
     private final String name;
     private final KafkaConsumer<byte[], byte[]> active;
     private final KafkaConsumer<byte[], byte[]> replica;
+    /** Only asks for partitions' first offsets (no fetch in flight to wait behind). */
+    private final KafkaConsumer<byte[], byte[]> offsets;
     private final GroupMembership membership;
     private final TaskOpener opener;
     private final TaskReconciler reconciler;
@@ -95,10 +97,11 @@ public final class ProcessorUnit implements AutoCloseable {
         // smaller batches: a replica catching up yields to the unit's actives at least every 200 records
         this.replica = KafkaClients.consumer(bootstrapServers, client + "-replica", 200,
                 KafkaClients.IDLE_FETCH_WAIT_MS);
+        this.offsets = KafkaClients.consumer(bootstrapServers, client + "-offsets", 0, 0);
         // an opened task joins the unit between two polls
         this.opener = new TaskOpener(name, host, this,
                 opened -> submit(u -> u.reconciler.opened(opened, running, topics)));
-        this.reconciler = new TaskReconciler(name, host, this, active, replica, opener);
+        this.reconciler = new TaskReconciler(name, host, this, active, replica, offsets, opener);
         this.progress = reconciler::progress;
         this.commits = new CommitPolicy(name, active, reconciler::activePositions, reconciler::task, host.meters(),
                 System.nanoTime());
@@ -283,6 +286,7 @@ public final class ProcessorUnit implements AutoCloseable {
         waiters.releaseAll();
         active.close(Duration.ofSeconds(5)); // leaves the group: the others take its tasks at once
         replica.close(Duration.ofSeconds(2));
+        offsets.close(Duration.ofSeconds(2));
     }
 
     /** One round: commands, the polls, their records, maybe checkpoints. False when the thread is interrupted. */

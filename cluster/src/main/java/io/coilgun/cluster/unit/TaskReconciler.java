@@ -44,6 +44,12 @@ final class TaskReconciler {
     private final ProcessorUnit unit;
     private final Consumer<byte[], byte[]> active;
     private final Consumer<byte[], byte[]> replica;
+    /**
+     * Asks Kafka for the partitions' first offsets and never fetches: the broker answers a connection's requests in
+     * order, so the active consumer's question waited behind its fetch in flight (up to its 500 ms wait) for every
+     * task opened.
+     */
+    private final Consumer<byte[], byte[]> offsets;
     private final TaskOpener opener;
     private final Map<TopicPartition, TaskProcessor> tasks = new HashMap<>();
     /**
@@ -70,12 +76,13 @@ final class TaskReconciler {
     private final Map<TopicPartition, Long> promotedAt = new HashMap<>();
 
     TaskReconciler(String unitName, UnitHost host, ProcessorUnit unit, Consumer<byte[], byte[]> active,
-            Consumer<byte[], byte[]> replica, TaskOpener opener) {
+            Consumer<byte[], byte[]> replica, Consumer<byte[], byte[]> offsets, TaskOpener opener) {
         this.unitName = unitName;
         this.host = host;
         this.unit = unit;
         this.active = active;
         this.replica = replica;
+        this.offsets = offsets;
         this.opener = opener;
     }
 
@@ -285,9 +292,9 @@ final class TaskReconciler {
         }
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                return active.beginningOffsets(unopened, Duration.ofSeconds(5));
+                return offsets.beginningOffsets(unopened, Duration.ofSeconds(5));
             } catch (WakeupException e) {
-                // a command's wake-up call, pending since it was submitted: ask again
+                // a wake-up call (when the offsets consumer is the active one, in tests): ask again
             } catch (RuntimeException e) {
                 LOG.warn("unit={} first offsets of {} unknown ({})", unitName, unopened, e.toString());
                 return Map.of();

@@ -51,7 +51,7 @@ class TaskReconcilerTest {
     void setUp() {
         host = new TestTasks(dir);
         opener = new TaskOpener("unit-0", host, null, delivered::add);
-        tasks = new TaskReconciler("unit-0", host, null, active, replica, opener);
+        tasks = new TaskReconciler("unit-0", host, null, active, replica, active, opener);
         active.subscribe(Set.of(TOPIC));
         active.updateBeginningOffsets(Map.of(TP0, 0L, TP1, 0L));
     }
