@@ -81,15 +81,16 @@ final class NodeTasks implements TaskRouter, TaskPositions {
     }
 
     /**
-     * {@code unit} takes task {@code id}: at once when no unit holds it (or {@code unit} does), else false (another
-     * unit of this node still holds it, and lets go of it in its own rebalance callback).
+     * {@code unit} takes task {@code id}: at once when no unit holds it, else false (another unit of this node still
+     * holds it, and lets go of it in its own rebalance callback; or {@code unit} itself still has an earlier copy of
+     * it open, which it closes on its thread: one store is opened once).
      */
     boolean tryHold(TaskId id, ProcessorUnit unit) {
         ProcessorUnit before = holders.putIfAbsent(id, unit);
         if (before == null) {
             changes.signal();
         }
-        return before == null || before == unit;
+        return before == null;
     }
 
     /** {@code unit} no longer holds task {@code id} (if it did). */

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,17 +104,21 @@ final class NodeUnitHost implements UnitHost {
     }
 
     @Override
-    public TaskProcessor open(TaskId id, ProcessorUnit unit) {
+    public TaskProcessor open(TaskId id, ProcessorUnit unit, BooleanSupplier wanted) {
         Deployments.Deployed d = deployments.get(id.topic());
         if (d == null) {
             return null;
         }
         // a task moving between two units of this node: the other lets go of it in its own rebalance callback (and
-        // a snapshot of its closed copy for a peer ends first)
-        if (!tasks.await(() -> !recovery.snapshotting(id) && tasks.tryHold(id, unit), HANDOVER_TIMEOUT_MS)) {
+        // a snapshot of its closed copy for a peer ends first); given elsewhere meanwhile, it is not waited for
+        if (!tasks.await(() -> !wanted.getAsBoolean() || !recovery.snapshotting(id) && tasks.tryHold(id, unit),
+                HANDOVER_TIMEOUT_MS)) {
             ProcessorUnit holder = tasks.unitOf(id);
             throw new IllegalStateException("task " + id + " is still held by "
                     + (holder == null ? "a snapshot for a peer" : holder.name()));
+        }
+        if (tasks.unitOf(id) != unit) {
+            return null; // given elsewhere while it waited
         }
         directories.forget(id);
         try {
@@ -138,6 +143,11 @@ final class NodeUnitHost implements UnitHost {
             tasks.release(id, unit);
             throw e;
         }
+    }
+
+    @Override
+    public void openWithdrawn(TaskId id) {
+        tasks.signal();
     }
 
     @Override

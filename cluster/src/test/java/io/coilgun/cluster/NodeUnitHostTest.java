@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,7 +68,7 @@ class NodeUnitHostTest {
             node.closedCopy(NodeFixture.T0_TASK, 300);
             NodeUnitHost host = host(node, budget);
             ProcessorUnit unit = unit(0, host);
-            TaskProcessor task = host.open(NodeFixture.T0_TASK, unit);
+            TaskProcessor task = host.open(NodeFixture.T0_TASK, unit, () -> true);
             assertEquals(300, task.nextOffset(), "from its checkpoint");
             assertSame(unit, node.tasks.unitOf(NodeFixture.T0_TASK));
             assertEquals(Map.of(), host.staleTasks(), "held now: not stale");
@@ -79,12 +80,13 @@ class NodeUnitHostTest {
             MetricDef m2 = new MetricDef("m2", "p", List.of(new AggregationDef(AggregationKind.COUNT_STAR, -1, "n",
                     ColumnType.BIGINT)), List.of(2), "card", WindowSpec.sliding(Durations.MINUTE), "");
             node.deployments.addMetric(NodeFixture.TOPIC, m2, 42);
-            TaskProcessor again = host.open(NodeFixture.T0_TASK, unit);
+            TaskProcessor again = host.open(NodeFixture.T0_TASK, unit, () -> true);
             assertEquals(List.of(NodeFixture.TOPIC + "-0 m2@42"), markers, "a marker of its own, at the partition's end");
             again.close();
             host.released(NodeFixture.T0_TASK, unit);
 
-            assertNull(host.open(new TaskId("coilgun.stream.q.card", 0), unit), "a stream not deployed here");
+            assertNull(host.open(new TaskId("coilgun.stream.q.card", 0), unit, () -> true),
+                    "a stream not deployed here");
         }
     }
 
@@ -94,9 +96,9 @@ class NodeUnitHostTest {
             NodeUnitHost host = host(node, budget);
             ProcessorUnit first = unit(0, host);
             ProcessorUnit second = unit(1, host);
-            TaskProcessor held = host.open(NodeFixture.T1_TASK, first);
+            TaskProcessor held = host.open(NodeFixture.T1_TASK, first, () -> true);
             CompletableFuture<TaskProcessor> taking = CompletableFuture.supplyAsync(
-                    () -> host.open(NodeFixture.T1_TASK, second));
+                    () -> host.open(NodeFixture.T1_TASK, second, () -> true));
             Thread.sleep(200);
             assertFalse(taking.isDone(), "the first unit still holds it");
             held.close();
@@ -110,5 +112,45 @@ class NodeUnitHostTest {
 
     static BackgroundBudget budget() {
         return BackgroundBudget.fromSystemProperties();
+    }
+
+    @Test
+    void anOpenWaitingForTheOtherUnitGivesUpWhenItsTaskIsGivenElsewhere() throws Exception {
+        try (NodeFixture node = new NodeFixture(dir.resolve("n1")); BackgroundBudget budget = budget()) {
+            NodeUnitHost host = host(node, budget);
+            ProcessorUnit first = unit(0, host);
+            ProcessorUnit second = unit(1, host);
+            TaskProcessor held = host.open(NodeFixture.T1_TASK, first, () -> true);
+            AtomicBoolean wanted = new AtomicBoolean(true);
+            CompletableFuture<TaskProcessor> taking = CompletableFuture.supplyAsync(
+                    () -> host.open(NodeFixture.T1_TASK, second, wanted::get));
+            Thread.sleep(200);
+            assertFalse(taking.isDone(), "the first unit still holds it");
+            wanted.set(false);
+            host.openWithdrawn(NodeFixture.T1_TASK);
+            assertNull(taking.get(5, TimeUnit.SECONDS), "not opened, not waited for (30 s) any more");
+            assertSame(first, node.tasks.unitOf(NodeFixture.T1_TASK));
+            held.close();
+            host.released(NodeFixture.T1_TASK, first);
+        }
+    }
+
+    @Test
+    void aUnitOpensATaskAgainOnlyOnceItClosedItsEarlierCopy() throws Exception {
+        try (NodeFixture node = new NodeFixture(dir.resolve("n1")); BackgroundBudget budget = budget()) {
+            NodeUnitHost host = host(node, budget);
+            ProcessorUnit unit = unit(0, host);
+            TaskProcessor earlier = host.open(NodeFixture.T1_TASK, unit, () -> true);
+            CompletableFuture<TaskProcessor> again = CompletableFuture.supplyAsync(
+                    () -> host.open(NodeFixture.T1_TASK, unit, () -> true));
+            Thread.sleep(200);
+            assertFalse(again.isDone(), "its store is open once");
+            earlier.close();
+            host.released(NodeFixture.T1_TASK, unit);
+            TaskProcessor reopened = again.get(10, TimeUnit.SECONDS);
+            assertSame(unit, node.tasks.unitOf(NodeFixture.T1_TASK));
+            reopened.close();
+            host.released(NodeFixture.T1_TASK, unit);
+        }
     }
 }

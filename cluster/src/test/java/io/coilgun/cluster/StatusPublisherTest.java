@@ -3,16 +3,21 @@ package io.coilgun.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.directory.NodeStatus;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
+import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
+import io.coilgun.cluster.unit.ProcessorUnit;
 import io.coilgun.cluster.unit.UnitHost;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,18 +35,18 @@ class StatusPublisherTest {
             }
 
             @Override
-            public io.coilgun.cluster.task.TaskProcessor open(TaskId id, io.coilgun.cluster.unit.ProcessorUnit u) {
+            public TaskProcessor open(TaskId id, ProcessorUnit u, BooleanSupplier wanted) {
                 return null;
             }
 
             @Override
             public boolean recoverFirst(TaskId id, TaskRole role, long logStart,
-                    io.coilgun.cluster.unit.ProcessorUnit unit, java.util.function.Consumer<Boolean> whenDone) {
+                    ProcessorUnit unit, Consumer<Boolean> whenDone) {
                 return false;
             }
 
             @Override
-            public void released(TaskId id, io.coilgun.cluster.unit.ProcessorUnit unit) {
+            public void released(TaskId id, ProcessorUnit unit) {
             }
 
             @Override
@@ -55,7 +60,7 @@ class StatusPublisherTest {
             }
 
             @Override
-            public void placed(io.coilgun.cluster.assign.ClusterView view) {
+            public void placed(ClusterView view) {
             }
 
             @Override

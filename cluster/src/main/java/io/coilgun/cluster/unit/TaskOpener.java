@@ -3,10 +3,13 @@ package io.coilgun.cluster.unit;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +33,8 @@ final class TaskOpener implements AutoCloseable {
      * @param failure why it could not be opened, or null
      * @param copied whether it was copied from a peer first (null: it was not to be)
      */
-    record Opened(TopicPartition partition, TaskProcessor task, RuntimeException failure, Boolean copied) {
+    record Opened(TopicPartition partition, TaskProcessor task, RuntimeException failure, Boolean copied,
+            long ticket) {
     }
 
     /** Where an opened task goes (on the opener thread): the unit queues it for its own thread. */
@@ -45,6 +49,13 @@ final class TaskOpener implements AutoCloseable {
     private final ProcessorUnit unit;
     private final Delivery delivery;
     private final ExecutorService thread;
+    /**
+     * The open each task still wanted is waiting for, by its ticket: a task given, taken away and given again within
+     * a few rebalances is queued more than once, and only its latest open may run and be taken (an earlier one would
+     * wait for the task's hold the unit itself has, or open its store twice).
+     */
+    private final Map<TopicPartition, Long> wanted = new ConcurrentHashMap<>();
+    private final AtomicLong tickets = new AtomicLong();
 
     TaskOpener(String unitName, UnitHost host, ProcessorUnit unit, Delivery delivery) {
         this.unitName = unitName;
@@ -64,12 +75,17 @@ final class TaskOpener implements AutoCloseable {
      */
     void open(TopicPartition tp, TaskRole role, long logStart) {
         TaskId id = TaskId.of(tp);
+        long ticket = tickets.incrementAndGet();
+        wanted.put(tp, ticket);
         thread.execute(() -> {
+            if (!wanted(tp, ticket)) {
+                return; // taken away before its turn: nothing to open
+            }
             boolean copying;
             try {
                 copying = host.recoverFirst(id, role, logStart, unit, copied -> {
                     try {
-                        thread.execute(() -> openHere(tp, copied));
+                        thread.execute(() -> openHere(tp, copied, ticket));
                     } catch (RejectedExecutionException closing) {
                         // the unit stopped meanwhile; the copy stays on disk for the next start
                     }
@@ -79,21 +95,47 @@ final class TaskOpener implements AutoCloseable {
                 copying = false;
             }
             if (!copying) {
-                openHere(tp, null);
+                openHere(tp, null, ticket);
             }
         });
     }
 
+    /**
+     * The unit no longer wants task {@code tp} (the open queued or under way is dropped, or its task closed again
+     * when already open): an open waiting for another unit to let go of the task gives up at once.
+     */
+    void withdraw(TopicPartition tp) {
+        if (wanted.remove(tp) != null) {
+            host.openWithdrawn(TaskId.of(tp));
+        }
+    }
+
+    /**
+     * On the unit's thread, as it takes a delivery: whether it is the open the task waits for (then it waits no
+     * more), or an earlier one.
+     */
+    boolean take(Opened opened) {
+        return wanted.remove(opened.partition(), opened.ticket());
+    }
+
+    private boolean wanted(TopicPartition tp, long ticket) {
+        Long current = wanted.get(tp);
+        return current != null && current == ticket;
+    }
+
     /** On the opener thread: opens the task from this node's data and delivers it. */
-    private void openHere(TopicPartition tp, Boolean copied) {
+    private void openHere(TopicPartition tp, Boolean copied, long ticket) {
+        if (!wanted(tp, ticket)) {
+            return; // taken away while it was copied (the copy stays on disk)
+        }
         TaskProcessor task = null;
         RuntimeException failure = null;
         try {
-            task = host.open(TaskId.of(tp), unit);
+            task = host.open(TaskId.of(tp), unit, () -> wanted(tp, ticket));
         } catch (RuntimeException e) {
             failure = e;
         }
-        delivery.opened(new Opened(tp, task, failure, copied));
+        delivery.opened(new Opened(tp, task, failure, copied, ticket));
     }
 
     /** Stops opening: what is being opened now finishes (and is delivered) within 10 s, the rest is dropped. */

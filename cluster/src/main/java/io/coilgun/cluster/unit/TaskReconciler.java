@@ -158,7 +158,12 @@ final class TaskReconciler {
                 release(tp);
             }
         }
-        opening.keySet().removeIf(tp -> !leads.contains(tp) && !replicas.contains(tp)); // the copy goes on
+        for (TopicPartition tp : new ArrayList<>(opening.keySet())) {
+            if (!leads.contains(tp) && !replicas.contains(tp)) {
+                opening.remove(tp);
+                opener.withdraw(tp); // a copy from a peer under way goes on, and stays on disk
+            }
+        }
         Set<TopicPartition> moved = new HashSet<>(added); // tasks whose reading consumer starts at their position
         Set<TopicPartition> all = new HashSet<>(leads);
         all.addAll(replicas);
@@ -246,7 +251,9 @@ final class TaskReconciler {
     void opened(TaskOpener.Opened opened, boolean running, Set<String> topics) {
         TopicPartition tp = opened.partition();
         TaskProcessor task = opened.task();
-        TaskRole role = opening.remove(tp);
+        // an earlier open of a task taken away and given again is not the one it waits for: closed like one given
+        // elsewhere
+        TaskRole role = opener.take(opened) ? opening.remove(tp) : null;
         if (opened.failure() != null) {
             LOG.error("unit={} task={} cannot be opened; it does not run here until the next rebalance", unitName, tp,
                     opened.failure());

@@ -8,6 +8,7 @@ import io.coilgun.cluster.task.TaskRole;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /** What a processor unit needs from its node: the streams deployed here, the tasks' data, the node's view. */
@@ -18,9 +19,14 @@ public interface UnitHost {
     /**
      * Opens task {@code id} for {@code unit} (on its opener thread) from its data on this node (empty when there is
      * none), after any other unit of the node has released it. Null when its stream is not deployed here (dropped
-     * meanwhile).
+     * meanwhile), or when the unit stopped wanting it while it waited for the other unit ({@code wanted}, looked at
+     * again after {@link #openWithdrawn}).
      */
-    TaskProcessor open(TaskId id, ProcessorUnit unit);
+    TaskProcessor open(TaskId id, ProcessorUnit unit, BooleanSupplier wanted);
+
+    /** A unit no longer wants task {@code id}, which it may be waiting to open: that wait ends. */
+    default void openWithdrawn(TaskId id) {
+    }
 
     /**
      * On the unit's opener thread, before opening a task it was given: whether the node first copies it from a peer

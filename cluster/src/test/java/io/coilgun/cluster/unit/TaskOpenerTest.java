@@ -1,7 +1,9 @@
 package io.coilgun.cluster.unit;
 
 import static io.coilgun.cluster.unit.TestTasks.TP0;
+import static io.coilgun.cluster.unit.TestTasks.TP1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -12,8 +14,10 @@ import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
 import java.nio.file.Path;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,7 +87,7 @@ class TaskOpenerTest {
     void aTaskThatCannotBeOpenedIsDeliveredWithItsFailure() throws Exception {
         UnitHost failing = new TestTasks(dir) {
             @Override
-            public TaskProcessor open(TaskId id, ProcessorUnit unit) {
+            public TaskProcessor open(TaskId id, ProcessorUnit unit, BooleanSupplier wanted) {
                 throw new IllegalStateException("disk gone");
             }
 
@@ -113,5 +117,51 @@ class TaskOpenerTest {
         opener.close();
         host.copyDone.accept(true); // the copy stays on disk for the next start
         assertNull(delivered.poll(50, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void aTaskTakenAwayBeforeItsTurnIsNotOpened() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        TestTasks slow = new TestTasks(dir) {
+            @Override
+            public TaskProcessor open(TaskId id, ProcessorUnit unit, BooleanSupplier wanted) {
+                try {
+                    busy.await(); // the opener is busy with another task
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.open(id, unit, wanted);
+            }
+        };
+        try (TaskOpener slowOpener = new TaskOpener("unit-1", slow, null, delivered::add)) {
+            slowOpener.open(TP1, TaskRole.ACTIVE, 0);
+            slowOpener.open(TP0, TaskRole.ACTIVE, 0);
+            slowOpener.withdraw(TP0); // given elsewhere at the next rebalance
+            busy.countDown();
+            TaskOpener.Opened opened = next();
+            assertEquals(TP1, opened.partition());
+            assertTrue(slowOpener.take(opened));
+            assertNull(delivered.poll(200, TimeUnit.MILLISECONDS), "nothing opened for the task taken away");
+            assertEquals(1, slow.opened.size());
+        } finally {
+            for (TaskProcessor task : slow.opened) {
+                task.close();
+            }
+            slow.close();
+        }
+    }
+
+    @Test
+    void onlyTheLatestOpenOfATaskGivenTwiceIsTaken() throws Exception {
+        opener.open(TP0, TaskRole.ACTIVE, 0);
+        TaskOpener.Opened earlier = next();
+        opener.withdraw(TP0);
+        opener.open(TP0, TaskRole.REPLICA, 0); // given again before the unit took the first
+        earlier.task().close(); // (the unit closes it: its store is opened once)
+        host.released(TaskId.of(TP0), null);
+        TaskOpener.Opened latest = next();
+        assertFalse(opener.take(earlier), "an earlier open: closed again");
+        assertTrue(opener.take(latest));
+        assertFalse(opener.take(latest), "taken once");
     }
 }

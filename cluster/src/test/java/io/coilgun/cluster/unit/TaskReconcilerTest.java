@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.cluster.assign.UnitInfo;
@@ -166,6 +167,25 @@ class TaskReconcilerTest {
         tasks.opened(opened, true, Set.of(TOPIC));
         assertNull(tasks.task(TP0));
         assertEquals(List.of(TaskId.of(TP0)), host.released);
+    }
+
+    @Test
+    void aTaskGivenAgainBeforeItsFirstOpenWasTakenRunsFromItsLatestOpen() throws Exception {
+        active.rebalance(List.of());
+        tasks.reconcile(view(1, Map.of(TP0, List.of("m1", "m0"))), "m0", Set.of());
+        TaskOpener.Opened first = delivered.poll(30, TimeUnit.SECONDS);
+        assertNotNull(first);
+        tasks.reconcile(view(2, Map.of(TP0, List.of("m1", "m2"))), "m0", Set.of()); // taken away
+        tasks.reconcile(view(3, Map.of(TP0, List.of("m1", "m0"))), "m0", Set.of()); // and given back
+        assertTrue(tasks.isOpening(TP0));
+        tasks.opened(first, true, Set.of(TOPIC)); // the unit takes the first open only now
+        assertNull(tasks.task(TP0), "an earlier open: closed again");
+        assertTrue(tasks.isOpening(TP0), "the latest open is still awaited");
+        assertEquals(List.of(TaskId.of(TP0)), host.released);
+        TaskProcessor task = takeOpened();
+        assertSame(task, tasks.task(TP0));
+        assertEquals(TaskRole.REPLICA, task.role());
+        assertFalse(tasks.isOpening(TP0));
     }
 
     @Test

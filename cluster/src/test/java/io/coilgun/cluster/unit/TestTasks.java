@@ -29,7 +29,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -59,6 +64,8 @@ class TestTasks implements UnitHost, AutoCloseable {
     /** The tasks opened, and those released, in order. */
     final List<TaskProcessor> opened = new CopyOnWriteArrayList<>();
     final List<TaskId> released = new CopyOnWriteArrayList<>();
+    /** The tasks opened and not released yet. */
+    private final Set<TaskId> held = ConcurrentHashMap.newKeySet();
     /** Whether the host copies a task from a peer before it is opened ({@link #recoverFirst}): the answer to give. */
     volatile Boolean copyFirst;
     /** The copy's completion, handed over by {@link #recoverFirst} when {@link #copyFirst} is set. */
@@ -100,7 +107,17 @@ class TestTasks implements UnitHost, AutoCloseable {
     }
 
     @Override
-    public TaskProcessor open(TaskId id, ProcessorUnit unit) {
+    public TaskProcessor open(TaskId id, ProcessorUnit unit, BooleanSupplier wanted) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!held.add(id)) { // as a node: a copy still open here is closed first (one store, opened once)
+            if (!wanted.getAsBoolean()) {
+                return null;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("task " + id + " is still held");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
         TaskProcessor task = task(id.topicPartition());
         opened.add(task);
         return task;
@@ -118,6 +135,7 @@ class TestTasks implements UnitHost, AutoCloseable {
 
     @Override
     public void released(TaskId id, ProcessorUnit unit) {
+        held.remove(id);
         released.add(id);
     }
 
