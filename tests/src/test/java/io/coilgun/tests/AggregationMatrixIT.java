@@ -48,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
+@SecondNodeLane
 class AggregationMatrixIT {
     @TempDir
     Path dir;

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
+@SecondNodeLane
 class DocsExamplesIT {
     private static final String STREAM = "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
             + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card_id', "

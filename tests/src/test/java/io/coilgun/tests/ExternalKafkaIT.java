@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class ExternalKafkaIT {
     @TempDir
     Path dir;

@@ -10,10 +10,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A test class whose nodes and brokers are processes of their own ({@link ClusterProcesses}, a child JVM): it runs in
- * a lane of its own, beside the classes that run a node in the test JVM (those run one after another, JUnit's default
- * here), and never beside another class of this lane (a cluster's seven JVMs fit this machine once, not twice). The
- * two lanes share nothing but the machine: the in-process node's statics stay the one node's, and the processes
- * bind their own ports and directories. See the failsafe configuration in tests/pom.xml.
+ * a lane of its own, beside the two lanes of classes that run a node in the test JVM (the default lane, one class
+ * after another, and {@link SecondNodeLane}), and never beside another class of this lane (a cluster's seven JVMs fit
+ * this machine once, not twice). The processes bind their own ports and directories. See the failsafe configuration
+ * in tests/pom.xml.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

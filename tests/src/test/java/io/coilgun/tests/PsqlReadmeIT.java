@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class PsqlReadmeIT {
     @TempDir
     Path dir;

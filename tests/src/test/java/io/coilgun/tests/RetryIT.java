@@ -30,6 +30,7 @@ import org.postgresql.util.PSQLException;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class RetryIT {
     @TempDir
     Path dir;

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class SchemaEvolutionIT {
     @TempDir
     Path dir;

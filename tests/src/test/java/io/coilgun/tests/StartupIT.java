@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Start-up problems give one clear line on stderr and a non-zero exit, not a stack trace. */
 @Tag("integration")
 @Timeout(120)
+@SecondNodeLane
 class StartupIT {
     @TempDir
     Path dir;

@@ -29,6 +29,7 @@ import org.postgresql.util.ServerErrorMessage;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class StreamDropIT {
     @TempDir
     Path dir;

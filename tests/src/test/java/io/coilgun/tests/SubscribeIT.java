@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(300)
+@SecondNodeLane
 class SubscribeIT {
     @TempDir
     static Path dir;

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
+@SecondNodeLane
 class WindowKindsIT {
     static final long SECOND = 1_000_000L;
     static final long MINUTE = 60 * SECOND;
