@@ -45,6 +45,8 @@ public final class TaskPlan implements AutoCloseable {
 
     private static final byte[] META_OFFSET = "m\0offset".getBytes(StandardCharsets.UTF_8);
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
+    /** The last decision applied ({@link #processDecided}), with the checkpoint. */
+    private static final byte[] META_DECISION = "m\0decision".getBytes(StandardCharsets.UTF_8);
     /** Rows {@code m\0failed\0<offset>}: the records this task skips ({@link FailedEvent}). */
     private static final byte[] META_FAILED = "m\0failed\0".getBytes(StandardCharsets.UTF_8);
     /** How many failed events a task remembers (the oldest go first). */
@@ -60,6 +62,8 @@ public final class TaskPlan implements AutoCloseable {
     /** The ids accepted within the dedup horizon; null for a stream without an event_id column. */
     private final DuplicateIndex duplicates;
     private long lastOffset;
+    /** The offset, in the stream's decision log, of the last decided event applied; -1 before the first. */
+    private long lastDecision;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
     /** The results of {@link #process(byte[], long, Object[])} before they are boxed. */
@@ -83,6 +87,8 @@ public final class TaskPlan implements AutoCloseable {
         this.store = store;
         this.reservoir = reservoir;
         this.lastOffset = lastOffset;
+        byte[] decision = store.get(META_DECISION);
+        this.lastDecision = decision == null ? -1 : ByteBuffer.wrap(decision).getLong();
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
         boolean indexed = store.familyNames().contains(DuplicateIndex.FAMILY);
@@ -532,6 +538,49 @@ public final class TaskPlan implements AutoCloseable {
                 return stream.latePolicy() == LatePolicy.DROP ? Outcome.DROPPED : Outcome.LATE;
             }
         }
+        accept(event, payload, offset, eventTime, results);
+        return Outcome.APPLIED;
+    }
+
+    /**
+     * Applies an event the stream's decider accepted ({@code decision}: its offset in the decision log), as decided:
+     * neither its id nor its lateness is judged again, its time is final (clamped there if it was). The decider is one
+     * task, so its decisions reach this task in order and every one has {@code t >= S - lateness} here too (this
+     * task's stream time is never ahead of the decider's); one that is not is a broken invariant and is refused
+     * before anything changes.
+     *
+     * @param decision above {@link #lastDecision()} (a decision applied already is skipped by the caller)
+     * @param results receives the values of every metric, as {@link #process(byte[], long, Results)}
+     */
+    public void processDecided(byte[] payload, long offset, long decision, Results results) {
+        if (decision <= lastDecision) {
+            throw new IllegalArgumentException("decision " + decision + " was applied already (last " + lastDecision
+                    + ")");
+        }
+        EventView event = shared.arrived(payload);
+        int timeColumn = stream.eventTimeIndex();
+        long eventTime = event.getLong(timeColumn);
+        long streamTime = reservoir.streamTime();
+        if (streamTime != NO_TIME && eventTime < streamTime - stream.latenessMicros()) {
+            throw new IllegalStateException("decided event at " + eventTime + " (decision " + decision
+                    + ") is behind this task's horizon " + (streamTime - stream.latenessMicros()));
+        }
+        lastOffset = offset;
+        lastDecision = decision;
+        assignedId = event.assignedId();
+        if (TestFaults.ENABLED) {
+            TestFaults.beforeApply(event.values());
+        }
+        accept(event, payload, offset, eventTime, results);
+    }
+
+    /** The decision log's offset of the last decided event this task applied ({@link #processDecided}), or -1. */
+    public long lastDecision() {
+        return lastDecision;
+    }
+
+    /** Appends an accepted event to the reservoir, the dedup index and every metric, and reports the results. */
+    private void accept(EventView event, byte[] payload, long offset, long eventTime, Results results) {
         reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
         if (duplicates != null) {
             duplicates.accepted(event, eventTime);
@@ -553,7 +602,6 @@ public final class TaskPlan implements AutoCloseable {
             op.report(now, results, at);
             at += op.def().aggregations().size();
         }
-        return Outcome.APPLIED;
     }
 
     /**
@@ -674,6 +722,9 @@ public final class TaskPlan implements AutoCloseable {
         }
         store.put(META_RESERVOIR, reservoir.checkpoint());
         store.put(META_OFFSET, ByteBuffer.allocate(8).putLong(lastOffset).array());
+        if (lastDecision >= 0) {
+            store.put(META_DECISION, ByteBuffer.allocate(8).putLong(lastDecision).array());
+        }
         store.commit();
         reservoir.committed();
         if (!operators.isEmpty()) {
