@@ -213,16 +213,11 @@ class ObservabilityIT {
         assertEquals("card_5m", s.path("metrics").get(0).path("name").asText());
         assertTrue(s.path("totals").path("events").asLong() >= 200);
 
-        PrintStream saved = System.out;
+        // its own stream, not System.out: the node of another test class may be logging there meanwhile
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        int code;
-        System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        try {
-            code = Main.run("status", "--port", String.valueOf(node.port()), "--http-port",
-                    String.valueOf(node.httpPort()), "--wait", "--timeout", "60");
-        } finally {
-            System.setOut(saved);
-        }
+        int code = Main.run(new PrintStream(bytes, true, StandardCharsets.UTF_8), "status", "--port",
+                String.valueOf(node.port()), "--http-port", String.valueOf(node.httpPort()), "--wait", "--timeout",
+                "60");
         String out = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, out);
         assertTrue(out.startsWith("node node-1  pgwire 127.0.0.1:" + node.port()), out);

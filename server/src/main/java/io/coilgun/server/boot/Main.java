@@ -5,13 +5,14 @@ import io.coilgun.server.config.ConfigFile;
 import io.coilgun.server.config.NodeConfig;
 import io.coilgun.server.config.SecurityConfig;
 import io.coilgun.server.config.StartupException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code coilgun start [options]}: runs one node until Ctrl-C. */
 @Command(name = "coilgun", mixinStandardHelpOptions = true, version = "coilgun 0.1.0",
@@ -26,7 +27,16 @@ public final class Main {
 
     /** Runs the command line and returns the exit code (0 after a clean stop, 1 when start-up failed). */
     public static int run(String... args) {
+        return run(System.out, args);
+    }
+
+    /**
+     * As {@link #run(String...)}, with what {@code status} prints going to {@code out}: a test's own stream, since
+     * System.out is the whole JVM's (other nodes log there).
+     */
+    public static int run(PrintStream out, String... args) {
         CommandLine cl = new CommandLine(new Main());
+        ((StatusCommand) cl.getSubcommands().get("status").getCommand()).printingTo(out);
         try {
             CommandLine start = cl.getSubcommands().get("start");
             start.setDefaultValueProvider(ConfigFile.defaults(configPath(args), start.getCommandSpec()));
