@@ -145,7 +145,7 @@ public final class ClusterNode implements AutoCloseable {
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
-                router.sender(producer), feed, reservoirIO, meters, backgroundBudget);
+                router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget);
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
                     SESSION_TIMEOUT_MS, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
@@ -199,8 +199,15 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Creates the stream's partitioner topics (if missing). Blocking. */
     public void createTopics(StreamDef stream) {
+        TaskId decider = TaskId.decider(stream);
+        if (decider != null) {
+            admin.ensureTopic(decider.topic(), 1, Map.of());
+        }
         for (String field : stream.partitionBy()) {
             admin.ensureTopic(Topics.partitioner(stream.name(), field), stream.partitions(), Map.of());
+        }
+        if (decider != null) {
+            producer.partitionsFor(decider.topic());
         }
         for (String field : stream.partitionBy()) {
             producer.partitionsFor(Topics.partitioner(stream.name(), field)); // warm metadata: sends never wait
@@ -222,6 +229,11 @@ public final class ClusterNode implements AutoCloseable {
      */
     public void deployStream(StreamDef stream, List<MetricDef> metrics, boolean awaitPlacement) {
         createTopics(stream);
+        TaskId decider = TaskId.decider(stream);
+        if (decider != null) { // no metric: it decides and forwards
+            deployments.deploy(decider.topic(), new Deployments.Deployed(stream, List.of(),
+                    publisher.registerClocks(decider.topic(), 1)));
+        }
         for (String field : stream.partitionBy()) {
             String topic = Topics.partitioner(stream.name(), field);
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
@@ -296,8 +308,13 @@ public final class ClusterNode implements AutoCloseable {
      */
     public void dropStreamLocally(StreamDef stream) {
         Set<String> topics = new HashSet<>();
-        for (String field : stream.partitionBy()) {
-            String topic = Topics.partitioner(stream.name(), field);
+        List<String> all = new ArrayList<>();
+        for (TaskId id : TaskId.all(stream)) {
+            if (!all.contains(id.topic())) {
+                all.add(id.topic());
+            }
+        }
+        for (String topic : all) {
             publisher.unregisterClocks(topic);
             deployments.remove(topic);
             topics.add(topic);

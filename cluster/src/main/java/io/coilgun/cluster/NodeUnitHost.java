@@ -3,7 +3,9 @@ package io.coilgun.cluster;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplySender;
+import io.coilgun.cluster.task.Forwarder;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskMeters;
 import io.coilgun.cluster.task.TaskProcessor;
@@ -48,6 +50,8 @@ final class NodeUnitHost implements UnitHost {
     private final PeerRecovery recovery;
     private final MarkerSender markers;
     private final ReplySender replies;
+    /** Where a decider's forwards go (the node's producer). */
+    private final Forwarder.Sender forwards;
     private final ResultFeed feed;
     private final ReservoirIO reservoirIO;
     private final MeterRegistry meters;
@@ -56,8 +60,8 @@ final class NodeUnitHost implements UnitHost {
     private final Semaphore background;
 
     NodeUnitHost(ClusterConfig config, Deployments deployments, TaskDirectories directories, NodeTasks tasks,
-            PeerRecovery recovery, MarkerSender markers, ReplySender replies, ResultFeed feed,
-            ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget) {
+            PeerRecovery recovery, MarkerSender markers, ReplySender replies, Forwarder.Sender forwards,
+            ResultFeed feed, ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget) {
         this.config = config;
         this.deployments = deployments;
         this.directories = directories;
@@ -65,6 +69,7 @@ final class NodeUnitHost implements UnitHost {
         this.recovery = recovery;
         this.markers = markers;
         this.replies = replies;
+        this.forwards = forwards;
         this.feed = feed;
         this.reservoirIO = reservoirIO;
         this.meters = meters;
@@ -128,6 +133,9 @@ final class NodeUnitHost implements UnitHost {
             TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
             TaskProcessor task = new TaskProcessor(id, plan, reopen, replies, feed, d.clocks()[id.partition()]);
             task.meters(TaskMeters.of(meters, d.stream().name(), id));
+            if (Topics.isDecider(id.topic())) {
+                task.forwarder(new Forwarder(forwards));
+            }
             task.definitions(marker -> deployments.startedBy(id.topic(), marker),
                     () -> deployments.stream(id.topic()));
             // A copy that has not started a deployed metric (new, or behind its marker) gets a marker of its own at

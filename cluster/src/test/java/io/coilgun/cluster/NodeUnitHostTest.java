@@ -40,6 +40,7 @@ class NodeUnitHostTest {
     NodeUnitHost host(NodeFixture node, BackgroundBudget budget) {
         return new NodeUnitHost(node.config, node.deployments, node.directories, node.tasks, node.recovery,
                 (topic, partition, marker) -> markers.add(topic + "-" + partition + " " + marker), reply -> { },
+                (forward, callback) -> { },
                 new ResultFeed(), node.io, new SimpleMeterRegistry(), budget);
     }
 

@@ -106,18 +106,18 @@ public final class EventPublisher {
      */
     public List<CompletableFuture<List<Reply>>> publishAll(StreamDef stream, EventCodec codec, List<Object[]> rows,
             long[] assignedIds, boolean[] excluded) {
-        List<String> fields = stream.partitionBy();
+        List<String> fields = entryFields(stream);
         String[] topics = new String[fields.size()];
         TaskClock[][] taskClocks = new TaskClock[fields.size()][];
         byte[][][] keys = new byte[fields.size()][rows.size()][];
         int[][] partitions = new int[fields.size()][rows.size()];
         for (int f = 0; f < fields.size(); f++) {
-            topics[f] = Topics.partitioner(stream.name(), fields.get(f));
+            topics[f] = entryTopic(stream, fields.get(f));
             taskClocks[f] = clocks.get(topics[f]);
             int column = stream.columnIndex(fields.get(f)).orElseThrow();
             for (int i = 0; i < rows.size(); i++) {
                 keys[f][i] = GroupKeys.encodeOne(rows.get(i)[column]);
-                partitions[f][i] = partition(keys[f][i], stream.partitions());
+                partitions[f][i] = decided(stream) ? 0 : partition(keys[f][i], stream.partitions());
             }
         }
         refuseStoppedTasks(taskClocks, partitions, topics);
@@ -136,9 +136,36 @@ public final class EventPublisher {
                 rowKeys[f] = keys[f][i];
                 rowPartitions[f] = partitions[f][i];
             }
-            replies.add(send(codec.encode(rows.get(i), assignedIds[i]), topics, rowKeys, rowPartitions));
+            replies.add(send(codec.encode(rows.get(i), assignedIds[i]), topics, rowKeys, rowPartitions,
+                    expectedReplies(stream)));
         }
         return replies;
+    }
+
+    /**
+     * Whether the stream's events go to its decider ({@link Topics#decider}): a stream partitioned by several fields,
+     * whose every partitioning must apply the same decision on each event.
+     */
+    private static boolean decided(StreamDef stream) {
+        return stream.partitionBy().size() > 1;
+    }
+
+    /** The fields whose topics an event is published to: the first (for its key) when the stream has a decider. */
+    private static List<String> entryFields(StreamDef stream) {
+        return decided(stream) ? stream.partitionBy().subList(0, 1) : stream.partitionBy();
+    }
+
+    /** The topic an event is published to for {@code field}: the decider's when the stream has one. */
+    private static String entryTopic(StreamDef stream, String field) {
+        return decided(stream) ? Topics.decider(stream.name()) : Topics.partitioner(stream.name(), field);
+    }
+
+    /**
+     * The replies an event gets when accepted: one per partitioner topic, and the decider's first (a decider that does
+     * not accept it answers alone: {@code ReplyRouter} completes on its answer).
+     */
+    private static int expectedReplies(StreamDef stream) {
+        return stream.partitionBy().size() + (decided(stream) ? 1 : 0);
     }
 
     /**
@@ -148,7 +175,7 @@ public final class EventPublisher {
      */
     public CompletableFuture<Boolean> probe(StreamDef stream, EventCodec codec, Object[] row, long assignedId,
             int topicIndex) {
-        String field = stream.partitionBy().get(topicIndex);
+        String field = entryFields(stream).get(topicIndex);
         byte[] key = GroupKeys.encodeOne(row[stream.columnIndex(field).orElseThrow()]);
         long correlation = correlations.incrementAndGet();
         CompletableFuture<List<Reply>> reply = router.expect(correlation, 1);
@@ -156,8 +183,8 @@ public final class EventPublisher {
         headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
         headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
         headers.add(KafkaHeaders.PROBE, new byte[] {1});
-        producer.send(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition(key, stream.partitions()),
-                key, codec.encode(row, assignedId), headers), (md, e) -> {
+        producer.send(new ProducerRecord<>(entryTopic(stream, field), decided(stream) ? 0
+                : partition(key, stream.partitions()), key, codec.encode(row, assignedId), headers), (md, e) -> {
                     if (e != null) {
                         router.cancel(correlation);
                         reply.completeExceptionally(e);
@@ -218,22 +245,22 @@ public final class EventPublisher {
      * refused it or no reply came in time. Not judged for lateness: the tasks judge it.
      */
     public CompletableFuture<List<Reply>> publish(StreamDef stream, EventCodec codec, Object[] values, long assignedId) {
-        List<String> fields = stream.partitionBy();
+        List<String> fields = entryFields(stream);
         String[] topics = new String[fields.size()];
         byte[][] keys = new byte[fields.size()][];
         int[] partitions = new int[fields.size()];
         for (int f = 0; f < fields.size(); f++) {
-            topics[f] = Topics.partitioner(stream.name(), fields.get(f));
+            topics[f] = entryTopic(stream, fields.get(f));
             keys[f] = GroupKeys.encodeOne(values[stream.columnIndex(fields.get(f)).orElseThrow()]);
-            partitions[f] = partition(keys[f], stream.partitions());
+            partitions[f] = decided(stream) ? 0 : partition(keys[f], stream.partitions());
         }
-        return send(codec.encode(values, assignedId), topics, keys, partitions);
+        return send(codec.encode(values, assignedId), topics, keys, partitions, expectedReplies(stream));
     }
 
     private CompletableFuture<List<Reply>> send(byte[] payload, String[] topics, byte[][] keys,
-            int[] partitions) {
+            int[] partitions, int expected) {
         long correlation = correlations.incrementAndGet();
-        CompletableFuture<List<Reply>> replies = router.expect(correlation, topics.length);
+        CompletableFuture<List<Reply>> replies = router.expect(correlation, expected);
         List<CompletableFuture<Void>> sent = new ArrayList<>(topics.length);
         for (int f = 0; f < topics.length; f++) {
             RecordHeaders headers = new RecordHeaders();

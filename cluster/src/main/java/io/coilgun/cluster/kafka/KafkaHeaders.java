@@ -12,6 +12,11 @@ public final class KafkaHeaders {
      */
     public static final String PROBE = "coilgun.probe";
     /**
+     * On a partitioner topic of a stream with a decider: the event was accepted by the decider at this offset of its
+     * decision log (8 bytes), and is applied as decided.
+     */
+    public static final String DECISION = "coilgun.decision";
+    /**
      * Marks a metric's start marker (the value: the metric's name): every copy of the task adds the metric when it
      * takes this record, so the metric starts at the same offset on the active and on every replica.
      */

@@ -20,6 +20,22 @@ public final class Topics {
         return topic.startsWith(STREAM);
     }
 
+    /**
+     * The decision log of a stream partitioned by several fields: one partition, whose task decides each event once
+     * (duplicate, late, dropped, accepted at its final time) and forwards the accepted ones to the partitioner topics.
+     * Named among the stream's partitioner topics (it goes with them), under a name no field has.
+     */
+    public static String decider(String stream) {
+        return STREAM + stream + "." + DECIDER;
+    }
+
+    /** Whether a topic is a stream's decision log ({@link #decider}). */
+    public static boolean isDecider(String topic) {
+        return topic.startsWith(STREAM) && topic.endsWith("." + DECIDER);
+    }
+
+    private static final String DECIDER = "-decide";
+
     /** The partitioner topic of a stream's top-level group-by field: events keyed by that field. */
     public static String partitioner(String stream, String field) {
         return STREAM + stream + "." + field;

@@ -113,7 +113,8 @@ public final class ReplyRouter implements AutoCloseable {
             }
             // (a reply of a node older than the topic in its key names no source: counted, as before)
             replies.add(reply);
-            if (replies.size() == count) {
+            // a decider that does not accept the event forwards it nowhere: its answer is the only one
+            if (replies.size() == count || reply.status() != ReplyStatus.APPLIED && Topics.isDecider(reply.source())) {
                 future.complete(List.copyOf(replies));
             }
         }

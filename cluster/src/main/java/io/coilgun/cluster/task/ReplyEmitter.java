@@ -7,6 +7,7 @@ import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.reply.ReplyStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -49,6 +50,11 @@ final class ReplyEmitter {
         }
     }
 
+    /** A replica keeps another record it would have sent for the record at {@code offset} (a decider's forward). */
+    void keepRecord(long offset, ProducerRecord<byte[], byte[]> r) {
+        kept.add(offset, r);
+    }
+
     /** The active copy answers {@code record} with a status and message but no values; never throws. */
     void sendStatus(ConsumerRecord<byte[], byte[]> record, ReplyStatus status, String message) {
         try {
@@ -63,13 +69,19 @@ final class ReplyEmitter {
      * (the old active's last committed offset: it may not have answered those), so the statements still waiting for
      * them get their answer; -1 when the group has no committed offset (all kept). Returns how many it sent.
      */
-    int promote(long committed) {
+    int promote(long committed, Consumer<ProducerRecord<byte[], byte[]>> forwards) {
         long oldest = kept.oldest();
         if (committed >= 0 && oldest > committed) {
             LOG.warn("task={} promoted: the replies of offsets {}..{} were not kept; statements waiting for them time "
                     + "out", id, committed, oldest - 1);
         }
-        return kept.drainFrom(Math.max(0, committed), sender::send);
+        return kept.drainFrom(Math.max(0, committed), r -> {
+            if (forwards != null && Topics.isPartitioner(r.topic())) {
+                forwards.accept(r); // a decider's forward
+            } else {
+                sender.send(r);
+            }
+        });
     }
 
     /** The task is no replica (any more): it keeps nothing. */

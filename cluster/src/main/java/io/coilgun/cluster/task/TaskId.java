@@ -26,9 +26,20 @@ public record TaskId(String topic, int partition) {
         return tasks;
     }
 
-    /** Every task of the stream: each partitioner topic (in {@code partition_by} order), each partition. */
+    /** The task of a stream's decision log (a stream partitioned by several fields), or null. */
+    public static TaskId decider(StreamDef stream) {
+        return stream.partitionBy().size() > 1 ? new TaskId(Topics.decider(stream.name()), 0) : null;
+    }
+
+    /**
+     * Every task of the stream: its decider's (when it has one), then each partitioner topic's (in {@code
+     * partition_by} order), each partition.
+     */
     public static List<TaskId> all(StreamDef stream) {
         List<TaskId> tasks = new ArrayList<>();
+        if (decider(stream) != null) {
+            tasks.add(decider(stream));
+        }
         for (String field : stream.partitionBy()) {
             tasks.addAll(allOf(stream, field));
         }

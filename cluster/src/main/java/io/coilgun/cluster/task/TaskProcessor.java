@@ -83,6 +83,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskState state = TaskState.RUNNING;
     /** A replica applies every record as the active does but answers none (it keeps them) and feeds nobody. */
     private TaskRole role = TaskRole.ACTIVE;
+    /** A decider's forwards to the partitioner topics ({@link Forwarder}); null for every other task. */
+    private Forwarder forwarder;
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -120,6 +122,12 @@ public final class TaskProcessor implements AutoCloseable {
     public void definitions(Function<String, MetricDef> lookup, Supplier<StreamDef> stream) {
         starts.definitions(lookup);
         schemas.deployed(stream);
+    }
+
+    /** Makes this task its stream's decider: each event it accepts is forwarded to the partitioner topics. */
+    public void forwarder(Forwarder f) {
+        this.forwarder = f;
+        plan.decider();
     }
 
     private void planChanged() {
@@ -190,7 +198,7 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
-        int sent = replies.promote(committed);
+        int sent = replies.promote(committed, forwarder == null ? null : forwarder::send);
         this.role = TaskRole.ACTIVE;
         return sent;
     }
@@ -334,6 +342,17 @@ public final class TaskProcessor implements AutoCloseable {
                 // the front end asks whether a row that looks late is a retry: answered, never applied
                 status = plan.isDuplicate(record.value()) ? ReplyStatus.DUPLICATE : ReplyStatus.NOT_DUPLICATE;
                 plan.skip(offset);
+            } else if (Forwarder.decisionOf(record) >= 0) {
+                // decided by the stream's decider: applied as decided, once
+                long decision = Forwarder.decisionOf(record);
+                if (decision <= plan.lastDecision()) {
+                    plan.skip(offset); // forwarded again after the decider's failover: applied and answered
+                    dirty = true;
+                    return false;
+                }
+                plan.processDecided(record.value(), offset, decision, results);
+                clock.streamTime(plan.streamTime());
+                status = ReplyStatus.APPLIED;
             } else {
                 status = apply(record, offset);
                 message = messageOf(status);
@@ -348,6 +367,15 @@ public final class TaskProcessor implements AutoCloseable {
         }
         answeredThrough = offset;
         outcomes[status.ordinal()]++;
+        if (forwarder != null && status == ReplyStatus.APPLIED) {
+            for (var forward : Forwarder.forwards(stream, record, plan.acceptedPayload(), plan.lastEvent())) {
+                if (role == TaskRole.ACTIVE) {
+                    forwarder.send(forward);
+                } else {
+                    replies.keepRecord(offset, forward); // sent if it takes over: the active may not have
+                }
+            }
+        }
         try {
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers and feeds; the reply is kept in case this copy takes over
@@ -467,6 +495,9 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             plan = opener.open(stream, all);
+            if (forwarder != null) {
+                plan.decider();
+            }
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);
             stop("cannot reopen its data: " + reopening);
@@ -533,6 +564,9 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints if anything was applied since the last checkpoint. */
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
+            if (forwarder != null) {
+                forwarder.awaitSent(); // a checkpoint never passes a decision Kafka does not have
+            }
             plan.checkpoint();
             dirty = false;
         }

@@ -67,19 +67,19 @@ class ReplyEmitterTest {
         }
         replies.keep(record(5, null), answer(ReplyStatus.APPLIED)); // nobody waits: nothing kept
         assertTrue(sent.isEmpty(), "a replica sends nothing");
-        assertEquals(2, replies.promote(3), "offsets 3 and 4: the old active may not have answered them");
+        assertEquals(2, replies.promote(3, null), "offsets 3 and 4: the old active may not have answered them");
         assertEquals(2, sent.size());
-        assertEquals(0, replies.promote(-1), "sent once, then forgotten");
+        assertEquals(0, replies.promote(-1, null), "sent once, then forgotten");
     }
 
     @Test
     void withoutACommittedOffsetEveryKeptAnswerIsSentAndAnActiveKeepsNothing() {
         replies.keep(record(0, "n1"), answer(ReplyStatus.APPLIED));
         replies.keep(record(1, "n1"), answer(ReplyStatus.DUPLICATE));
-        assertEquals(2, replies.promote(-1));
+        assertEquals(2, replies.promote(-1, null));
         replies.keep(record(2, "n1"), answer(ReplyStatus.APPLIED));
         replies.forgetKept();
-        assertEquals(0, replies.promote(-1));
+        assertEquals(0, replies.promote(-1, null));
         assertNull(ReplyEmitter.replyRecord(record(9, null), answer(ReplyStatus.APPLIED)));
     }
 }

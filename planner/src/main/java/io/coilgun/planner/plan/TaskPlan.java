@@ -62,10 +62,14 @@ public final class TaskPlan implements AutoCloseable {
     /** The ids accepted within the dedup horizon; null for a stream without an event_id column. */
     private final DuplicateIndex duplicates;
     private long lastOffset;
+    /** Whether this task is its stream's decider: no metric ever runs here, so its history is kept for its dedup only. */
+    private boolean decider;
     /** The offset, in the stream's decision log, of the last decided event applied; -1 before the first. */
     private long lastDecision;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
+    /** The payload of the last event accepted, with its final time (clamped or not). */
+    private byte[] acceptedPayload;
     /** The results of {@link #process(byte[], long, Object[])} before they are boxed. */
     private Results boxed;
     /** The records this task skips, by offset: events it failed on (usually empty). */
@@ -574,6 +578,31 @@ public final class TaskPlan implements AutoCloseable {
         accept(event, payload, offset, eventTime, results);
     }
 
+    /** {@link #processDecided(byte[], long, long, Results)} with the results boxed into {@code results}. */
+    public void processDecided(byte[] payload, long offset, long decision, Object[] results) {
+        if (boxed == null || boxed.width() != results.length) {
+            boxed = new Results(results.length);
+        }
+        processDecided(payload, offset, decision, boxed);
+        boxed.copyTo(0, results, 0);
+    }
+
+    /**
+     * The event the last {@link #process} accepted as it was accepted: its payload with its final time (clamped or
+     * not), what a decider forwards.
+     */
+    public byte[] acceptedPayload() {
+        return acceptedPayload;
+    }
+
+    /**
+     * Makes this task its stream's decider (a stream partitioned by several fields): it runs no metric and is never
+     * backfilled from, so its reservoir keeps only what its dedup index reads back (the dedup horizon).
+     */
+    public void decider() {
+        this.decider = true;
+    }
+
     /** The decision log's offset of the last decided event this task applied ({@link #processDecided}), or -1. */
     public long lastDecision() {
         return lastDecision;
@@ -581,6 +610,7 @@ public final class TaskPlan implements AutoCloseable {
 
     /** Appends an accepted event to the reservoir, the dedup index and every metric, and reports the results. */
     private void accept(EventView event, byte[] payload, long offset, long eventTime, Results results) {
+        acceptedPayload = payload;
         reservoir.append(eventTime, offset, codec.schemaVersion(), payload);
         if (duplicates != null) {
             duplicates.accepted(event, eventTime);
@@ -727,7 +757,9 @@ public final class TaskPlan implements AutoCloseable {
         }
         store.commit();
         reservoir.committed();
-        if (!operators.isEmpty()) {
+        if (decider) {
+            reservoir.retainFrom(reservoir.streamTime() - (duplicates == null ? 0 : stream.dedupHorizonMicros()));
+        } else if (!operators.isEmpty()) {
             long reach = duplicates == null ? 0 : stream.dedupHorizonMicros(); // the dedup expiry reads back that far
             for (MetricOperator op : operators) {
                 reach = Math.max(reach, op.reach());

@@ -129,13 +129,14 @@ public final class BenchMain {
         int connections = o.integer("connections", 16);
         Map<String, String> result = new LinkedHashMap<>();
         try (BenchNode node = startNode("e2e")) {
-            Workload.define(node, Workload.metricSet(o.string("metrics", "ab")));
+            Workload.define(node, Workload.metricSet(o.string("metrics", "ab")), o.string("partition-by", "card_id"));
             OpenLoop.Result r = inject("e2e", node, liveSource(1), rate, connections);
             result.put("rate", fmt0(r.achievedRate()));
             result.put("target_rate", fmt0(rate));
             latencyKeys(result, r);
             result.put("errors", String.valueOf(r.errors()));
             result.put("via", o.string("via", "pg"));
+            result.put("partition_by", o.string("partition-by", "card_id").replace(" ", ""));
             result.put("connections", String.valueOf(connections));
             memory(result, node);
             writeLatency(r, "e2e at " + fmt0(rate) + " events/s (" + o.string("via", "pg") + ", " + connections

@@ -9,9 +9,13 @@ import java.util.Locale;
 
 /** The benchmark's stream, its metric sets, and history preloaded before a measured run. */
 final class Workload {
-    static final String STREAM_DDL = "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
-            + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card_id', "
-            + "partitions = 4)";
+    static final String STREAM_DDL = streamDdl("card_id");
+
+    /** The benchmark stream partitioned by {@code partitionBy} ({@code card_id}, or {@code card_id, merchant_id}). */
+    static String streamDdl(String partitionBy) {
+        return "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, merchant_id VARCHAR, amount DOUBLE) "
+                + "WITH (event_time = 'ts', event_id = 'id', partition_by = '" + partitionBy + "', partitions = 4)";
+    }
 
     private Workload() {
     }
@@ -42,8 +46,23 @@ final class Workload {
     }
 
     static void define(BenchNode node, List<String> metrics) throws SQLException {
+        define(node, metrics, "card_id");
+    }
+
+    /**
+     * The stream partitioned by {@code partitionBy} and its metrics; each partitioner besides card_id gets SUM, AVG
+     * and COUNT by its column over 5 minutes.
+     */
+    static void define(BenchNode node, List<String> metrics, String partitionBy) throws SQLException {
         try (Connection c = node.connect(120); Statement s = c.createStatement()) {
-            s.execute(STREAM_DDL);
+            s.execute(streamDdl(partitionBy));
+            for (String field : partitionBy.split(",")) {
+                if (!field.isBlank() && !field.trim().equals("card_id")) {
+                    s.execute("CREATE METRIC " + field.trim() + "_5m AS SELECT SUM(amount) AS total, AVG(amount) AS "
+                            + "mean, COUNT(*) AS n FROM payments GROUP BY " + field.trim()
+                            + " OVER SLIDING INTERVAL '5' MINUTE");
+                }
+            }
             for (String m : metrics) {
                 s.execute(m);
             }

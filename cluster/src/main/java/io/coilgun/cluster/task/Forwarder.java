@@ -1,0 +1,101 @@
+package io.coilgun.cluster.task;
+
+import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.kafka.KafkaHeaders;
+import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.model.StreamDef;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * A decider's forwards (a stream partitioned by several fields, {@link Topics#decider}): each event it accepts goes,
+ * with its final time, to every partitioner topic of the stream, keyed there by that field, carrying the decision's
+ * offset ({@link KafkaHeaders#DECISION}) and the publisher's reply headers, so each partitioning answers the
+ * statement with its metrics. A checkpoint of the decider waits until Kafka has every forward before it
+ * ({@link #awaitSent}): a decision past the checkpoint is never lost, and one forwarded twice (after a crash or a
+ * failover) is applied once, its tasks knowing the last decision they applied.
+ */
+public final class Forwarder {
+    /** Sends a record with a callback: the node's producer. */
+    @FunctionalInterface
+    public interface Sender {
+        void send(ProducerRecord<byte[], byte[]> record, Callback callback);
+    }
+
+    private static final long SEND_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final Sender sender;
+    private final AtomicLong inFlight = new AtomicLong();
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+
+    public Forwarder(Sender sender) {
+        this.sender = sender;
+    }
+
+    /** The forwards of the event the decider accepted from {@code record}: {@code payload} its final form. */
+    static List<ProducerRecord<byte[], byte[]>> forwards(StreamDef stream, ConsumerRecord<byte[], byte[]> record,
+            byte[] payload, Object[] values) {
+        List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(stream.partitionBy().size());
+        byte[] decision = ByteBuffer.allocate(8).putLong(record.offset()).array();
+        for (String field : stream.partitionBy()) {
+            byte[] key = GroupKeys.encodeOne(values[stream.columnIndex(field).orElseThrow()]);
+            RecordHeaders headers = new RecordHeaders();
+            for (String name : List.of(KafkaHeaders.REPLY_TO, KafkaHeaders.CORRELATION)) {
+                Header h = record.headers().lastHeader(name);
+                if (h != null) {
+                    headers.add(name, h.value());
+                }
+            }
+            headers.add(KafkaHeaders.DECISION, decision);
+            out.add(new ProducerRecord<>(Topics.partitioner(stream.name(), field),
+                    EventPublisher.partition(key, stream.partitions()), key, payload, headers));
+        }
+        return out;
+    }
+
+    /** The decision a forwarded record carries, or -1 for a record that is no forward. */
+    static long decisionOf(ConsumerRecord<byte[], byte[]> record) {
+        Header h = record.headers().lastHeader(KafkaHeaders.DECISION);
+        return h == null ? -1 : ByteBuffer.wrap(h.value()).getLong();
+    }
+
+    /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. */
+    void send(ProducerRecord<byte[], byte[]> forward) {
+        inFlight.incrementAndGet();
+        sender.send(forward, (md, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, e);
+            }
+            inFlight.decrementAndGet();
+        });
+    }
+
+    /**
+     * Before a checkpoint, on the unit's thread: waits until Kafka acknowledged every forward sent (usually at once:
+     * they were sent as the events came).
+     *
+     * @throws IllegalStateException when a forward failed or none came in 30 s: the checkpoint must not be made
+     */
+    void awaitSent() {
+        long deadline = System.nanoTime() + SEND_TIMEOUT_NANOS;
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(100_000);
+        }
+        Exception e = failure.getAndSet(null);
+        if (e != null || inFlight.get() > 0) {
+            throw new IllegalStateException("forwards to the partitioner topics not acknowledged"
+                    + (e == null ? " in 30 s" : ": " + e), e);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.coilgun.cluster.task;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.kafka.KafkaHeaders;
+import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.cluster.reply.ReplyCodec;
+import io.coilgun.planner.event.GroupKeys;
+import io.coilgun.planner.model.ColumnType;
+import io.coilgun.planner.model.Durations;
+import io.coilgun.planner.model.LatePolicy;
+import io.coilgun.planner.model.StreamColumn;
+import io.coilgun.planner.model.StreamDef;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/** A decider's forwards: one per partitioner topic, keyed and partitioned there, with the decision's offset. */
+class ForwarderTest {
+    static final StreamDef STREAM = new StreamDef("p", List.of(new StreamColumn("id", ColumnType.BIGINT, false),
+            new StreamColumn("ts", ColumnType.TIMESTAMP, false), new StreamColumn("card", ColumnType.VARCHAR, false),
+            new StreamColumn("shop", ColumnType.VARCHAR, false)), 1, 0, List.of("card", "shop"), 8,
+            10 * Durations.SECOND, LatePolicy.DROP, "");
+
+    @Test
+    void anAcceptedEventGoesToEveryPartitionerWithItsDecisionAndTheRepliesAddress() {
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(Topics.decider("p"), 0, 42, null, new byte[0]);
+        record.headers().add(KafkaHeaders.REPLY_TO, "n2".getBytes(StandardCharsets.UTF_8));
+        record.headers().add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(7));
+        byte[] payload = {1, 2, 3};
+        List<ProducerRecord<byte[], byte[]>> out = Forwarder.forwards(STREAM, record, payload,
+                new Object[] {5L, 1_000L, "c1", "s9"});
+        assertEquals(2, out.size());
+        String[] values = {"c1", "s9"};
+        for (int f = 0; f < 2; f++) {
+            ProducerRecord<byte[], byte[]> r = out.get(f);
+            assertEquals(Topics.partitioner("p", STREAM.partitionBy().get(f)), r.topic());
+            byte[] key = GroupKeys.encodeOne(values[f]);
+            assertArrayEquals(key, r.key());
+            assertEquals(EventPublisher.partition(key, 8), r.partition(), "where the front end would send it");
+            assertArrayEquals(payload, r.value(), "the decided payload (its final time)");
+            assertArrayEquals("n2".getBytes(StandardCharsets.UTF_8),
+                    r.headers().lastHeader(KafkaHeaders.REPLY_TO).value());
+            assertArrayEquals(ReplyCodec.correlationKey(7), r.headers().lastHeader(KafkaHeaders.CORRELATION).value());
+            ConsumerRecord<byte[], byte[]> received = new ConsumerRecord<>(r.topic(), r.partition(), 3, r.key(),
+                    r.value());
+            r.headers().forEach(h -> received.headers().add(h));
+            assertEquals(42, Forwarder.decisionOf(received));
+        }
+        assertEquals(-1, Forwarder.decisionOf(record), "an event as published is no forward");
+    }
+
+    @Test
+    void aCheckpointWaitsForEveryForwardAndRefusesWhenOneFailed() {
+        List<Callback> pending = new ArrayList<>();
+        Forwarder forwarder = new Forwarder((r, callback) -> pending.add(callback));
+        ProducerRecord<byte[], byte[]> forward = new ProducerRecord<>("t", 0, null, new byte[0]);
+        forwarder.send(forward);
+        forwarder.send(forward);
+        Thread acks = new Thread(() -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+            pending.forEach(c -> c.onCompletion(null, null));
+        });
+        acks.start();
+        long began = System.nanoTime();
+        forwarder.awaitSent();
+        assertTrue(System.nanoTime() - began >= 50_000_000L, "waited for the acknowledgements");
+
+        forwarder.send(forward);
+        pending.get(2).onCompletion(null, new IllegalStateException("broker gone"));
+        IllegalStateException e = assertThrows(IllegalStateException.class, forwarder::awaitSent);
+        assertTrue(e.getMessage().contains("broker gone"), e.getMessage());
+    }
+}
