@@ -9,10 +9,12 @@ import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.storage.reservoir.ChunkCache;
+import io.coilgun.storage.reservoir.ReservoirIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
  * checkpointed with the task.
  */
 class DecidedEventsTest {
+    /** Its own writer thread: DeterminismTest closes its own when its tests end. */
+    static final ReservoirIO IO = ReservoirIO.defaults();
+
+    @AfterAll
+    static void closeIo() {
+        IO.close();
+    }
+
     /** An accepted event as the decider forwards it: its payload with its final time, and the decision's offset. */
     record Decision(long offset, byte[] payload) {
     }
@@ -34,7 +44,7 @@ class DecidedEventsTest {
     }
 
     static TaskPlan open(Path dir, StreamDef stream) {
-        return TaskPlan.open(dir, stream, DeterminismTest.metrics(), DeterminismTest.IO, new ChunkCache(4, 1 << 20));
+        return TaskPlan.open(dir, stream, DeterminismTest.metrics(), IO, new ChunkCache(4, 1 << 20));
     }
 
     /** A log with disorder beyond the lateness and retries of earlier ids. */
