@@ -81,9 +81,14 @@ public final class Forwarder {
         });
     }
 
+    /** Whether Kafka acknowledged every forward sent so far (or one failed: {@link #awaitSent} says so at once). */
+    boolean settled() {
+        return inFlight.get() == 0 || failure.get() != null;
+    }
+
     /**
-     * Before a checkpoint, on the unit's thread: waits until Kafka acknowledged every forward sent (usually at once:
-     * they were sent as the events came).
+     * Before a checkpoint, on the unit's thread: waits until Kafka acknowledged every forward sent (at once when
+     * {@link #settled}).
      *
      * @throws IllegalStateException when a forward failed or none came in 30 s: the checkpoint must not be made
      */

@@ -85,6 +85,10 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskRole role = TaskRole.ACTIVE;
     /** A decider's forwards to the partitioner topics ({@link Forwarder}); null for every other task. */
     private Forwarder forwarder;
+    /** How long a decider's checkpoint may wait for its forwards' acknowledgements before it waits for them. */
+    private static final long MAX_CHECKPOINT_DEFERRAL_NANOS = 1_000_000_000L;
+    /** When the task last checkpointed (System.nanoTime). */
+    private long checkpointedAt = System.nanoTime();
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -565,9 +569,15 @@ public final class TaskProcessor implements AutoCloseable {
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
             if (forwarder != null) {
-                forwarder.awaitSent(); // a checkpoint never passes a decision Kafka does not have
+                // a checkpoint never passes a decision Kafka does not have: while forwards are on their way it waits
+                // for a later round (the unit's thread never waits for Kafka), for a second at most
+                if (!forwarder.settled() && System.nanoTime() - checkpointedAt < MAX_CHECKPOINT_DEFERRAL_NANOS) {
+                    return;
+                }
+                forwarder.awaitSent();
             }
             plan.checkpoint();
+            checkpointedAt = System.nanoTime();
             dirty = false;
         }
     }
@@ -589,6 +599,9 @@ public final class TaskProcessor implements AutoCloseable {
             return; // its plan is closed already
         }
         try {
+            if (forwarder != null && dirty) {
+                forwarder.awaitSent(); // its last checkpoint covers every decision, forwarded
+            }
             checkpointIfDirty();
         } finally {
             plan.close();
