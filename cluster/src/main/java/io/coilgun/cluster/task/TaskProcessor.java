@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What stays here is what shares the task's state (its plan, which a rollback replaces, its {@link TaskState}, its
  * role and the highest offset answered): taking a record, rolling back and stopping. The rest is in the classes it
- * runs: {@link ReplyEmitter}, {@link MetricStarts}, {@link SchemaCatchUp}, {@link TaskFailurePolicy}.
+ * runs: {@link ReplyEmitter}, {@link MetricStarts}, {@link SchemaCatchUp}, {@link TaskFailurePolicy}. A stream
+ * partitioned by several fields adds two turns of the same record path: its decider's task forwards what it accepts
+ * ({@link Forwarder}, which makes the records and awaits Kafka) and its partitioner tasks apply what was decided; both
+ * read the plan and the role, so they stay here too.
  */
 public final class TaskProcessor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
