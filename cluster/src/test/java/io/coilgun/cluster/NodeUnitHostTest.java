@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,10 +99,8 @@ class NodeUnitHostTest {
             ProcessorUnit first = unit(0, host);
             ProcessorUnit second = unit(1, host);
             TaskProcessor held = host.open(NodeFixture.T1_TASK, first, () -> true);
-            CompletableFuture<TaskProcessor> taking = CompletableFuture.supplyAsync(
-                    () -> host.open(NodeFixture.T1_TASK, second, () -> true));
-            Thread.sleep(200);
-            assertFalse(taking.isDone(), "the first unit still holds it");
+            CompletableFuture<TaskProcessor> taking = waitingOpen(host, second, () -> true,
+                    "the first unit still holds it");
             held.close();
             host.released(NodeFixture.T1_TASK, first);
             TaskProcessor moved = taking.get(10, TimeUnit.SECONDS);
@@ -109,6 +108,16 @@ class NodeUnitHostTest {
             moved.close();
             host.released(NodeFixture.T1_TASK, second);
         }
+    }
+
+    /** Opens T1 for {@code unit} on another thread, and checks that the open is still waiting 200 ms later. */
+    static CompletableFuture<TaskProcessor> waitingOpen(NodeUnitHost host, ProcessorUnit unit, BooleanSupplier wanted,
+            String why) throws InterruptedException {
+        CompletableFuture<TaskProcessor> opening = CompletableFuture.supplyAsync(
+                () -> host.open(NodeFixture.T1_TASK, unit, wanted));
+        Thread.sleep(200);
+        assertFalse(opening.isDone(), why);
+        return opening;
     }
 
     static BackgroundBudget budget() {
@@ -123,10 +132,8 @@ class NodeUnitHostTest {
             ProcessorUnit second = unit(1, host);
             TaskProcessor held = host.open(NodeFixture.T1_TASK, first, () -> true);
             AtomicBoolean wanted = new AtomicBoolean(true);
-            CompletableFuture<TaskProcessor> taking = CompletableFuture.supplyAsync(
-                    () -> host.open(NodeFixture.T1_TASK, second, wanted::get));
-            Thread.sleep(200);
-            assertFalse(taking.isDone(), "the first unit still holds it");
+            CompletableFuture<TaskProcessor> taking = waitingOpen(host, second, wanted::get,
+                    "the first unit still holds it");
             wanted.set(false);
             host.openWithdrawn(NodeFixture.T1_TASK);
             assertNull(taking.get(5, TimeUnit.SECONDS), "not opened, not waited for (30 s) any more");
@@ -142,10 +149,7 @@ class NodeUnitHostTest {
             NodeUnitHost host = host(node, budget);
             ProcessorUnit unit = unit(0, host);
             TaskProcessor earlier = host.open(NodeFixture.T1_TASK, unit, () -> true);
-            CompletableFuture<TaskProcessor> again = CompletableFuture.supplyAsync(
-                    () -> host.open(NodeFixture.T1_TASK, unit, () -> true));
-            Thread.sleep(200);
-            assertFalse(again.isDone(), "its store is open once");
+            CompletableFuture<TaskProcessor> again = waitingOpen(host, unit, () -> true, "its store is open once");
             earlier.close();
             host.released(NodeFixture.T1_TASK, unit);
             TaskProcessor reopened = again.get(10, TimeUnit.SECONDS);

@@ -5,6 +5,7 @@ import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.plan.TaskPlan;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,9 +36,14 @@ public final class Forwarder {
 
     private static final long SEND_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+    /** How long a checkpoint may wait for the forwards' acknowledgements before it waits for them. */
+    private static final long MAX_CHECKPOINT_DEFERRAL_NANOS = 1_000_000_000L;
+
     private final Sender sender;
     private final AtomicLong inFlight = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
+    /** When the decider last checkpointed (System.nanoTime; the unit's thread). */
+    private long checkpointedAt = System.nanoTime();
 
     public Forwarder(Sender sender) {
         this.sender = sender;
@@ -68,6 +74,40 @@ public final class Forwarder {
     static long decisionOf(ConsumerRecord<byte[], byte[]> record) {
         Header h = record.headers().lastHeader(KafkaHeaders.DECISION);
         return h == null ? -1 : ByteBuffer.wrap(h.value()).getLong();
+    }
+
+    /**
+     * On the unit's thread: the decider accepted the event of {@code record} ({@code plan} just applied it): the
+     * active sends its forwards, a replica keeps them for a promotion (the active may not have sent them).
+     */
+    void accepted(StreamDef stream, ConsumerRecord<byte[], byte[]> record, TaskPlan plan, boolean active,
+            ReplyEmitter replies) {
+        for (ProducerRecord<byte[], byte[]> forward : forwards(stream, record, plan.acceptedPayload(),
+                plan.lastEvent())) {
+            if (active) {
+                send(forward);
+            } else {
+                replies.keepRecord(record.offset(), forward);
+            }
+        }
+    }
+
+    /**
+     * On the unit's thread, before a checkpoint: whether it may be made now. A checkpoint never passes a decision
+     * Kafka does not have: while forwards are on their way it waits for a later round (the unit's thread does not wait
+     * for Kafka), for a second at most, then it waits ({@link #awaitSent}).
+     */
+    boolean readyForCheckpoint() {
+        if (!settled() && System.nanoTime() - checkpointedAt < MAX_CHECKPOINT_DEFERRAL_NANOS) {
+            return false;
+        }
+        awaitSent();
+        return true;
+    }
+
+    /** The decider checkpointed. */
+    void checkpointed() {
+        checkpointedAt = System.nanoTime();
     }
 
     /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. */

@@ -88,10 +88,6 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskRole role = TaskRole.ACTIVE;
     /** A decider's forwards to the partitioner topics ({@link Forwarder}); null for every other task. */
     private Forwarder forwarder;
-    /** How long a decider's checkpoint may wait for its forwards' acknowledgements before it waits for them. */
-    private static final long MAX_CHECKPOINT_DEFERRAL_NANOS = 1_000_000_000L;
-    /** When the task last checkpointed (System.nanoTime). */
-    private long checkpointedAt = System.nanoTime();
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -344,14 +340,14 @@ public final class TaskProcessor implements AutoCloseable {
         }
         ReplyStatus status;
         String message = null;
+        long decision = Forwarder.decisionOf(record);
         try {
             if (record.headers().lastHeader(KafkaHeaders.PROBE) != null) {
                 // the front end asks whether a row that looks late is a retry: answered, never applied
                 status = plan.isDuplicate(record.value()) ? ReplyStatus.DUPLICATE : ReplyStatus.NOT_DUPLICATE;
                 plan.skip(offset);
-            } else if (Forwarder.decisionOf(record) >= 0) {
+            } else if (decision >= 0) {
                 // decided by the stream's decider: applied as decided, once
-                long decision = Forwarder.decisionOf(record);
                 if (decision <= plan.lastDecision()) {
                     plan.skip(offset); // forwarded again after the decider's failover: applied and answered
                     dirty = true;
@@ -375,13 +371,7 @@ public final class TaskProcessor implements AutoCloseable {
         answeredThrough = offset;
         outcomes[status.ordinal()]++;
         if (forwarder != null && status == ReplyStatus.APPLIED) {
-            for (var forward : Forwarder.forwards(stream, record, plan.acceptedPayload(), plan.lastEvent())) {
-                if (role == TaskRole.ACTIVE) {
-                    forwarder.send(forward);
-                } else {
-                    replies.keepRecord(offset, forward); // sent if it takes over: the active may not have
-                }
-            }
+            forwarder.accepted(stream, record, plan, role == TaskRole.ACTIVE, replies);
         }
         try {
             if (role != TaskRole.ACTIVE) {
@@ -571,16 +561,13 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints if anything was applied since the last checkpoint. */
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
-            if (forwarder != null) {
-                // a checkpoint never passes a decision Kafka does not have: while forwards are on their way it waits
-                // for a later round (the unit's thread never waits for Kafka), for a second at most
-                if (!forwarder.settled() && System.nanoTime() - checkpointedAt < MAX_CHECKPOINT_DEFERRAL_NANOS) {
-                    return;
-                }
-                forwarder.awaitSent();
+            if (forwarder != null && !forwarder.readyForCheckpoint()) {
+                return; // its forwards are on their way: a later round
             }
             plan.checkpoint();
-            checkpointedAt = System.nanoTime();
+            if (forwarder != null) {
+                forwarder.checkpointed();
+            }
             dirty = false;
         }
     }

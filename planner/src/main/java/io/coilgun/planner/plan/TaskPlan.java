@@ -497,9 +497,7 @@ public final class TaskPlan implements AutoCloseable {
 
     /** {@link #process(byte[], long, Results)} with the results boxed into {@code results}. */
     public Outcome process(byte[] payload, long offset, Object[] results) {
-        if (boxed == null || boxed.width() != results.length) {
-            boxed = new Results(results.length);
-        }
+        Results boxed = boxed(results.length);
         Outcome outcome = process(payload, offset, boxed);
         if (outcome == Outcome.APPLIED) {
             boxed.copyTo(0, results, 0);
@@ -580,11 +578,17 @@ public final class TaskPlan implements AutoCloseable {
 
     /** {@link #processDecided(byte[], long, long, Results)} with the results boxed into {@code results}. */
     public void processDecided(byte[] payload, long offset, long decision, Object[] results) {
-        if (boxed == null || boxed.width() != results.length) {
-            boxed = new Results(results.length);
-        }
+        Results boxed = boxed(results.length);
         processDecided(payload, offset, decision, boxed);
         boxed.copyTo(0, results, 0);
+    }
+
+    /** The results before they are boxed, {@code width} wide (made once, again only when the width changes). */
+    private Results boxed(int width) {
+        if (boxed == null || boxed.width() != width) {
+            boxed = new Results(width);
+        }
+        return boxed;
     }
 
     /**
