@@ -100,9 +100,14 @@ public final class NodeQueryData implements QueryData {
         Map<String, NodeStatus> statuses = cluster.directory().statuses();
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            for (String field : s.partitionBy()) {
-                for (int p = 0; p < s.partitions(); p++) {
-                    TaskId id = TaskId.of(s, field, p);
+            // a stream partitioned by several fields has its decider first: no partitioner (NULL), no metric
+            List<String> fields = new ArrayList<>(s.partitionBy());
+            if (TaskId.decider(s) != null) {
+                fields.add(0, null);
+            }
+            for (String field : fields) {
+                for (int p = 0; p < (field == null ? 1 : s.partitions()); p++) {
+                    TaskId id = field == null ? TaskId.decider(s) : TaskId.of(s, field, p);
                     ClusterView.Member active = view.activeOf(id);
                     String node = active == null ? null : active.node();
                     NodeStatus.TaskCopy remote = copy(statuses, node, id);
