@@ -139,6 +139,9 @@ public final class BenchMain {
             result.put("partition_by", o.string("partition-by", "card_id").replace(" ", ""));
             result.put("connections", String.valueOf(connections));
             memory(result, node);
+            if (o.has("hops")) {
+                result.putAll(Hops.measure(node.kafkaBootstrap(), "payments", (long) (o.number("warmup", 10) * 1000)));
+            }
             writeLatency(r, "e2e at " + fmt0(rate) + " events/s (" + o.string("via", "pg") + ", " + connections
                     + " connections)");
             if (r.firstError() != null) {
