@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * policy, with disorder beyond the lateness and retries of earlier ids, across a restart, every partitioning applies
  * exactly the events the clients were told were applied. Each RETURNING value is the brute-force value over the
  * decided events (a running COUNT and SUM per key: INFINITE windows), and at the end the counts over cards, over
- * merchants and over devices each equal the number of events answered as applied.
+ * merchants and over devices each equal the number of events answered as applied. The metrics of every
+ * partitioner are subscribed to and read by their own key.
  */
 @Tag("integration")
 @Timeout(300)
@@ -144,5 +148,90 @@ class MultiKeyStreamIT {
             c.close();
         }
         assertTrue(applied > 300 && applied < sent.size(), "applied " + applied + " of " + sent.size());
+    }
+
+    /**
+     * SUBSCRIBE to a metric of the second and of the third partitioner sees each event with the values its INSERT
+     * returned; point reads and SELECT of each metric route to the tasks of its own partitioner.
+     */
+    @Test
+    void everyPartitionersMetricsAreSubscribedAndReadByTheirKey() throws Exception {
+        int events = 40;
+        try (TestNode node = new TestNode(dir); Connection c = node.connect()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device VARCHAR, "
+                        + "amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card, merchant, "
+                        + "device', partitions = 3, lateness = '1 hour')");
+                for (String k : KEYS) {
+                    s.execute("CREATE METRIC by_" + k + " AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
+                            + "GROUP BY " + k + " OVER INFINITE");
+                }
+            }
+            List<Connection> readers = new ArrayList<>();
+            List<CompletableFuture<Map<Long, Long>>> subscriptions = new ArrayList<>();
+            for (String k : List.of("merchant", "device")) {
+                Connection reader = node.connect();
+                readers.add(reader);
+                reader.setAutoCommit(false);
+                Statement subscribe = reader.createStatement();
+                subscribe.setFetchSize(1);
+                subscriptions.add(CompletableFuture.supplyAsync(() -> {
+                    Map<Long, Long> seen = new HashMap<>(); // event id -> the metric's n
+                    try (ResultSet rs = subscribe.executeQuery("SUBSCRIBE by_" + k)) {
+                        while (seen.size() < events && rs.next()) {
+                            assertTrue(rs.getString(k).startsWith(k.substring(0, 1)), k + " column: " + rs.getString(k));
+                            seen.put(rs.getLong("id"), rs.getLong("by_" + k + "_n"));
+                        }
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return seen;
+                }));
+            }
+            node.awaitSubscriptions(n -> n == 2);
+            Map<Long, long[]> returned = new HashMap<>(); // event id -> {merchant's n, device's n}
+            Map<String, Long> counts = new HashMap<>();
+            for (long id = 1; id <= events; id++) {
+                String[] keys = {"c" + id % 5, "m" + id % 3, "d" + id % 4};
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO pay VALUES (?, ?, ?, ?, ?, ?) RETURNING *")) {
+                    ps.setLong(1, id);
+                    ps.setTimestamp(2, new Timestamp(T0 + id * 1000));
+                    for (int k = 0; k < KEYS.length; k++) {
+                        ps.setString(3 + k, keys[k]);
+                        counts.merge(KEYS[k] + ":" + keys[k], 1L, Long::sum);
+                    }
+                    ps.setDouble(6, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertTrue(rs.next());
+                        returned.put(id, new long[] {rs.getLong("by_merchant_n"), rs.getLong("by_device_n")});
+                        assertEquals(counts.get("merchant:" + keys[1]), rs.getLong("by_merchant_n"), "event " + id);
+                        assertEquals(counts.get("device:" + keys[2]), rs.getLong("by_device_n"), "event " + id);
+                    }
+                }
+            }
+            for (int k = 0; k < 2; k++) {
+                Map<Long, Long> seen = subscriptions.get(k).get(30, TimeUnit.SECONDS);
+                assertEquals(events, seen.size(), "SUBSCRIBE by_" + KEYS[k + 1] + " saw every event");
+                for (var e : seen.entrySet()) {
+                    assertEquals(returned.get(e.getKey())[k], e.getValue(), "by_" + KEYS[k + 1] + ", event " + e.getKey());
+                }
+            }
+            for (Connection r : readers) {
+                r.close();
+            }
+            try (Statement s = c.createStatement()) {
+                for (var e : counts.entrySet()) {
+                    String[] kv = e.getKey().split(":");
+                    try (ResultSet rs = s.executeQuery("SELECT n FROM by_" + kv[0] + " WHERE " + kv[0] + " = '" + kv[1]
+                            + "'")) {
+                        assertTrue(rs.next(), "point read of " + e.getKey());
+                        assertEquals(e.getValue(), rs.getLong(1), "point read of " + e.getKey());
+                    }
+                }
+                for (String k : KEYS) {
+                    assertEquals(events, ClusterIT.count(s, "SELECT SUM(n) FROM by_" + k), "SELECT over by_" + k);
+                }
+            }
+        }
     }
 }
