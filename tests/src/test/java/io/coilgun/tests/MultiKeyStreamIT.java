@@ -151,6 +151,64 @@ class MultiKeyStreamIT {
     }
 
     /**
+     * A task failing on an event its decider accepted never skips it (the other partitionings apply it): a passing
+     * fault is taken again and the event applies everywhere, exactly; a fault that stays stops the tasks it meets,
+     * the statement fails with XX000 saying the event was accepted, nothing is recorded as skipped, and every other
+     * task goes on.
+     */
+    @Test
+    void aTaskFailingOnADecidedEventNeverSkipsIt() throws Exception {
+        try (TestNode node = new TestNode(dir); Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, note VARCHAR, "
+                    + "amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card, merchant', "
+                    + "partitions = 2, lateness = '1 hour')");
+            s.execute("CREATE METRIC by_card AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay GROUP BY card "
+                    + "OVER INFINITE");
+            s.execute("CREATE METRIC by_merchant AS SELECT COUNT(*) AS n FROM pay GROUP BY merchant OVER INFINITE");
+            String insert = "INSERT INTO pay VALUES (%d, TIMESTAMP '2026-01-01 10:00:%02d', 'c1', 'm1', '%s', 1) "
+                    + "RETURNING *";
+            for (int id = 1; id <= 3; id++) {
+                try (ResultSet rs = s.executeQuery(String.format(insert, id, id, "ok"))) {
+                    assertTrue(rs.next());
+                    assertEquals(id, rs.getLong("by_card_n"));
+                }
+            }
+            // the first task to aggregate it fails once, rolls back and takes it again: applied by both, once
+            try (ResultSet rs = s.executeQuery(String.format(insert, 4, 4, "coilgun:fail-once:" + System.nanoTime()))) {
+                assertTrue(rs.next());
+                assertEquals(4, rs.getLong("by_card_n"), "by card");
+                assertEquals(4, rs.getLong("by_merchant_n"), "by merchant");
+            }
+            SQLException failed = null;
+            try {
+                s.executeQuery(String.format(insert, 5, 5, "coilgun:fail")).close();
+            } catch (SQLException e) {
+                failed = e;
+            }
+            assertTrue(failed != null && "XX000".equals(failed.getSQLState()), "a fault that stays: " + failed);
+            assertTrue(failed.getMessage().contains("was accepted"), failed.getMessage());
+            assertEquals(0, ClusterIT.count(s, "SELECT count(*) FROM coilgun.failed_events"), "nothing skipped");
+            assertEquals(2, ClusterIT.count(s, "SELECT count(*) FROM coilgun.tasks WHERE state = 'failed'"),
+                    "the card's and the merchant's task stopped");
+            // another card and merchant, on tasks that did not meet the event, go on exactly
+            boolean wentOn = false;
+            for (int id = 6, card = 2; id < 40 && !wentOn; id++, card++) {
+                String other = String.format("INSERT INTO pay VALUES (%d, TIMESTAMP '2026-01-01 10:00:%02d', 'c%d', "
+                        + "'m%d', 'ok', 1) RETURNING *", id, id, card, card);
+                try (ResultSet rs = s.executeQuery(other)) {
+                    assertTrue(rs.next());
+                    assertEquals(1, rs.getLong("by_card_n"), other);
+                    assertEquals(1, rs.getLong("by_merchant_n"), other);
+                    wentOn = true;
+                } catch (SQLException onAStoppedTask) {
+                    assertTrue(onAStoppedTask.getMessage().contains("stopped"), onAStoppedTask.getMessage());
+                }
+            }
+            assertTrue(wentOn, "an event on two running tasks applies");
+        }
+    }
+
+    /**
      * SUBSCRIBE to a metric of the second and of the third partitioner sees each event with the values its INSERT
      * returned; point reads and SELECT of each metric route to the tasks of its own partitioner.
      */

@@ -121,6 +121,9 @@ public final class EventPublisher {
             }
         }
         refuseStoppedTasks(taskClocks, partitions, topics);
+        if (decided(stream)) {
+            refuseStoppedPartitioners(stream, rows);
+        }
         IngestGate.check(stream, rows, taskClocks, partitions, topics, excluded);
         IngestGate.markPublished(stream, rows, taskClocks, partitions, excluded);
         List<CompletableFuture<List<Reply>>> replies = new ArrayList<>(rows.size());
@@ -235,6 +238,30 @@ public final class EventPublisher {
                 String reason = p < clocks[f].length ? clocks[f][p].stopped() : null;
                 if (reason != null) {
                     throw new TaskStoppedException(topics[f] + "-" + p, reason);
+                }
+            }
+        }
+    }
+
+    /**
+     * A decided stream's rows go on from its decider to a task of each partitioner topic: refused at once, before
+     * anything is published, when one of those is stopped (it would take the event only when it runs again).
+     *
+     * @throws TaskStoppedException naming the first such task
+     */
+    private void refuseStoppedPartitioners(StreamDef stream, List<Object[]> rows) {
+        for (String field : stream.partitionBy()) {
+            String topic = Topics.partitioner(stream.name(), field);
+            TaskClock[] tasks = clocks.get(topic);
+            if (tasks == null) {
+                continue;
+            }
+            int column = stream.columnIndex(field).orElseThrow();
+            for (Object[] row : rows) {
+                int p = partition(GroupKeys.encodeOne(row[column]), stream.partitions());
+                String reason = p < tasks.length ? tasks[p].stopped() : null;
+                if (reason != null) {
+                    throw new TaskStoppedException(topic + "-" + p, reason);
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.coilgun.cluster.reply;
 
+import io.coilgun.planner.plan.TaskPlan;
+
 /** What a task did with an event, as carried in its reply. */
 public enum ReplyStatus {
     APPLIED, LATE, DROPPED, INVALID, FAILED,
@@ -10,5 +12,26 @@ public enum ReplyStatus {
 
     static ReplyStatus of(int ordinal) {
         return values()[ordinal];
+    }
+
+    /** The reply to what a task's plan made of an event. */
+    public static ReplyStatus of(TaskPlan.Outcome outcome) {
+        return switch (outcome) {
+            case APPLIED -> APPLIED;
+            case DROPPED -> DROPPED;
+            case DUPLICATE -> DUPLICATE;
+            case LATE -> LATE;
+            case NULL_TIME -> INVALID;
+        };
+    }
+
+    /** The message a reply of this status carries from task {@code task}, or null. */
+    public String message(Object task) {
+        return switch (this) {
+            case DUPLICATE -> "duplicate event id: already counted";
+            case LATE -> "event time is older than the stream time minus the stream's lateness (task " + task + ")";
+            case INVALID -> "event time is NULL";
+            default -> null;
+        };
     }
 }

@@ -7,7 +7,8 @@ import java.util.ArrayDeque;
  * checkpoint and goes on ({@link TaskProcessor}, "Failures stay inside the task"): an event is deterministic, so the
  * same event fails the same way on every node and every replay, and skipping it is the one way to make progress. A
  * task that fails {@link #MAX_FAILURES} times within {@link #FAILURE_WINDOW_MS} is not deterministic trouble but a
- * sick environment (disk, memory): it stops ({@link TaskState#FAILED}) until the node restarts.
+ * sick environment (disk, memory): it stops ({@link TaskState#FAILED}) until the node restarts. An event its stream's
+ * decider accepted is the exception ({@link #retryDecided}): taken again once, then the task stops.
  *
  * <p>Also what {@code coilgun.tasks} shows of the task's failures: the last one's message and time. Only the task's
  * unit thread calls it, never on an event that succeeds.
@@ -27,6 +28,22 @@ final class TaskFailurePolicy {
         if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
             throw (VirtualMachineError) t;
         }
+    }
+
+    /** The offset of the decided event last taken again after a failure, or -1. */
+    private long retriedDecided = -1;
+
+    /**
+     * A decided event (a stream with a decider) failed at {@code offset}: whether to roll back and take it again
+     * (its first failure: the fault may be passing) rather than stop. A decided event is never skipped: the other
+     * partitionings apply it, so skipping it here would make them disagree.
+     */
+    boolean retryDecided(long offset) {
+        if (retriedDecided == offset) {
+            return false;
+        }
+        retriedDecided = offset;
+        return true;
     }
 
     /** The task failed at {@code nowMillis}. */

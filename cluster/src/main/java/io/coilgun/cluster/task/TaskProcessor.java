@@ -357,8 +357,9 @@ public final class TaskProcessor implements AutoCloseable {
                 clock.streamTime(plan.streamTime());
                 status = ReplyStatus.APPLIED;
             } else {
-                status = apply(record, offset);
-                message = messageOf(status);
+                status = ReplyStatus.of(plan.process(record.value(), offset, results));
+                clock.streamTime(plan.streamTime());
+                message = status.message(id);
             }
         } catch (Throwable t) {
             TaskFailurePolicy.rethrowIfFatal(t);
@@ -424,35 +425,16 @@ public final class TaskProcessor implements AutoCloseable {
         return false;
     }
 
-    /** Applies an event to the plan: what became of it. */
-    private ReplyStatus apply(ConsumerRecord<byte[], byte[]> record, long offset) {
-        TaskPlan.Outcome outcome = plan.process(record.value(), offset, results);
-        clock.streamTime(plan.streamTime());
-        return switch (outcome) {
-            case APPLIED -> ReplyStatus.APPLIED;
-            case DROPPED -> ReplyStatus.DROPPED;
-            case DUPLICATE -> ReplyStatus.DUPLICATE;
-            case LATE -> ReplyStatus.LATE;
-            case NULL_TIME -> ReplyStatus.INVALID;
-        };
-    }
-
-    private String messageOf(ReplyStatus status) {
-        return switch (status) {
-            case DUPLICATE -> "duplicate event id: already counted";
-            case LATE -> "event time is older than the stream time minus the stream's lateness (task " + id + ")";
-            case INVALID -> "event time is NULL";
-            default -> null;
-        };
-    }
-
     /** Applying the record threw: answer it, roll back to the checkpoint and skip it from now on (see class doc). */
     private boolean failed(ConsumerRecord<byte[], byte[]> record, Throwable error) {
         long offset = record.offset();
-        LOG.error("task={} offset={} failed to apply an event: rolling back to its last checkpoint and skipping it",
-                id, offset, error);
         long now = System.currentTimeMillis();
         String text = error.toString();
+        if (Forwarder.decisionOf(record) >= 0) {
+            return failedDecided(record, error, now);
+        }
+        LOG.error("task={} offset={} failed to apply an event: rolling back to its last checkpoint and skipping it",
+                id, offset, error);
         FailedEvent failed = plan.describe(record.value(), offset, text, now);
         if (offset > answeredThrough) {
             answeredThrough = offset;
@@ -475,6 +457,31 @@ public final class TaskProcessor implements AutoCloseable {
             LOG.error("task={} cannot record the event it failed on", id, recording);
             stop("cannot record the event it failed on: " + recording);
         }
+        return true;
+    }
+
+    /**
+     * Applying an event the stream's decider accepted threw. The other partitionings apply it, so it is never
+     * skipped: rolled back and taken again once (a passing fault), then the task stops and applies it when it runs
+     * again (the event stays in Kafka); nothing is recorded in coilgun.failed_events.
+     */
+    private boolean failedDecided(ConsumerRecord<byte[], byte[]> record, Throwable error, long now) {
+        long offset = record.offset();
+        failures.failed(error, now);
+        if (failures.retryDecided(offset)) {
+            LOG.error("task={} offset={} failed to apply a decided event: rolling back to its last checkpoint and "
+                    + "taking it again", id, offset, error);
+            reopen();
+            return true;
+        }
+        if (offset > answeredThrough) {
+            answeredThrough = offset;
+            outcomes[ReplyStatus.FAILED.ordinal()]++;
+            reply(record, ReplyStatus.FAILED, "the event was accepted and goes to every partitioning, but task " + id
+                    + " failed on it twice and stopped; it applies the event when it runs again: " + error);
+        }
+        stop("failed twice on the event at offset " + offset + ", which the stream's decider accepted (a decided "
+                + "event is never skipped); last: " + error);
         return true;
     }
 

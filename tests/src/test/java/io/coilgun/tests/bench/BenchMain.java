@@ -82,6 +82,9 @@ public final class BenchMain {
         int timeout = o.integer("timeout", 30);
         List<Sender> out = new ArrayList<>();
         if (o.string("via", "pg").equals("kafka")) {
+            if (!o.string("partition-by", "card_id").equals("card_id")) {
+                throw new IllegalArgumentException("--via kafka publishes to the stream partitioned by card_id only");
+            }
             KafkaSender shared = new KafkaSender(node.kafkaBootstrap(), timeout);
             for (int i = 0; i < connections; i++) {
                 out.add(i == 0 ? shared : new Sender() {
@@ -97,7 +100,8 @@ public final class BenchMain {
             }
         } else {
             for (int i = 0; i < connections; i++) {
-                out.add(new PgSender(node, timeout, o.string("via", "pg").equals("pg-simple")));
+                out.add(new PgSender(node, timeout, o.string("via", "pg").equals("pg-simple"),
+                        o.string("partition-by", "card_id").contains("device_id")));
             }
         }
         return out;

@@ -14,16 +14,19 @@ import java.time.ZoneOffset;
  * per event in the simple query protocol (what clients without prepared statements do).
  */
 final class PgSender implements Sender {
-    private static final String INSERT = "INSERT INTO payments VALUES (?, ?, ?, ?, ?) RETURNING *";
 
     private final Connection connection;
     private final Statement statement;
     private final PreparedStatement prepared;
+    /** Whether the stream has a device_id column (last): a stream partitioned by it. */
+    private final boolean devices;
 
-    PgSender(BenchNode node, int timeoutS, boolean simple) throws SQLException {
+    PgSender(BenchNode node, int timeoutS, boolean simple, boolean devices) throws SQLException {
         this.connection = node.connect(timeoutS, simple);
+        this.devices = devices;
         this.statement = simple ? connection.createStatement() : null;
-        this.prepared = simple ? null : connection.prepareStatement(INSERT);
+        this.prepared = simple ? null : connection.prepareStatement("INSERT INTO payments VALUES (?, ?, ?, ?, ?"
+                + (devices ? ", ?" : "") + ") RETURNING *");
     }
 
     @Override
@@ -36,9 +39,12 @@ final class PgSender implements Sender {
             prepared.setString(3, p.card());
             prepared.setString(4, p.merchant());
             prepared.setDouble(5, p.amount());
+            if (devices) {
+                prepared.setString(6, p.device());
+            }
             rs = prepared.executeQuery();
         } else {
-            rs = statement.executeQuery("INSERT INTO payments VALUES " + p.sqlRow() + " RETURNING *");
+            rs = statement.executeQuery("INSERT INTO payments VALUES " + p.sqlRow(devices) + " RETURNING *");
         }
         try (rs) {
             if (!rs.next()) {

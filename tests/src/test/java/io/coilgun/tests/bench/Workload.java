@@ -11,10 +11,14 @@ import java.util.Locale;
 final class Workload {
     static final String STREAM_DDL = streamDdl("card_id");
 
-    /** The benchmark stream partitioned by {@code partitionBy} ({@code card_id}, or {@code card_id, merchant_id}). */
+    /**
+     * The benchmark stream partitioned by {@code partitionBy} ({@code card_id}, {@code card_id, merchant_id} or
+     * {@code card_id, merchant_id, device_id}; with device_id the stream has that column last).
+     */
     static String streamDdl(String partitionBy) {
-        return "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, merchant_id VARCHAR, amount DOUBLE) "
-                + "WITH (event_time = 'ts', event_id = 'id', partition_by = '" + partitionBy + "', partitions = 4)";
+        return "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, merchant_id VARCHAR, amount DOUBLE"
+                + (partitionBy.contains("device_id") ? ", device_id VARCHAR" : "") + ") WITH (event_time = 'ts', "
+                + "event_id = 'id', partition_by = '" + partitionBy + "', partitions = 4)";
     }
 
     private Workload() {
