@@ -13,7 +13,8 @@ public final class KafkaHeaders {
     public static final String PROBE = "coilgun.probe";
     /**
      * On a partitioner topic of a stream with a decider: the event was accepted by the decider at this offset of its
-     * decision log (8 bytes), and is applied as decided.
+     * decision log (8 bytes), and is applied as decided; then the decision the decider forwarded before it to the same
+     * partition (8 bytes, -2 when not known), which the task must have applied first.
      */
     public static final String DECISION = "coilgun.decision";
     /**

@@ -44,18 +44,25 @@ public final class Forwarder {
     private final AtomicReference<Exception> failure = new AtomicReference<>();
     /** When the decider last checkpointed (System.nanoTime; the unit's thread). */
     private long checkpointedAt = System.nanoTime();
+    /** The decider's ledger of forwards and the plan it was loaded from (the unit's thread). */
+    private ForwardLedger ledger;
+    private TaskPlan ledgerOf;
 
     public Forwarder(Sender sender) {
         this.sender = sender;
     }
 
-    /** The forwards of the event the decider accepted from {@code record}: {@code payload} its final form. */
+    /**
+     * The forwards of the event the decider accepted from {@code record}: {@code payload} its final form; each
+     * recorded in {@code ledger} and carrying the decision forwarded before it to its partition.
+     */
     static List<ProducerRecord<byte[], byte[]>> forwards(StreamDef stream, ConsumerRecord<byte[], byte[]> record,
-            byte[] payload, Object[] values) {
+            byte[] payload, Object[] values, ForwardLedger ledger) {
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(stream.partitionBy().size());
-        byte[] decision = ByteBuffer.allocate(8).putLong(record.offset()).array();
-        for (String field : stream.partitionBy()) {
+        for (int f = 0; f < stream.partitionBy().size(); f++) {
+            String field = stream.partitionBy().get(f);
             byte[] key = GroupKeys.encodeOne(values[stream.columnIndex(field).orElseThrow()]);
+            int partition = EventPublisher.partition(key, stream.partitions());
             RecordHeaders headers = new RecordHeaders();
             for (String name : List.of(KafkaHeaders.REPLY_TO, KafkaHeaders.CORRELATION)) {
                 Header h = record.headers().lastHeader(name);
@@ -63,9 +70,9 @@ public final class Forwarder {
                     headers.add(name, h.value());
                 }
             }
-            headers.add(KafkaHeaders.DECISION, decision);
-            out.add(new ProducerRecord<>(Topics.partitioner(stream.name(), field),
-                    EventPublisher.partition(key, stream.partitions()), key, payload, headers));
+            headers.add(KafkaHeaders.DECISION, ByteBuffer.allocate(16).putLong(record.offset())
+                    .putLong(ledger.forwarded(f, partition, record.offset())).array());
+            out.add(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition, key, payload, headers));
         }
         return out;
     }
@@ -77,13 +84,28 @@ public final class Forwarder {
     }
 
     /**
+     * Whether a partitioner task whose last applied decision is {@code last} applies the forward {@code record} of
+     * decision {@code decision} now: it is newer, and the decision forwarded before it to this partition is the one
+     * the task applied last (or not known). Otherwise it was applied already, or one before it is missing: skipped
+     * either way (the missing one comes again, and this one after it, when the decider rolls back).
+     */
+    static boolean inTurn(ConsumerRecord<byte[], byte[]> record, long decision, long last) {
+        if (decision <= last) {
+            return false;
+        }
+        byte[] h = record.headers().lastHeader(KafkaHeaders.DECISION).value();
+        long before = h.length >= 16 ? ByteBuffer.wrap(h, 8, 8).getLong() : ForwardLedger.UNKNOWN;
+        return before == ForwardLedger.UNKNOWN || before == last;
+    }
+
+    /**
      * On the unit's thread: the decider accepted the event of {@code record} ({@code plan} just applied it): the
      * active sends its forwards, a replica keeps them for a promotion (the active may not have sent them).
      */
     void accepted(StreamDef stream, ConsumerRecord<byte[], byte[]> record, TaskPlan plan, boolean active,
             ReplyEmitter replies) {
         for (ProducerRecord<byte[], byte[]> forward : forwards(stream, record, plan.acceptedPayload(),
-                plan.lastEvent())) {
+                plan.lastEvent(), ledger)) {
             if (active) {
                 send(forward);
             } else {
@@ -92,17 +114,38 @@ public final class Forwarder {
         }
     }
 
+    /** The decider's plan was opened (again): its ledger is the one its checkpoint kept. */
+    void opened(TaskPlan plan, StreamDef stream) {
+        ledger = ForwardLedger.load(plan, stream);
+        ledgerOf = plan;
+    }
+
     /**
      * On the unit's thread, before a checkpoint: whether it may be made now. A checkpoint never passes a decision
      * Kafka does not have: while forwards are on their way it waits for a later round (the unit's thread does not wait
      * for Kafka), for a second at most, then it waits ({@link #awaitSent}).
      */
-    boolean readyForCheckpoint() {
+    boolean readyForCheckpoint(TaskPlan plan) {
+        if (failure.get() != null) {
+            return false; // a forward failed: the decider rolls back to its checkpoint first (takeFailure)
+        }
         if (!settled() && System.nanoTime() - checkpointedAt < MAX_CHECKPOINT_DEFERRAL_NANOS) {
             return false;
         }
         awaitSent();
+        if (ledger != null && ledgerOf == plan) {
+            ledger.keep(plan);
+        }
         return true;
+    }
+
+    /**
+     * On the unit's thread: a forward Kafka refused since the last call, or null. The decider then rolls back to its
+     * checkpoint and forwards again from there (its ledger with it); a partitioner task takes nothing after the
+     * missing forward meanwhile ({@link #inTurn}).
+     */
+    Exception takeFailure() {
+        return failure.getAndSet(null);
     }
 
     /** The decider checkpointed. */

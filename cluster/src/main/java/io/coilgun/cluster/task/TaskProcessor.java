@@ -130,6 +130,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Makes this task its stream's decider: each event it accepts is forwarded to the partitioner topics. */
     public void forwarder(Forwarder f) {
         this.forwarder = f;
+        f.opened(plan, stream);
         plan.decider();
     }
 
@@ -316,6 +317,12 @@ public final class TaskProcessor implements AutoCloseable {
                     + "; the event stays in Kafka and is applied when the task runs again");
             return false;
         }
+        Exception lost = forwarder == null ? null : forwarder.takeFailure();
+        if (lost != null) {
+            LOG.warn("task={} a forward to a partitioner topic failed: rolling back to forward again", id, lost);
+            reopen();
+            return true;
+        }
         long offset = record.offset();
         lastRecordTimestamp = record.timestamp();
         if (offset < plan.nextOffset()) {
@@ -347,9 +354,9 @@ public final class TaskProcessor implements AutoCloseable {
                 status = plan.isDuplicate(record.value()) ? ReplyStatus.DUPLICATE : ReplyStatus.NOT_DUPLICATE;
                 plan.skip(offset);
             } else if (decision >= 0) {
-                // decided by the stream's decider: applied as decided, once
-                if (decision <= plan.lastDecision()) {
-                    plan.skip(offset); // forwarded again after the decider's failover: applied and answered
+                // decided by the stream's decider: applied as decided, once, in the order decided
+                if (!Forwarder.inTurn(record, decision, plan.lastDecision())) {
+                    plan.skip(offset); // applied already, or one before it is missing: both come again
                     dirty = true;
                     return false;
                 }
@@ -366,14 +373,15 @@ public final class TaskProcessor implements AutoCloseable {
             return failed(record, t);
         }
         dirty = true;
+        if (forwarder != null && status == ReplyStatus.APPLIED) {
+            // forwarded again after a rollback too: a forward may be what was lost (its partitioners skip copies)
+            forwarder.accepted(stream, record, plan, role == TaskRole.ACTIVE, replies);
+        }
         if (offset <= answeredThrough) {
             return false; // applied again after a rollback: answered, fed and counted the first time
         }
         answeredThrough = offset;
         outcomes[status.ordinal()]++;
-        if (forwarder != null && status == ReplyStatus.APPLIED) {
-            forwarder.accepted(stream, record, plan, role == TaskRole.ACTIVE, replies);
-        }
         try {
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers and feeds; the reply is kept in case this copy takes over
@@ -501,6 +509,7 @@ public final class TaskProcessor implements AutoCloseable {
             plan = opener.open(stream, all);
             if (forwarder != null) {
                 plan.decider();
+                forwarder.opened(plan, stream);
             }
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);
@@ -568,7 +577,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints if anything was applied since the last checkpoint. */
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
-            if (forwarder != null && !forwarder.readyForCheckpoint()) {
+            if (forwarder != null && !forwarder.readyForCheckpoint(plan)) {
                 return; // its forwards are on their way: a later round
             }
             plan.checkpoint();

@@ -37,7 +37,7 @@ class ForwarderTest {
         record.headers().add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(7));
         byte[] payload = {1, 2, 3};
         List<ProducerRecord<byte[], byte[]>> out = Forwarder.forwards(STREAM, record, payload,
-                new Object[] {5L, 1_000L, "c1", "s9"});
+                new Object[] {5L, 1_000L, "c1", "s9"}, ForwardLedger.fresh(STREAM));
         assertEquals(2, out.size());
         String[] values = {"c1", "s9"};
         for (int f = 0; f < 2; f++) {
@@ -56,6 +56,29 @@ class ForwarderTest {
             assertEquals(42, Forwarder.decisionOf(received));
         }
         assertEquals(-1, Forwarder.decisionOf(record), "an event as published is no forward");
+    }
+
+    @Test
+    void eachForwardCarriesTheDecisionForwardedBeforeItToItsPartitionAndIsTakenOnlyAfterIt() {
+        ForwardLedger ledger = ForwardLedger.fresh(STREAM);
+        List<ConsumerRecord<byte[], byte[]>> toShop = new ArrayList<>();
+        for (long offset : new long[] {3, 8, 9}) {
+            ConsumerRecord<byte[], byte[]> event = new ConsumerRecord<>(Topics.decider("p"), 0, offset, null,
+                    new byte[0]);
+            ProducerRecord<byte[], byte[]> r = Forwarder.forwards(STREAM, event, new byte[0],
+                    new Object[] {offset, 1_000L, "c" + offset, "s1"}, ledger).get(1);
+            ConsumerRecord<byte[], byte[]> received = new ConsumerRecord<>(r.topic(), r.partition(), offset, r.key(),
+                    r.value());
+            r.headers().forEach(h -> received.headers().add(h));
+            toShop.add(received);
+        }
+        assertTrue(Forwarder.inTurn(toShop.get(0), 3, -1), "the first forward, to a task that applied nothing");
+        assertTrue(Forwarder.inTurn(toShop.get(1), 8, 3), "after the one before it");
+        assertTrue(!Forwarder.inTurn(toShop.get(2), 9, 3), "not before the one before it (8) was applied");
+        assertTrue(!Forwarder.inTurn(toShop.get(1), 8, 9), "applied already");
+        ConsumerRecord<byte[], byte[]> legacy = new ConsumerRecord<>("t", 0, 0, null, new byte[0]);
+        legacy.headers().add(KafkaHeaders.DECISION, java.nio.ByteBuffer.allocate(8).putLong(12).array());
+        assertTrue(Forwarder.inTurn(legacy, 12, 9), "a forward that does not say what came before: any newer one");
     }
 
     @Test

@@ -607,6 +607,16 @@ public final class TaskPlan implements AutoCloseable {
         this.decider = true;
     }
 
+    /** What its owner keeps in the task's store under {@code name} ({@link #meta(String, byte[])}), or null. */
+    public byte[] meta(String name) {
+        return store.get(("m\0" + name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Keeps {@code value} under {@code name}, written with the next checkpoint (atomically with the state). */
+    public void meta(String name, byte[] value) {
+        store.put(("m\0" + name).getBytes(StandardCharsets.UTF_8), value);
+    }
+
     /** The decision log's offset of the last decided event this task applied ({@link #processDecided}), or -1. */
     public long lastDecision() {
         return lastDecision;
