@@ -204,7 +204,7 @@ public final class ClusterNode implements AutoCloseable {
             admin.ensureTopic(decider.topic(), 1, Map.of());
         }
         for (String field : stream.partitionBy()) {
-            admin.ensureTopic(Topics.partitioner(stream.name(), field), stream.partitions(), Map.of());
+            admin.ensureTopic(Topics.partitioner(stream.name(), field), stream.partitions(field), Map.of());
         }
         if (decider != null) {
             producer.partitionsFor(decider.topic());
@@ -237,7 +237,7 @@ public final class ClusterNode implements AutoCloseable {
         for (String field : stream.partitionBy()) {
             String topic = Topics.partitioner(stream.name(), field);
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
-            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions());
+            TaskClock[] clocks = publisher.registerClocks(topic, stream.partitions(field));
             deployments.deploy(topic, new Deployments.Deployed(stream, routed, clocks));
         }
         resubscribe();
@@ -377,7 +377,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     public CompletableFuture<Void> startMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
-        List<CompletableFuture<List<Reply>>> replies = publisher.startMetric(topic, 0, stream.partitions(),
+        List<CompletableFuture<List<Reply>>> replies = publisher.startMetric(topic, 0, stream.partitions(metric.partitioner()),
                 deployments.marker(metric.name()));
         List<CompletableFuture<Void>> answered = new ArrayList<>();
         for (int p = 0; p < replies.size(); p++) {

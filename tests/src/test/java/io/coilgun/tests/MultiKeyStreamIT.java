@@ -210,7 +210,8 @@ class MultiKeyStreamIT {
 
     /**
      * SUBSCRIBE to a metric of the second and of the third partitioner sees each event with the values its INSERT
-     * returned; point reads and SELECT of each metric route to the tasks of its own partitioner.
+     * returned; point reads and SELECT of each metric route to the tasks of its own partitioner, each partitioner
+     * topic with a partition count of its own.
      */
     @Test
     void everyPartitionersMetricsAreSubscribedAndReadByTheirKey() throws Exception {
@@ -219,11 +220,14 @@ class MultiKeyStreamIT {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device VARCHAR, "
                         + "amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card, merchant, "
-                        + "device', partitions = 3, lateness = '1 hour')");
+                        + "device', partitions = 'card 2, merchant 5, device 3', lateness = '1 hour')");
                 for (String k : KEYS) {
                     s.execute("CREATE METRIC by_" + k + " AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
                             + "GROUP BY " + k + " OVER INFINITE");
                 }
+                // each partitioner topic with its own partitions, and the decider
+                assertEquals(1 + 2 + 5 + 3, ClusterIT.count(s, "SELECT count(*) FROM coilgun.tasks"));
+                assertEquals(5, ClusterIT.count(s, "SELECT count(*) FROM coilgun.tasks WHERE partitioner = 'merchant'"));
             }
             List<Connection> readers = new ArrayList<>();
             List<CompletableFuture<Map<Long, Long>>> subscriptions = new ArrayList<>();

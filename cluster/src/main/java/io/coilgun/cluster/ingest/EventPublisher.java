@@ -117,7 +117,7 @@ public final class EventPublisher {
             int column = stream.columnIndex(fields.get(f)).orElseThrow();
             for (int i = 0; i < rows.size(); i++) {
                 keys[f][i] = GroupKeys.encodeOne(rows.get(i)[column]);
-                partitions[f][i] = decided(stream) ? 0 : partition(keys[f][i], stream.partitions());
+                partitions[f][i] = decided(stream) ? 0 : partition(keys[f][i], stream.partitions(fields.get(f)));
             }
         }
         refuseStoppedTasks(taskClocks, partitions, topics);
@@ -187,7 +187,7 @@ public final class EventPublisher {
         headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
         headers.add(KafkaHeaders.PROBE, new byte[] {1});
         producer.send(new ProducerRecord<>(entryTopic(stream, field), decided(stream) ? 0
-                : partition(key, stream.partitions()), key, codec.encode(row, assignedId), headers), (md, e) -> {
+                : partition(key, stream.partitions(field)), key, codec.encode(row, assignedId), headers), (md, e) -> {
                     if (e != null) {
                         router.cancel(correlation);
                         reply.completeExceptionally(e);
@@ -258,7 +258,7 @@ public final class EventPublisher {
             }
             int column = stream.columnIndex(field).orElseThrow();
             for (Object[] row : rows) {
-                int p = partition(GroupKeys.encodeOne(row[column]), stream.partitions());
+                int p = partition(GroupKeys.encodeOne(row[column]), stream.partitions(field));
                 String reason = p < tasks.length ? tasks[p].stopped() : null;
                 if (reason != null) {
                     throw new TaskStoppedException(topic + "-" + p, reason);
@@ -279,7 +279,7 @@ public final class EventPublisher {
         for (int f = 0; f < fields.size(); f++) {
             topics[f] = entryTopic(stream, fields.get(f));
             keys[f] = GroupKeys.encodeOne(values[stream.columnIndex(fields.get(f)).orElseThrow()]);
-            partitions[f] = decided(stream) ? 0 : partition(keys[f], stream.partitions());
+            partitions[f] = decided(stream) ? 0 : partition(keys[f], stream.partitions(fields.get(f)));
         }
         return send(codec.encode(values, assignedId), topics, keys, partitions, expectedReplies(stream));
     }

@@ -63,7 +63,8 @@ public final class MetricStateReader {
         if (key != null) {
             int partitionerAt = metric.groupBy().indexOf(stream.columnIndex(metric.partitioner()).orElseThrow());
             // the partition the publisher routes the group's events to
-            int partition = EventPublisher.partition(GroupKeys.encodeOne(key[partitionerAt]), stream.partitions());
+            int partition = EventPublisher.partition(GroupKeys.encodeOne(key[partitionerAt]),
+                    stream.partitions(metric.partitioner()));
             byte[] group = GroupKeys.encode(key, allColumns(key.length));
             TaskId id = TaskId.of(stream, metric.partitioner(), partition);
             Page page = decode(reads.read(id, READ, request(metric.name(), width, group, null), MetricStateReader::page));
@@ -72,7 +73,7 @@ public final class MetricStateReader {
             }
             return;
         }
-        for (int p = 0; p < stream.partitions(); p++) {
+        for (int p = 0; p < stream.partitions(metric.partitioner()); p++) {
             TaskId id = TaskId.of(stream, metric.partitioner(), p);
             byte[] after = null;
             do {

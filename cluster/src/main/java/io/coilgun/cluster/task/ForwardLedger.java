@@ -17,38 +17,43 @@ final class ForwardLedger {
     static final long UNKNOWN = -2;
     private static final String META = "forwarded";
 
-    private final int partitions;
+    /** Where each partitioner's partitions start in {@link #last}, in {@code partition_by} order. */
+    private final int[] firstOf;
     private final long[] last;
 
-    private ForwardLedger(int partitions, long[] last) {
-        this.partitions = partitions;
+    private ForwardLedger(int[] firstOf, long[] last) {
+        this.firstOf = firstOf;
         this.last = last;
     }
 
     /** The ledger {@code plan} (the decider's) checkpointed; a fresh one when it forwarded nothing yet. */
     static ForwardLedger load(TaskPlan plan, StreamDef stream) {
-        int size = stream.partitionBy().size() * stream.partitions();
+        ForwardLedger ledger = fresh(stream);
         byte[] kept = plan.meta(META);
-        long[] last = new long[size];
-        if (kept != null && kept.length == 8 * size) {
-            ByteBuffer.wrap(kept).asLongBuffer().get(last);
-        } else {
-            // nothing forwarded yet: -1, as a partitioner task that applied nothing; a ledger not kept: unknown
-            Arrays.fill(last, plan.nextOffset() == 0 ? -1 : UNKNOWN);
+        if (kept != null && kept.length == 8 * ledger.last.length) {
+            ByteBuffer.wrap(kept).asLongBuffer().get(ledger.last);
+        } else if (plan.nextOffset() != 0) {
+            Arrays.fill(ledger.last, UNKNOWN); // a decider that kept no ledger (or another shape of it): not known
         }
-        return new ForwardLedger(stream.partitions(), last);
+        return ledger;
     }
 
-    /** A ledger of a decider that forwarded nothing yet. */
+    /** A ledger of a decider that forwarded nothing yet: -1, as a partitioner task that applied nothing. */
     static ForwardLedger fresh(StreamDef stream) {
-        long[] last = new long[stream.partitionBy().size() * stream.partitions()];
+        int[] firstOf = new int[stream.partitionBy().size()];
+        int size = 0;
+        for (int f = 0; f < firstOf.length; f++) {
+            firstOf[f] = size;
+            size += stream.partitions(stream.partitionBy().get(f));
+        }
+        long[] last = new long[size];
         Arrays.fill(last, -1);
-        return new ForwardLedger(stream.partitions(), last);
+        return new ForwardLedger(firstOf, last);
     }
 
     /** Records {@code decision} as forwarded to partition {@code partition} of the {@code field}-th partitioner. */
     long forwarded(int field, int partition, long decision) {
-        int i = field * partitions + partition;
+        int i = firstOf[field] + partition;
         long before = last[i];
         last[i] = decision;
         return before;

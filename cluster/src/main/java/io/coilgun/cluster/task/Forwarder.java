@@ -62,7 +62,7 @@ public final class Forwarder {
         for (int f = 0; f < stream.partitionBy().size(); f++) {
             String field = stream.partitionBy().get(f);
             byte[] key = GroupKeys.encodeOne(values[stream.columnIndex(field).orElseThrow()]);
-            int partition = EventPublisher.partition(key, stream.partitions());
+            int partition = EventPublisher.partition(key, stream.partitions(field));
             RecordHeaders headers = new RecordHeaders();
             for (String name : List.of(KafkaHeaders.REPLY_TO, KafkaHeaders.CORRELATION)) {
                 Header h = record.headers().lastHeader(name);

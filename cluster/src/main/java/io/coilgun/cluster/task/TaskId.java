@@ -19,8 +19,8 @@ public record TaskId(String topic, int partition) {
 
     /** Every task of the stream's partitioner topic of {@code field}, by partition. */
     public static List<TaskId> allOf(StreamDef stream, String field) {
-        List<TaskId> tasks = new ArrayList<>(stream.partitions());
-        for (int p = 0; p < stream.partitions(); p++) {
+        List<TaskId> tasks = new ArrayList<>(stream.partitions(field));
+        for (int p = 0; p < stream.partitions(field); p++) {
             tasks.add(of(stream, field, p));
         }
         return tasks;

@@ -3,6 +3,7 @@ package io.coilgun.planner.model;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalInt;
 
 /**
@@ -20,6 +21,8 @@ import java.util.OptionalInt;
  *     least the lateness)
  * @param replicas the copies each task of the stream keeps on distinct nodes, the active included (option
  *     {@code replicas}, default 1: no replica); fewer while the cluster has fewer nodes
+ * @param partitionCounts the partitioner topics whose partition count is not {@code partitions} (option {@code
+ *     partitions = 'card_id 8, merchant_id 16'}): see {@link #partitions(String)}
  */
 public record StreamDef(
         String name,
@@ -34,7 +37,8 @@ public record StreamDef(
         List<Integer> schemaWidths,
         long backfillHorizonMicros,
         long dedupHorizonMicros,
-        int replicas) {
+        int replicas,
+        Map<String, Integer> partitionCounts) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final long DEFAULT_DEDUP_HORIZON_MICROS = 3_600_000_000L;
@@ -44,9 +48,18 @@ public record StreamDef(
         columns = List.copyOf(columns);
         partitionBy = List.copyOf(partitionBy);
         schemaWidths = List.copyOf(schemaWidths);
+        partitionCounts = Map.copyOf(partitionCounts);
         if (schemaWidths.isEmpty() || schemaWidths.get(schemaWidths.size() - 1) != columns.size()) {
             throw new IllegalArgumentException("the newest schema version must have every column");
         }
+    }
+
+    /** A stream whose partitioner topics all have {@code partitions} partitions. */
+    public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
+            List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl,
+            List<Integer> schemaWidths, long backfillHorizonMicros, long dedupHorizonMicros, int replicas) {
+        this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
+                schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, Map.of());
     }
 
     /** A stream at its first schema version. */
@@ -69,7 +82,7 @@ public record StreamDef(
     /** The same stream with {@code replicas} copies of each task (ALTER STREAM … SET (replicas = n)). */
     public StreamDef withReplicas(int copies) {
         return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies);
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies, partitionCounts);
     }
 
     /** The next schema version: {@code column} added at the end. */
@@ -79,7 +92,12 @@ public record StreamDef(
         List<Integer> widths = new ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas);
+                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts);
+    }
+
+    /** The partitions of the partitioner topic of {@code field}: each a task. */
+    public int partitions(String field) {
+        return partitionCounts.getOrDefault(field, partitions);
     }
 
     public OptionalInt columnIndex(String column) {

@@ -35,13 +35,13 @@ public final class PlanExplainer {
             String highlight) {
         List<String> out = new ArrayList<>();
         out.add("Stream " + stream.name() + ": partition_by " + String.join(", ", stream.partitionBy()) + ", "
-                + stream.partitions() + " partitions per topic, lateness " + Durations.format(stream.latenessMicros())
+                + partitions(stream) + ", lateness " + Durations.format(stream.latenessMicros())
                 + ", late events " + stream.latePolicy().name().toLowerCase(Locale.ROOT) + ", schema version "
                 + stream.schemaVersion());
         for (String field : stream.partitionBy()) {
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
             out.add("Task plan of topic coilgun.stream." + stream.name() + "." + field + " (each of its "
-                    + stream.partitions() + " tasks):");
+                    + stream.partitions(field) + " tasks):");
             if (routed.isEmpty()) {
                 out.add("  (no metrics: events are kept in the reservoir)");
                 continue;
@@ -114,5 +114,17 @@ public final class PlanExplainer {
 
     private static String argument(StreamDef stream, AggregationDef a) {
         return a.argument() >= 0 ? stream.column(a.argument()).name() : "<expression>";
+    }
+
+    /** "4 partitions per topic", or each topic's when they differ. */
+    private static String partitions(StreamDef stream) {
+        if (stream.partitionCounts().isEmpty()) {
+            return stream.partitions() + " partitions per topic";
+        }
+        List<String> each = new ArrayList<>();
+        for (String field : stream.partitionBy()) {
+            each.add(field + " " + stream.partitions(field));
+        }
+        return "partitions " + String.join(", ", each);
     }
 }

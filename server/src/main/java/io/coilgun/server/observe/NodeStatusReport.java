@@ -144,7 +144,7 @@ public final class NodeStatusReport {
         for (StreamDef s : data.catalog().streams()) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("name", s.name());
-            row.put("partitions", s.partitions());
+            row.put("partitions", s.partitionCounts().isEmpty() ? s.partitions() : null); // null: they differ
             row.put("replicas", s.replicas());
             row.put("partition_by", String.join(", ", s.partitionBy()));
             row.put("metrics", data.catalog().metricsOf(s.name()).size());

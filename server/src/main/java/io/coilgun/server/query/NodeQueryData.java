@@ -77,7 +77,7 @@ public final class NodeQueryData implements QueryData {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
             for (String field : s.partitionBy()) {
-                for (int p = 0; p < s.partitions(); p++) {
+                for (int p = 0; p < s.partitions(field); p++) {
                     TaskId id = TaskId.of(s, field, p);
                     int partition = p;
                     Object[] row = cluster.onTask(id, task -> f.row(s, field, partition, id, task)).join();
@@ -106,7 +106,7 @@ public final class NodeQueryData implements QueryData {
                 fields.add(0, null);
             }
             for (String field : fields) {
-                for (int p = 0; p < (field == null ? 1 : s.partitions()); p++) {
+                for (int p = 0; p < (field == null ? 1 : s.partitions(field)); p++) {
                     TaskId id = field == null ? TaskId.decider(s) : TaskId.of(s, field, p);
                     ClusterView.Member active = view.activeOf(id);
                     String node = active == null ? null : active.node();
@@ -180,7 +180,7 @@ public final class NodeQueryData implements QueryData {
             }
             boolean unknown = false; // a task whose active copy says nothing now (being opened or handed over)
             for (String field : s.partitionBy()) {
-                for (int p = 0; p < s.partitions(); p++) {
+                for (int p = 0; p < s.partitions(field); p++) {
                     TaskId id = TaskId.of(s, field, p);
                     ClusterView.Member active = view.activeOf(id);
                     List<String> progress = cluster.onTask(id, task -> task.role() != TaskRole.ACTIVE ? null
@@ -243,7 +243,7 @@ public final class NodeQueryData implements QueryData {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
             for (String field : s.partitionBy()) {
-                for (int p = 0; p < s.partitions(); p++) {
+                for (int p = 0; p < s.partitions(field); p++) {
                     TaskId id = TaskId.of(s, field, p);
                     List<FailedEvent> failed = cluster.onTask(id, TaskProcessor::failedEvents).join();
                     for (FailedEvent f : failed == null ? List.<FailedEvent>of() : failed) {

@@ -85,7 +85,7 @@ public final class RemoteReplays {
     public CompletableFuture<List<ReplaySource>> start(StreamDef stream, MetricDef metric, long from, long to) {
         String id = cluster.nodeId() + "-" + ids.incrementAndGet();
         List<CompletableFuture<ReplaySource>> started = new ArrayList<>();
-        for (int p = 0; p < stream.partitions(); p++) {
+        for (int p = 0; p < stream.partitions(metric.partitioner()); p++) {
             TaskId task = TaskId.of(stream, metric.partitioner(), p);
             String leader = cluster.activeNodeOf(task);
             if (leader == null) {

@@ -47,14 +47,14 @@ public final class StatementCompiler {
 
     /**
      * A stream as SHOW STREAMS and {@code coilgun.streams} describe it: name, columns, event_time, event_id,
-     * partition_by, partitions (Integer), lateness, late_events, dedup_horizon, schema_version (Integer), replicas
+     * partition_by, partitions (Integer; null when its partitioner topics differ), lateness, late_events, dedup_horizon, schema_version (Integer), replicas
      * (Integer).
      */
     public static Object[] streamRow(StreamDef s) {
         return new Object[] {s.name(), String.join(", ", s.columns().stream()
                 .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
             s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
-            s.partitions(), Durations.format(s.latenessMicros()), s.latePolicy().name().toLowerCase(Locale.ROOT),
+            s.partitionCounts().isEmpty() ? s.partitions() : null, Durations.format(s.latenessMicros()), s.latePolicy().name().toLowerCase(Locale.ROOT),
             Durations.format(s.dedupHorizonMicros()), s.schemaVersion(), s.replicas()};
     }
 

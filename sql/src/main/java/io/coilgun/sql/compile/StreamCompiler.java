@@ -13,9 +13,11 @@ import io.coilgun.sql.parser.SqlOption;
 import io.coilgun.sql.parser.SqlStreamColumn;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -62,6 +64,7 @@ final class StreamCompiler {
         String eventId = null;
         List<String> partitionBy = List.of();
         int partitions = StreamDef.DEFAULT_PARTITIONS;
+        Map<String, Integer> partitionCounts = Map.of();
         long lateness = StreamDef.DEFAULT_LATENESS_MICROS;
         LatePolicy policy = LatePolicy.REJECT;
         long backfillHorizon = 0;
@@ -78,7 +81,13 @@ final class StreamCompiler {
                 case "event_time" -> eventTime = value.trim().toLowerCase(Locale.ROOT);
                 case "event_id" -> eventId = value.trim().toLowerCase(Locale.ROOT);
                 case "partition_by" -> partitionBy = fields(sql, o, value);
-                case "partitions" -> partitions = partitions(sql, o, value);
+                case "partitions" -> {
+                    if (value.trim().matches("\\d+")) {
+                        partitions = partitions(sql, o, value);
+                    } else {
+                        partitionCounts = partitionCounts(sql, o, value);
+                    }
+                }
                 case "lateness" -> lateness = duration(sql, o, value, "lateness");
                 case "late_events" -> policy = latePolicy(sql, o, value);
                 case "backfill_horizon" -> backfillHorizon = duration(sql, o, value, "backfill_horizon");
@@ -112,6 +121,12 @@ final class StreamCompiler {
                         + "field", option(node, "partition_by"));
             }
         }
+        for (String field : partitionCounts.keySet()) {
+            if (!partitionBy.contains(field)) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partitions names \"" + field + "\", which is not a "
+                        + "partition_by field (" + String.join(", ", partitionBy) + ")", option(node, "partitions"));
+            }
+        }
         if (dedupHorizon != null && dedupHorizon < lateness) {
             throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "dedup_horizon must be at least the lateness ("
                     + Durations.format(lateness) + "): a retry that is not late must always be recognized",
@@ -119,7 +134,8 @@ final class StreamCompiler {
         }
         long dedup = dedupHorizon != null ? dedupHorizon : Math.max(StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, lateness);
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
-                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup, replicas), node.ifNotExists());
+                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup, replicas, partitionCounts),
+                node.ifNotExists());
     }
 
     /**
@@ -272,6 +288,28 @@ final class StreamCompiler {
         }
         throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partitions must be a whole number from 1 to "
                 + MAX_PARTITIONS + ", got '" + value + "'", o.value());
+    }
+
+    /**
+     * {@code 'card_id 8, merchant_id 16'}: the partitions of some partitioner topics (the others get the default or
+     * an integer {@code partitions}, which cannot be given as well).
+     */
+    private static Map<String, Integer> partitionCounts(SqlText sql, SqlOption o, String value) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String part : value.split(",")) {
+            String[] words = part.trim().split("\\s+");
+            if (words.length != 2 || words[0].isEmpty()) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partitions is a whole number for every partitioner "
+                        + "topic, or a list of partition_by fields each with its number ('card_id 8, merchant_id "
+                        + "16'), got '" + value + "'", o.value());
+            }
+            String field = words[0].toLowerCase(Locale.ROOT);
+            if (counts.put(field, partitions(sql, o, words[1])) != null) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "partitions names \"" + field + "\" twice",
+                        o.value());
+            }
+        }
+        return counts;
     }
 
     private static long duration(SqlText sql, SqlOption o, String value, String what) {

@@ -76,6 +76,20 @@ class StatementCompilerTest {
     }
 
     @Test
+    void eachPartitionerTopicMayHaveItsOwnPartitions() {
+        StreamDef s = ((CreateStreamStatement) compile("CREATE STREAM pay (t TIMESTAMP, card TEXT, shop TEXT, dev TEXT) "
+                + "WITH (partition_by = 'card, shop, dev', partitions = 'card 8, Shop 2')")).stream();
+        assertEquals(8, s.partitions("card"));
+        assertEquals(2, s.partitions("shop"));
+        assertEquals(StreamDef.DEFAULT_PARTITIONS, s.partitions("dev"), "one not named: the default");
+        String head = "CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'k', partitions = ";
+        error(head + "'x 2')", "22023"); // not a partition_by field
+        error(head + "'k 2, k 3')", "22023");
+        error(head + "'k 0')", "22023");
+        error(head + "'k')", "22023");
+    }
+
+    @Test
     void createStreamErrors() {
         error("CREATE STREAM s (t TIMESTAMP, k VARCHAR)", "42P17");
         error("CREATE STREAM s (t TIMESTAMP, k VARCHAR) WITH (partition_by = 'nope')", "42703");
