@@ -51,6 +51,13 @@ final class ForwardLedger {
         return new ForwardLedger(firstOf, last);
     }
 
+    /** A ledger that knows no decision before any forward: for forwards made again, out of the decider's run. */
+    static ForwardLedger unknown(StreamDef stream) {
+        ForwardLedger ledger = fresh(stream);
+        Arrays.fill(ledger.last, UNKNOWN);
+        return ledger;
+    }
+
     /** Records {@code decision} as forwarded to partition {@code partition} of the {@code field}-th partitioner. */
     long forwarded(int field, int partition, long decision) {
         int i = firstOf[field] + partition;

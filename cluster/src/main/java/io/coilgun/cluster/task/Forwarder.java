@@ -3,12 +3,14 @@ package io.coilgun.cluster.task;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.cluster.kafka.Topics;
+import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -23,9 +25,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * A decider's forwards (a stream partitioned by several fields, {@link Topics#decider}): each event it accepts goes,
  * with its final time, to every partitioner topic of the stream, keyed there by that field, carrying the decision's
  * offset ({@link KafkaHeaders#DECISION}) and the publisher's reply headers, so each partitioning answers the
- * statement with its metrics. A checkpoint of the decider waits until Kafka has every forward before it
- * ({@link #awaitSent}): a decision past the checkpoint is never lost, and one forwarded twice (after a crash or a
- * failover) is applied once, its tasks knowing the last decision they applied.
+ * statement with its metrics. A checkpoint of the decider keeps the forwards Kafka has not acknowledged yet
+ * ({@link UnsentForwards}), sent again by a decider opened from it: a decision past the checkpoint is never lost, and
+ * one forwarded twice (after a crash or a failover) is applied once, in the order decided ({@link #inTurn}).
  */
 public final class Forwarder {
     /** Sends a record with a callback: the node's producer. */
@@ -36,14 +38,13 @@ public final class Forwarder {
 
     private static final long SEND_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    /** How long a checkpoint may wait for the forwards' acknowledgements before it waits for them. */
-    private static final long MAX_CHECKPOINT_DEFERRAL_NANOS = 1_000_000_000L;
-
     private final Sender sender;
     private final AtomicLong inFlight = new AtomicLong();
     private final AtomicReference<Exception> failure = new AtomicReference<>();
-    /** When the decider last checkpointed (System.nanoTime; the unit's thread). */
-    private long checkpointedAt = System.nanoTime();
+    /** The forwards Kafka has not acknowledged, kept with each checkpoint. */
+    private final UnsentForwards unsent = new UnsentForwards();
+    /** The forwards the checkpoint the plan was opened from kept: sent again first (the unit's thread). */
+    private List<ProducerRecord<byte[], byte[]>> carried = List.of();
     /** The decider's ledger of forwards and the plan it was loaded from (the unit's thread). */
     private ForwardLedger ledger;
     private TaskPlan ledgerOf;
@@ -75,6 +76,30 @@ public final class Forwarder {
             out.add(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition, key, payload, headers));
         }
         return out;
+    }
+
+    /**
+     * A decider replica promoted: the forwards of the events it accepted from offset {@code from} (the old active's
+     * last commit: it may not have sent those) up to {@code keptFrom}, the oldest whose forwards it kept ({@link
+     * ReplyEmitter#oldestKept}; -1: none kept), are made again from its reservoir and sent before the kept ones. They
+     * carry no reply address (their statements were answered or timed out) and do not know the decision before them
+     * ({@link ForwardLedger#UNKNOWN}); they come in the order decided, so each partitioner task takes those it lacks.
+     */
+    void reforward(TaskPlan plan, StreamDef stream, long from, long keptFrom) {
+        if (keptFrom >= 0 && keptFrom <= from) {
+            return; // every forward since the old active's commit was kept
+        }
+        EventCodec codec = new EventCodec(stream);
+        ForwardLedger unknown = ForwardLedger.unknown(stream);
+        for (Map.Entry<Long, byte[]> e : plan.acceptedBetween(from, keptFrom < 0 ? Long.MAX_VALUE : keptFrom)) {
+            Object[] values = new Object[codec.columnCount()];
+            codec.decode(e.getValue(), values);
+            ConsumerRecord<byte[], byte[]> decided = new ConsumerRecord<>(Topics.decider(stream.name()), 0,
+                    e.getKey(), null, e.getValue());
+            for (ProducerRecord<byte[], byte[]> forward : forwards(stream, decided, e.getValue(), values, unknown)) {
+                send(forward);
+            }
+        }
     }
 
     /** The decision a forwarded record carries, or -1 for a record that is no forward. */
@@ -118,24 +143,34 @@ public final class Forwarder {
     void opened(TaskPlan plan, StreamDef stream) {
         ledger = ForwardLedger.load(plan, stream);
         ledgerOf = plan;
+        carried = UnsentForwards.carried(plan);
     }
 
     /**
-     * On the unit's thread, before a checkpoint: whether it may be made now. A checkpoint never passes a decision
-     * Kafka does not have: while forwards are on their way it waits for a later round (the unit's thread does not wait
-     * for Kafka), for a second at most, then it waits ({@link #awaitSent}).
+     * On the unit's thread, as the active copy, before anything else: sends again the forwards the checkpoint it was
+     * opened from kept (Kafka had not acknowledged them then), oldest first.
+     */
+    void sendCarried() {
+        if (!carried.isEmpty()) {
+            List<ProducerRecord<byte[], byte[]>> again = carried;
+            carried = List.of();
+            again.forEach(this::send);
+        }
+    }
+
+    /**
+     * On the unit's thread, before a checkpoint: whether it may be made now, and what it keeps besides the state: the
+     * ledger and the forwards Kafka has not acknowledged yet (so it never waits for Kafka). Not while a forward
+     * failed: the decider rolls back to its last checkpoint first ({@link #takeFailure}).
      */
     boolean readyForCheckpoint(TaskPlan plan) {
         if (failure.get() != null) {
-            return false; // a forward failed: the decider rolls back to its checkpoint first (takeFailure)
-        }
-        if (!settled() && System.nanoTime() - checkpointedAt < MAX_CHECKPOINT_DEFERRAL_NANOS) {
             return false;
         }
-        awaitSent();
         if (ledger != null && ledgerOf == plan) {
             ledger.keep(plan);
         }
+        unsent.keep(plan);
         return true;
     }
 
@@ -148,32 +183,25 @@ public final class Forwarder {
         return failure.getAndSet(null);
     }
 
-    /** The decider checkpointed. */
-    void checkpointed() {
-        checkpointedAt = System.nanoTime();
-    }
-
     /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. */
     void send(ProducerRecord<byte[], byte[]> forward) {
         inFlight.incrementAndGet();
+        long n = unsent.sending(forward);
         sender.send(forward, (md, e) -> {
             if (e != null) {
                 failure.compareAndSet(null, e);
+            } else {
+                unsent.acknowledged(n);
             }
             inFlight.decrementAndGet();
         });
     }
 
-    /** Whether Kafka acknowledged every forward sent so far (or one failed: {@link #awaitSent} says so at once). */
-    boolean settled() {
-        return inFlight.get() == 0 || failure.get() != null;
-    }
-
     /**
-     * Before a checkpoint, on the unit's thread: waits until Kafka acknowledged every forward sent (at once when
-     * {@link #settled}).
+     * Before the decider's last checkpoint (it closes), on the unit's thread: waits until Kafka acknowledged every
+     * forward sent.
      *
-     * @throws IllegalStateException when a forward failed or none came in 30 s: the checkpoint must not be made
+     * @throws IllegalStateException when a forward failed or none came in 30 s
      */
     void awaitSent() {
         long deadline = System.nanoTime() + SEND_TIMEOUT_NANOS;

@@ -84,6 +84,11 @@ final class ReplyEmitter {
         });
     }
 
+    /** The oldest offset whose replies (or forwards) are kept, or -1 when none is. */
+    long oldestKept() {
+        return kept.oldest();
+    }
+
     /** The task is no replica (any more): it keeps nothing. */
     void forgetKept() {
         kept.clear();

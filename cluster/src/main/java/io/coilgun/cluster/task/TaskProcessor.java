@@ -202,6 +202,10 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
+        if (forwarder != null) {
+            forwarder.sendCarried();
+            forwarder.reforward(plan, stream, Math.max(0, committed), replies.oldestKept());
+        }
         int sent = replies.promote(committed, forwarder == null ? null : forwarder::send);
         this.role = TaskRole.ACTIVE;
         return sent;
@@ -322,6 +326,9 @@ public final class TaskProcessor implements AutoCloseable {
             LOG.warn("task={} a forward to a partitioner topic failed: rolling back to forward again", id, lost);
             reopen();
             return true;
+        }
+        if (forwarder != null && role == TaskRole.ACTIVE) {
+            forwarder.sendCarried(); // what its checkpoint kept unacknowledged, before anything newer
         }
         long offset = record.offset();
         lastRecordTimestamp = record.timestamp();
@@ -581,9 +588,6 @@ public final class TaskProcessor implements AutoCloseable {
                 return; // its forwards are on their way: a later round
             }
             plan.checkpoint();
-            if (forwarder != null) {
-                forwarder.checkpointed();
-            }
             dirty = false;
         }
     }

@@ -78,7 +78,7 @@ class DecidedForwardsTest {
 
     ConsumerRecord<byte[], byte[]> event(long offset, String card) {
         ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>(Topics.decider("p"), 0, offset, null,
-                codec.encode(new Object[] {offset, T0 + offset * Durations.SECOND, card, "s1"}, 0));
+                codec.encode(new Object[] {offset, T0 + offset * 10 * Durations.MILLISECOND, card, "s1"}, 0));
         r.headers().add(KafkaHeaders.REPLY_TO, "n1".getBytes(StandardCharsets.UTF_8));
         r.headers().add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(offset));
         return r;
@@ -143,6 +143,77 @@ class DecidedForwardsTest {
             assertEquals(-1L, ByteBuffer.wrap(again.get(0).headers().lastHeader(KafkaHeaders.DECISION).value(), 8, 8)
                     .getLong(), "the ledger went back with the checkpoint");
             for (int i = 6; i < callbacks.size(); i++) {
+                callbacks.get(i).onCompletion(null, null);
+            }
+        }
+    }
+
+    /**
+     * A decider replica promoted after more records than it keeps forwards of (the old active's last commit further
+     * back): it makes the older forwards again from its reservoir, so every partitioning still gets every decision.
+     */
+    @Test
+    void aPromotedDeciderForwardsAgainWhatItNoLongerKept() {
+        int events = RecentReplies.CAPACITY; // 3 kept records each (its reply, two forwards): a third is kept
+        try (TaskProcessor decider = task("decider", new TaskId(Topics.decider("p"), 0), List.of());
+                TaskProcessor shop = task("shop", new TaskId(Topics.partitioner("p", "shop"), 0), List.of(BY_SHOP))) {
+            decider.forwarder(new Forwarder((r, cb) -> {
+                sent.add(r);
+                cb.onCompletion(null, null);
+            }));
+            decider.role(TaskRole.REPLICA);
+            for (long o = 0; o < events; o++) {
+                assertFalse(decider.process(event(o, "c" + o % 7)));
+            }
+            assertTrue(sent.isEmpty(), "a replica sends nothing");
+            decider.promote(0);
+            List<ProducerRecord<byte[], byte[]>> forwards = toShops();
+            assertTrue(forwards.size() >= events, "every decision forwarded: " + forwards.size());
+            long offset = 0;
+            for (ProducerRecord<byte[], byte[]> r : forwards) {
+                shop.process(received(r, offset++));
+            }
+            assertEquals(events - 1, shop.plan().lastDecision());
+            assertEquals(events, shopCount(), "every decision applied once (all within the 5-minute window)");
+        }
+    }
+
+    /**
+     * A checkpoint does not wait for Kafka: it keeps the forwards not acknowledged yet, and a decider opened from it
+     * (here: rolled back after a failed forward) sends them again before anything newer.
+     */
+    @Test
+    void aCheckpointKeepsWhatKafkaHasNotAcknowledgedAndTheDeciderSendsItAgain() {
+        try (TaskProcessor decider = task("decider", new TaskId(Topics.decider("p"), 0), List.of());
+                TaskProcessor shop = task("shop", new TaskId(Topics.partitioner("p", "shop"), 0), List.of(BY_SHOP))) {
+            decider.forwarder(new Forwarder((r, cb) -> {
+                sent.add(r);
+                callbacks.add(cb);
+            }));
+            assertFalse(decider.process(event(0, "c0")));
+            assertFalse(decider.process(event(1, "c1")));
+            long began = System.nanoTime();
+            decider.checkpointIfDirty();
+            assertTrue(System.nanoTime() - began < 1_000_000_000L, "no wait for Kafka's acknowledgements");
+            List<ProducerRecord<byte[], byte[]>> first = toShops();
+            // Kafka has the first event's forwards and the second's to the card topic; its forward to shops failed
+            for (int i = 0; i < 4; i++) {
+                callbacks.get(i).onCompletion(null, i == 3 ? new IllegalStateException("timed out") : null);
+            }
+            long offset = 0;
+            assertFalse(shop.process(received(first.get(0), offset++)));
+            assertTrue(decider.process(event(2, "c2")), "rolled back to its checkpoint (offset 2)");
+            assertEquals(2, decider.nextOffset());
+            sent.clear();
+            assertFalse(decider.process(event(2, "c2")));
+            List<ProducerRecord<byte[], byte[]>> again = toShops();
+            assertEquals(3, again.size(), "the two the checkpoint kept, then the new one");
+            for (ProducerRecord<byte[], byte[]> r : again) {
+                shop.process(received(r, offset++));
+            }
+            assertEquals(2, shop.plan().lastDecision());
+            assertEquals(3, shopCount(), "each decision once");
+            for (int i = 4; i < callbacks.size(); i++) {
                 callbacks.get(i).onCompletion(null, null);
             }
         }

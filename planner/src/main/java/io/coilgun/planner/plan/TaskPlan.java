@@ -21,8 +21,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -448,6 +450,25 @@ public final class TaskPlan implements AutoCloseable {
             }
         });
         return new ArrayList<>(last);
+    }
+
+    /**
+     * The events this task accepted at offsets {@code from} to {@code until} (inclusive) that its reservoir still
+     * holds (a decider's: its dedup horizon), in offset order: offset and payload as accepted (final time).
+     */
+    public List<Map.Entry<Long, byte[]>> acceptedBetween(long from, long until) {
+        long s = streamTime();
+        long oldest = reservoir.oldestTime();
+        if (s == NO_TIME || oldest == NO_TIME) {
+            return List.of();
+        }
+        TreeMap<Long, byte[]> found = new TreeMap<>();
+        reservoir.scan(oldest - 1, s, (seq, time, schema, data, off, len) -> {
+            if (seq >= from && seq <= until) {
+                found.put(seq, Arrays.copyOfRange(data, off, off + len));
+            }
+        });
+        return new ArrayList<>(found.entrySet());
     }
 
     /** The operator of metric {@code name}, or null when this task does not run it. */

@@ -1,0 +1,106 @@
+package io.coilgun.cluster.task;
+
+import io.coilgun.planner.plan.TaskPlan;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * The forwards a decider sent that Kafka has not acknowledged yet, oldest first. A checkpoint keeps them with the
+ * decider's state ({@link #keep}), so it need not wait for Kafka: a decider opened from that checkpoint sends them
+ * again ({@link #carried}) before anything else, and its partitioner tasks skip those they have.
+ */
+final class UnsentForwards {
+    private static final String META = "unsent";
+
+    private final ConcurrentSkipListMap<Long, ProducerRecord<byte[], byte[]>> pending = new ConcurrentSkipListMap<>();
+    /** The unit's thread's count of forwards sent. */
+    private long sent;
+
+    /** A forward is sent: its number, for {@link #acknowledged}. */
+    long sending(ProducerRecord<byte[], byte[]> forward) {
+        pending.put(++sent, forward);
+        return sent;
+    }
+
+    /** Kafka has forward {@code n} (the producer's thread). */
+    void acknowledged(long n) {
+        pending.remove(n);
+    }
+
+    /** Keeps the forwards not acknowledged now with the decider's next checkpoint. */
+    void keep(TaskPlan plan) {
+        plan.meta(META, encode(new ArrayList<>(pending.values())));
+    }
+
+    /** The forwards {@code plan}'s checkpoint kept, oldest first. */
+    static List<ProducerRecord<byte[], byte[]>> carried(TaskPlan plan) {
+        byte[] kept = plan.meta(META);
+        return kept == null ? List.of() : decode(kept);
+    }
+
+    static byte[] encode(List<ProducerRecord<byte[], byte[]>> records) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(records.size());
+            for (ProducerRecord<byte[], byte[]> r : records) {
+                out.writeUTF(r.topic());
+                out.writeInt(r.partition());
+                writeBytes(out, r.key());
+                writeBytes(out, r.value());
+                Header[] headers = r.headers().toArray();
+                out.writeInt(headers.length);
+                for (Header h : headers) {
+                    out.writeUTF(h.key());
+                    writeBytes(out, h.value());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static List<ProducerRecord<byte[], byte[]>> decode(byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int n = in.readInt();
+            List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String topic = in.readUTF();
+                int partition = in.readInt();
+                byte[] key = readBytes(in);
+                byte[] value = readBytes(in);
+                RecordHeaders headers = new RecordHeaders();
+                int h = in.readInt();
+                for (int j = 0; j < h; j++) {
+                    headers.add(in.readUTF(), readBytes(in));
+                }
+                out.add(new ProducerRecord<>(topic, partition, key, value, headers));
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeInt(b == null ? -1 : b.length);
+        if (b != null) {
+            out.write(b);
+        }
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        int n = in.readInt();
+        return n < 0 ? null : in.readNBytes(n);
+    }
+}
