@@ -62,7 +62,11 @@ public final class TaskPlan implements AutoCloseable {
     /** The filters, group-bys and event decoding the metrics share. */
     private final SharedOperators shared;
     /** The ids accepted within the dedup horizon; null for a stream without an event_id column. */
-    private final DuplicateIndex duplicates;
+    /**
+     * The ids accepted within the dedup horizon; null without an event id, and on the partitioner tasks of a stream
+     * with a decider (which judges duplicates for them: {@link #decider}).
+     */
+    private DuplicateIndex duplicates;
     private long lastOffset;
     /** Whether this task is its stream's decider: no metric ever runs here, so its history is kept for its dedup only. */
     private boolean decider;
@@ -97,18 +101,8 @@ public final class TaskPlan implements AutoCloseable {
         this.lastDecision = decision == null ? -1 : ByteBuffer.wrap(decision).getLong();
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
-        boolean indexed = store.familyNames().contains(DuplicateIndex.FAMILY);
-        this.duplicates = stream.eventIdIndex() < 0 ? null : new DuplicateIndex(store, reservoir,
-                stream.dedupHorizonMicros(), stream.eventIdIndex(), shared);
-        if (duplicates != null && !indexed && reservoir.streamTime() != NO_TIME) {
-            // a task from before the index existed: fill it once from the reservoir's events within the horizon
-            long now = reservoir.streamTime();
-            Object[] scratch = new Object[codec.columnCount()];
-            reservoir.scan(now - stream.dedupHorizonMicros(), now, (seq, time, schema, data, off, len) -> {
-                codec.decode(data, off, len, scratch);
-                duplicates.accepted(scratch[stream.eventIdIndex()], time);
-            });
-            store.commit();
+        if (stream.eventIdIndex() >= 0 && stream.partitionBy().size() == 1) {
+            openDuplicates();
         }
         store.scan(META_FAILED, failedKey(Long.MAX_VALUE), (key, value) -> {
             FailedEvent f = FailedEvent.decode(value);
@@ -626,6 +620,24 @@ public final class TaskPlan implements AutoCloseable {
      */
     public void decider() {
         this.decider = true;
+        if (duplicates == null && stream.eventIdIndex() >= 0) {
+            openDuplicates();
+        }
+    }
+
+    /** Opens the dedup index; a task from before the index existed fills it once from its reservoir. */
+    private void openDuplicates() {
+        boolean indexed = store.familyNames().contains(DuplicateIndex.FAMILY);
+        duplicates = new DuplicateIndex(store, reservoir, stream.dedupHorizonMicros(), stream.eventIdIndex(), shared);
+        if (!indexed && reservoir.streamTime() != NO_TIME) {
+            long now = reservoir.streamTime();
+            Object[] scratch = new Object[codec.columnCount()];
+            reservoir.scan(now - stream.dedupHorizonMicros(), now, (seq, time, schema, data, off, len) -> {
+                codec.decode(data, off, len, scratch);
+                duplicates.accepted(scratch[stream.eventIdIndex()], time);
+            });
+            store.commit();
+        }
     }
 
     /** What its owner keeps in the task's store under {@code name} ({@link #meta(String, byte[])}), or null. */
