@@ -38,6 +38,10 @@ public final class PlanExplainer {
                 + partitions(stream) + ", lateness " + Durations.format(stream.latenessMicros())
                 + ", late events " + stream.latePolicy().name().toLowerCase(Locale.ROOT) + ", schema version "
                 + stream.schemaVersion());
+        if (stream.partitionBy().size() > 1) {
+            out.add("Decider of topic coilgun.stream." + stream.name() + ".-decide (one task): judges each event once "
+                    + "(duplicate, late) and forwards each accepted event to every partitioner topic below");
+        }
         for (String field : stream.partitionBy()) {
             List<MetricDef> routed = metrics.stream().filter(m -> m.partitioner().equals(field)).toList();
             out.add("Task plan of topic coilgun.stream." + stream.name() + "." + field + " (each of its "

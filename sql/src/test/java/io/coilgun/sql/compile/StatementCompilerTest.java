@@ -224,6 +224,7 @@ class StatementCompilerTest {
                 + "    Filter \"amount\" > 100\n      Group by card_id\n        Aggregate big_5m"), text);
         assertTrue(text.contains("lag 5 MINUTES: card_5m tail, big_5m tail  (shared)"), text);
         assertTrue(text.contains("Task plan of topic coilgun.stream.payments.merchant_id"), text);
+        assertTrue(text.contains("Decider of topic coilgun.stream.payments.-decide (one task)"), text);
         assertTrue(text.contains("lag 1 MINUTE: merchant_1h head"), text);
         List<String> one = ((ExplainStatement) compile("EXPLAIN METRIC big_5m")).lines();
         assertTrue(String.join("\n", one).contains("Aggregate big_5m: COUNT(*) AS \"n\"  <--"), one.toString());
