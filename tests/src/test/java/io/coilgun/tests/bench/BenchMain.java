@@ -210,7 +210,7 @@ public final class BenchMain {
         double best = 0;
         Map<String, String> result = new LinkedHashMap<>();
         try (BenchNode node = startNode("max-rate"); PrintWriter w = csv("steps.csv")) {
-            Workload.define(node, Workload.metricSet(o.string("metrics", "ab")));
+            Workload.define(node, Workload.metricSet(o.string("metrics", "ab")), o.string("partition-by", "card_id"));
             w.println("target_rate,achieved_rate,p50_ms,p99_ms,p999_ms,max_ms,errors,sustained");
             long nextId = 1;
             while (rate <= ceiling) {
@@ -234,6 +234,7 @@ public final class BenchMain {
             }
             result.put("max_rate", fmt0(best));
             result.put("bound_ms", fmt0(bound));
+            result.put("partition_by", o.string("partition-by", "card_id").replace(" ", ""));
             result.put("connections", String.valueOf(connections));
             memory(result, node);
         }
