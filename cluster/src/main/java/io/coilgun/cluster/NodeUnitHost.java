@@ -134,7 +134,7 @@ final class NodeUnitHost implements UnitHost {
             TaskProcessor task = new TaskProcessor(id, plan, reopen, replies, feed, d.clocks()[id.partition()]);
             task.meters(TaskMeters.of(meters, d.stream().name(), id));
             if (Topics.isDecider(id.topic())) {
-                task.forwarder(new Forwarder(forwards));
+                task.forwarder(new Forwarder(forwards, () -> unit.submit(u -> u.rollBackForwards(id))));
             }
             task.definitions(marker -> deployments.startedBy(id.topic(), marker),
                     () -> deployments.stream(id.topic()));

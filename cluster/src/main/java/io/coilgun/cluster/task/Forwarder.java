@@ -49,8 +49,17 @@ public final class Forwarder {
     private ForwardLedger ledger;
     private TaskPlan ledgerOf;
 
+    /** Called on the producer's thread when a forward failed: the decider's unit rolls it back soon. */
+    private final Runnable failed;
+
     public Forwarder(Sender sender) {
+        this(sender, () -> { });
+    }
+
+    /** @param failed called (on the producer's thread) when a forward fails: asks the unit to roll the decider back */
+    public Forwarder(Sender sender, Runnable failed) {
         this.sender = sender;
+        this.failed = failed;
     }
 
     /**
@@ -189,7 +198,9 @@ public final class Forwarder {
         long n = unsent.sending(forward);
         sender.send(forward, (md, e) -> {
             if (e != null) {
-                failure.compareAndSet(null, e);
+                if (failure.compareAndSet(null, e)) {
+                    failed.run();
+                }
             } else {
                 unsent.acknowledged(n);
             }

@@ -321,10 +321,7 @@ public final class TaskProcessor implements AutoCloseable {
                     + "; the event stays in Kafka and is applied when the task runs again");
             return false;
         }
-        Exception lost = forwarder == null ? null : forwarder.takeFailure();
-        if (lost != null) {
-            LOG.warn("task={} a forward to a partitioner topic failed: rolling back to forward again", id, lost);
-            reopen();
+        if (rollBackIfAForwardFailed()) {
             return true;
         }
         if (forwarder != null && role == TaskRole.ACTIVE) {
@@ -527,6 +524,21 @@ public final class TaskProcessor implements AutoCloseable {
         planChanged();
         clock.streamTime(plan.streamTime());
         dirty = false;
+        return true;
+    }
+
+    /**
+     * A decider one of whose forwards Kafka refused rolls back to its last checkpoint (its unit then seeks its
+     * partition there) to forward everything since again: at its next record, or at once when its unit is told
+     * ({@link Forwarder}'s failure hook). Whether it rolled back.
+     */
+    public boolean rollBackIfAForwardFailed() {
+        Exception lost = forwarder == null || state == TaskState.FAILED ? null : forwarder.takeFailure();
+        if (lost == null) {
+            return false;
+        }
+        LOG.warn("task={} a forward to a partitioner topic failed: rolling back to forward again", id, lost);
+        reopen();
         return true;
     }
 

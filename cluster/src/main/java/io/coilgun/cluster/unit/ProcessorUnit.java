@@ -131,6 +131,18 @@ public final class ProcessorUnit implements AutoCloseable {
         thread.start();
     }
 
+    /**
+     * On the unit's thread (a command): decider {@code id}, one of whose forwards failed, rolls back to its
+     * checkpoint and its partition is sought there, without waiting for its next record.
+     */
+    public void rollBackForwards(TaskId id) {
+        TopicPartition tp = id.topicPartition();
+        TaskProcessor task = reconciler.task(tp);
+        if (task != null && task.rollBackIfAForwardFailed()) {
+            reconciler.rewind(active, tp, task);
+        }
+    }
+
     /** Runs {@code command} on the unit's thread; the future completes when it ran. */
     public CompletableFuture<Void> submit(Consumer<ProcessorUnit> command) {
         CompletableFuture<Void> done = new CompletableFuture<>();

@@ -47,10 +47,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A stream partitioned by card, shop and device (topics of 2, 3 and 1 partitions) through its real decider and
  * partitioner task processors, with Kafka simulated around them: randomized events (disorder beyond the lateness,
  * retries of earlier ids) under every late_events policy, forwards that Kafka loses at random (a failed send, later
- * ones to the same partition written after it), deciders that lose every forward in flight at once (a crash), and
- * checkpoints at random points. Whatever happens, every partitioning applies exactly the events the decider
- * accepted, each once: a last event per key then reports, in each partitioning, the number of accepted events of
- * that key plus one.
+ * ones to the same partition written after it), deciders that lose every forward in flight at once (a crash),
+ * checkpoints at random points, rollbacks at the decider's next record or when its unit is told. Whatever happens,
+ * every partitioning applies exactly the events the decider accepted, each once: a last event per key then reports,
+ * in each partitioning, the number of accepted events of that key plus one.
  */
 class DecidedStreamPropertyTest {
     static final ReservoirIO IO = ReservoirIO.defaults();
@@ -69,8 +69,9 @@ class DecidedStreamPropertyTest {
 
     static StreamDef stream(LatePolicy policy) {
         return new StreamDef("p", List.of(new StreamColumn("id", ColumnType.BIGINT, false),
-                new StreamColumn("ts", ColumnType.TIMESTAMP, false), new StreamColumn("card", ColumnType.VARCHAR, false),
-                new StreamColumn("shop", ColumnType.VARCHAR, false), new StreamColumn("dev", ColumnType.VARCHAR, false)),
+                new StreamColumn("ts", ColumnType.TIMESTAMP, false),
+                new StreamColumn("card", ColumnType.VARCHAR, false), new StreamColumn("shop", ColumnType.VARCHAR, false),
+                new StreamColumn("dev", ColumnType.VARCHAR, false)),
                 1, 0, List.of(FIELDS), 1, 3 * Durations.SECOND, policy, "", List.of(5), 0, Durations.HOUR, 1,
                 Map.of("card", 2, "shop", 3, "dev", 1));
     }
@@ -100,7 +101,8 @@ class DecidedStreamPropertyTest {
             Map<String, Integer> read = new HashMap<>();
             List<InFlight> inFlight = new ArrayList<>();
             TaskProcessor decider = task(at.resolve("decider"), new TaskId(Topics.decider("p"), 0), stream, List.of());
-            decider.forwarder(new Forwarder((r, cb) -> inFlight.add(new InFlight(r, cb))));
+            boolean[] told = {false}; // the unit was told a forward failed (ProcessorUnit.rollBackForwards)
+            decider.forwarder(new Forwarder((r, cb) -> inFlight.add(new InFlight(r, cb)), () -> told[0] = true));
             for (int f = 0; f < FIELDS.length; f++) {
                 for (int p = 0; p < stream.partitions(FIELDS[f]); p++) {
                     String tp = Topics.partitioner("p", FIELDS[f]) + "-" + p;
@@ -134,6 +136,12 @@ class DecidedStreamPropertyTest {
                     throw new AssertionError("no progress: next " + next + " of " + decisionLog.size() + ", decider at "
                             + decider.nextOffset() + ", in flight " + inFlight.size() + ", replies "
                             + replies.history().size() + ", logs " + logs.values().stream().mapToInt(List::size).sum());
+                }
+                if (told[0] && rnd.nextBoolean()) { // the unit's command, between two of its rounds
+                    told[0] = false;
+                    if (decider.rollBackIfAForwardFailed()) {
+                        next = (int) decider.nextOffset();
+                    }
                 }
                 int step = rnd.nextInt(10);
                 if (step < 4 && next < decisionLog.size()) {

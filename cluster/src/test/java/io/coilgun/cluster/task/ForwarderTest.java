@@ -82,6 +82,24 @@ class ForwarderTest {
     }
 
     @Test
+    void aFailedForwardTellsTheUnitOnceUntilTheDeciderRolledBack() {
+        List<Callback> pending = new ArrayList<>();
+        int[] told = {0};
+        Forwarder forwarder = new Forwarder((r, callback) -> pending.add(callback), () -> told[0]++);
+        ProducerRecord<byte[], byte[]> forward = new ProducerRecord<>("t", 0, null, new byte[0]);
+        forwarder.send(forward);
+        forwarder.send(forward);
+        pending.get(0).onCompletion(null, new IllegalStateException("lost"));
+        pending.get(1).onCompletion(null, new IllegalStateException("lost too"));
+        assertEquals(1, told[0], "told once");
+        assertTrue(forwarder.takeFailure() != null);
+        assertTrue(forwarder.takeFailure() == null, "rolled back: nothing more to do");
+        forwarder.send(forward);
+        pending.get(2).onCompletion(null, new IllegalStateException("again"));
+        assertEquals(2, told[0], "a failure after the rollback tells again");
+    }
+
+    @Test
     void aCheckpointWaitsForEveryForwardAndRefusesWhenOneFailed() {
         List<Callback> pending = new ArrayList<>();
         Forwarder forwarder = new Forwarder((r, callback) -> pending.add(callback));
