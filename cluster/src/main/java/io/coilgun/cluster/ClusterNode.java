@@ -377,8 +377,8 @@ public final class ClusterNode implements AutoCloseable {
      */
     public CompletableFuture<Void> startMetric(StreamDef stream, MetricDef metric) {
         String topic = Topics.partitioner(stream.name(), metric.partitioner());
-        List<CompletableFuture<List<Reply>>> replies = publisher.startMetric(topic, 0, stream.partitions(metric.partitioner()),
-                deployments.marker(metric.name()));
+        List<CompletableFuture<List<Reply>>> replies = publisher.startMetric(topic, 0,
+                stream.partitions(metric.partitioner()), deployments.marker(metric.name()));
         List<CompletableFuture<Void>> answered = new ArrayList<>();
         for (int p = 0; p < replies.size(); p++) {
             int partition = p;
