@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * stream partitioned by card, merchant and device (its decider and three partitioner topics) with a metric on each.
  * DDL on one node; clients on every node insert at a steady rate (each card, merchant and device by one client, in
  * order, so every RETURNING row has one exact expected value: the key's count and sum so far); a failed statement is
- * retried with the same event id until it is accepted. The node leading the decider is killed with SIGKILL,
+ * retried with the same event id until it is accepted; one in 30 is two hours late (`late_events = 'drop'`, lateness
+ * one hour) and must be dropped by every partitioning. The node leading the decider is killed with SIGKILL,
  * restarts, then the node leading the most tasks is killed, then one is stopped with SIGTERM. Every answered
  * RETURNING row must be exact, and at the end each card's, merchant's and device's count and sum must be exactly its
  * accepted events: nothing lost, nothing counted twice, every partitioning the same events.
@@ -58,6 +59,8 @@ class ClusterIT {
     /** Completed inserts: completion time (ms), card. */
     final List<long[]> answered = Collections.synchronizedList(new ArrayList<>());
     final AtomicLong accepted = new AtomicLong();
+    /** Events sent late on purpose (beyond the lateness), each answered as dropped. */
+    final AtomicLong dropped = new AtomicLong();
     /** Per card: m_n - m2_n, the same on every answer once m2 started. */
     final Map<String, Long> m2Delta = new ConcurrentHashMap<>();
     final AtomicLong m2Checked = new AtomicLong();
@@ -74,7 +77,7 @@ class ClusterIT {
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device "
                         + "VARCHAR, amount DOUBLE) WITH (event_id = 'id', partition_by = 'card, merchant, device', "
-                        + "partitions = 4, replicas = 2, lateness = '1 hour')");
+                        + "partitions = 4, replicas = 2, lateness = '1 hour', late_events = 'drop')");
                 for (String[] k : KEYS) {
                     st.execute("CREATE METRIC " + k[1] + " AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay "
                             + "GROUP BY " + k[0] + " OVER SLIDING 30 DAYS");
@@ -179,7 +182,8 @@ class ClusterIT {
                 for (int i = 0; i < CARDS; i++) {
                     String[] keys = {card(i), merchant(i), device(i % CLIENTS, i % 3)};
                     total += expected.get(keys[0])[0];
-                    Object[] row = insert(conn, ids.incrementAndGet(), keys, 1.0);
+                    long id = ids.incrementAndGet();
+                    Object[] row = insert(conn, id, T0 + id, keys, 1.0);
                     for (int k = 0; k < KEYS.length; k++) {
                         long[] e = expected.get(keys[k]);
                         e[0]++;
@@ -228,8 +232,9 @@ class ClusterIT {
                             n + ": SELECT over the stream reads every task");
                 }
             }
-            System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d client errors (retried)%n",
-                    total, errors.size());
+            System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d dropped as late by every "
+                    + "partitioning; %d client errors (retried)%n", total, dropped.get(), errors.size());
+            assertTrue(dropped.get() > 10, "late events were sent: " + dropped.get());
             // each client has one statement in flight: its rate is bound by the latency of an event's four tasks
             // and their replicas on one 2-core machine with 3 brokers and 3 nodes (about 50 events/s in all)
             assertTrue(total > 2_000, "a steady load ran: " + total);
@@ -341,6 +346,9 @@ class ClusterIT {
             String[] keys = {card, merchant(Integer.parseInt(card.substring(5))), device(client, random.nextInt(3))};
             long id = ids.incrementAndGet();
             double amount = 1 + random.nextInt(100);
+            // one in 30 is two hours behind the stream time (its lateness is one): dropped, by every partitioning
+            boolean late = turn > 10 && random.nextInt(30) == 0; // the stream has a stream time by then
+            long time = T0 + id - (late ? 7_200_000L : 0);
             long deadline = System.currentTimeMillis() + 90_000;
             while (true) {
                 String on = nodes.get(node);
@@ -348,7 +356,18 @@ class ClusterIT {
                     if (conn == null) {
                         conn = connect(cluster[0].port(on));
                     }
-                    Object[] row = insert(conn, id, keys, amount);
+                    Object[] row = insert(conn, id, time, keys, amount);
+                    if (late) {
+                        for (Object value : row) {
+                            if (value != null) {
+                                mismatches.add(card + " id " + id + ": a late event was applied: " + List.of(row));
+                                break;
+                            }
+                        }
+                        dropped.incrementAndGet();
+                        answered.add(new long[] {System.currentTimeMillis(), cards.indexOf(card) * CLIENTS + client});
+                        break;
+                    }
                     if (row[1] != null) { // null: a duplicate of an earlier attempt that was applied
                         for (int k = 0; k < KEYS.length; k++) {
                             long[] e = expected.get(keys[k]);
@@ -421,11 +440,11 @@ class ClusterIT {
      * Inserts one event of {@code keys} (card, merchant, device); its metric values {m's total, m's n, mm's total,
      * mm's n, md's total, md's n, m2's n}, null when it was a duplicate (NOTICE).
      */
-    static Object[] insert(Connection conn, long id, String[] keys, double amount) throws SQLException {
+    static Object[] insert(Connection conn, long id, long time, String[] keys, double amount) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(
                 "INSERT INTO pay VALUES (?, ?, ?, ?, ?, ?) RETURNING *")) {
             ps.setLong(1, id);
-            ps.setTimestamp(2, new Timestamp(T0 + id));
+            ps.setTimestamp(2, new Timestamp(time));
             for (int k = 0; k < keys.length; k++) {
                 ps.setString(3 + k, keys[k]);
             }
