@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * role and the highest offset answered): taking a record, rolling back and stopping. The rest is in the classes it
  * runs: {@link ReplyEmitter}, {@link MetricStarts}, {@link SchemaCatchUp}, {@link TaskFailurePolicy}. A stream
  * partitioned by several fields adds two turns of the same record path: its decider's task forwards what it accepts
- * ({@link Forwarder}, which makes the records and awaits Kafka) and its partitioner tasks apply what was decided; both
- * read the plan and the role, so they stay here too.
+ * ({@link Forwarder}, which makes the records and keeps the unacknowledged ones) and its partitioner tasks apply
+ * what was decided; both read the plan and the role, so they stay here too.
  */
 public final class TaskProcessor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
@@ -597,7 +597,7 @@ public final class TaskProcessor implements AutoCloseable {
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
             if (forwarder != null && !forwarder.readyForCheckpoint(plan)) {
-                return; // its forwards are on their way: a later round
+                return; // a forward failed: it rolls back to its last checkpoint first
             }
             plan.checkpoint();
             dirty = false;
