@@ -187,8 +187,11 @@ public final class NodeQueryData implements QueryData {
                             : task.backfillProgress()).join();
                     if (progress == null) {
                         NodeStatus.TaskCopy remote = copy(statuses, active == null ? null : active.node(), id);
-                        unknown |= remote == null;
-                        progress = remote == null ? List.of() : remote.backfills();
+                        // only a status that says its node leads the copy: one from before a handover shows the
+                        // replica, whose fill the new active may begin again
+                        boolean leads = remote != null && remote.role().equals("active");
+                        unknown |= !leads;
+                        progress = leads ? remote.backfills() : List.of();
                     }
                     for (String entry : progress) {
                         String[] f = entry.split(":");
