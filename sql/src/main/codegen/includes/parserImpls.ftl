@@ -95,22 +95,39 @@ void AddStreamColumn(List<SqlNode> list) :
 }
 
 /**
- * Parses {@code ALTER STREAM name ADD [COLUMN] column type [NULL]} (a new schema version of the stream) and
- * {@code ALTER STREAM name SET (key = value, ...)} (options that may change: replicas).
+ * Parses {@code ALTER STREAM name ADD [COLUMN] column type [NULL]} (a new schema version of the stream),
+ * {@code ALTER STREAM name ADD PARTITION BY field [WITH (partitions = n)]}, {@code ALTER STREAM name DROP PARTITION BY
+ * field} and {@code ALTER STREAM name SET (key = value, ...)} (options that may change: replicas).
  */
 SqlNode SqlAlterStream() :
 {
     final Span s;
     final SqlIdentifier name;
+    final SqlIdentifier field;
     final List<SqlNode> columns = new ArrayList<SqlNode>();
     final List<SqlNode> settings = new ArrayList<SqlNode>();
 }
 {
     <ALTER> { s = span(); } <STREAM> name = SimpleIdentifier()
     (
-        <ADD> [ <COLUMN> ] AddStreamColumn(columns)
+        <ADD>
+        (
+            <PARTITION> <BY> field = SimpleIdentifier()
+            [ <WITH> <LPAREN> AddOption(settings) ( <COMMA> AddOption(settings) )* <RPAREN> ]
+            {
+                return SqlAlterStream.addPartitioner(s.end(this), name, field,
+                        new SqlNodeList(settings, s.end(this)));
+            }
+        |
+            [ <COLUMN> ] AddStreamColumn(columns)
+            {
+                return new SqlAlterStream(s.end(this), name, (SqlStreamColumn) columns.get(0));
+            }
+        )
+    |
+        <DROP> <PARTITION> <BY> field = SimpleIdentifier()
         {
-            return new SqlAlterStream(s.end(this), name, (SqlStreamColumn) columns.get(0));
+            return SqlAlterStream.dropPartitioner(s.end(this), name, field);
         }
     |
         <SET> <LPAREN> AddOption(settings) ( <COMMA> AddOption(settings) )* <RPAREN>

@@ -289,15 +289,58 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** Gives the running tasks of the stream its new schema version. Blocking until every task has it. */
+    /**
+     * Gives the running tasks of the stream its new definition (a schema version, a partitioner added or dropped).
+     * Blocking until every task has it.
+     */
     public void alterStream(StreamDef stream) {
         deployments.alter(stream);
         tasks.onTasks(TaskId.all(stream), (u, id) -> {
             TaskProcessor task = u.task(id);
-            if (task != null && task.stream().schemaVersion() < stream.schemaVersion()) {
+            if (task != null && (task.stream().schemaVersion() < stream.schemaVersion()
+                    || !task.stream().partitionBy().equals(stream.partitionBy()))) {
                 task.alterStream(stream);
             }
         });
+    }
+
+    /**
+     * ALTER STREAM … ADD PARTITION BY {@code field} on this node: the topic exists, the units subscribe to it (the
+     * group places its tasks), and the stream's decider fills it ({@code Forwarder}). Blocking.
+     */
+    public void addPartitioner(StreamDef stream, String field) {
+        String topic = Topics.partitioner(stream.name(), field);
+        admin.ensureTopic(topic, stream.partitions(field), Map.of());
+        producer.partitionsFor(topic); // warm metadata: the decider's sends never wait for it
+        alterStream(stream);
+        if (deployments.get(topic) == null) {
+            deployments.deploy(topic, new Deployments.Deployed(stream, List.of(),
+                    publisher.registerClocks(topic, stream.partitions(field))));
+        }
+        resubscribe();
+    }
+
+    /**
+     * ALTER STREAM … DROP PARTITION BY {@code field} on this node: the decider forwards to it no more, its tasks stop
+     * without a checkpoint and their directories are deleted. The topic stays ({@link #deletePartitionerTopic}: the
+     * node that ran the ALTER deletes it once every node applied it). Blocking.
+     */
+    public void dropPartitionerLocally(StreamDef stream, String field) {
+        alterStream(stream);
+        String topic = Topics.partitioner(stream.name(), field);
+        publisher.unregisterClocks(topic);
+        deployments.remove(topic);
+        Set<String> remaining = deployments.topics();
+        tasks.onUnits(x -> {
+            x.discardTasksOf(Set.of(topic));
+            x.subscribe(remaining);
+        });
+        directories.deleteAll(topic + "-");
+    }
+
+    /** Deletes a dropped partitioner's topic. Blocking. */
+    public void deletePartitionerTopic(String stream, String field) {
+        admin.deleteTopics(List.of(Topics.partitioner(stream, field)));
     }
 
     /**

@@ -43,6 +43,8 @@ final class CatalogService {
     private final StatementCompiler compiler;
     private final ClusterNode cluster;
     private final Inserter inserter;
+    /** ALTER STREAM … ADD | DROP PARTITION BY. */
+    private final PartitionerCatalog partitioners;
     private final ExecutorService ddl;
     /** Catalog offsets this node wrote and applied itself: its follower skips them. Touched on the DDL thread. */
     private final Set<Long> ownRecords = ConcurrentHashMap.newKeySet();
@@ -60,6 +62,7 @@ final class CatalogService {
         this.cluster = cluster;
         this.inserter = inserter;
         this.ddl = ddl;
+        this.partitioners = new PartitionerCatalog(catalog, cluster);
     }
 
     /**
@@ -69,6 +72,10 @@ final class CatalogService {
     void recover() {
         CatalogLog.Snapshot snapshot = cluster.catalog().readAll();
         for (CatalogLog.Entry entry : snapshot.entries()) {
+            if (entry.key().kind() == CatalogKey.Kind.STREAM_PARTITIONER) {
+                partitioners.recovered(entry, compiler);
+                continue;
+            }
             if (entry.ddl() == null) {
                 if (entry.key().kind() == CatalogKey.Kind.METRIC) {
                     catalog.removeMetric(entry.key().name());
@@ -132,6 +139,10 @@ final class CatalogService {
 
     /** A record another node wrote: the same change, on this node's catalog and tasks. */
     private void applyFollowed(long offset, CatalogKey key, String text) {
+        if (key.kind() == CatalogKey.Kind.STREAM_PARTITIONER) {
+            partitioners.followed(key, text, compiler);
+            return;
+        }
         if (text == null) {
             if (key.kind() == CatalogKey.Kind.METRIC) {
                 MetricDef m = catalog.metric(key.name()).orElse(null);
@@ -224,6 +235,9 @@ final class CatalogService {
             StreamDef altered = as.stream();
             StreamDef current = catalog.stream(altered.name()).orElseThrow(() -> new CoilgunException(
                     SqlState.UNDEFINED_TABLE, "stream \"" + altered.name() + "\" does not exist"));
+            if (as.partitioner() != null) {
+                return partitioners.alter(current, as, this::append);
+            }
             if (as.options()) {
                 // ALTER STREAM … SET: the latest is kept (compaction keeps one record of the key)
                 long offset = append(CatalogKey.streamOptions(altered.name()), as.ddl());
@@ -240,7 +254,11 @@ final class CatalogService {
             catalog.addStream(altered);
             cluster.alterStream(altered);
             return offset;
-        }, ddl).thenCompose(this::everyNodeApplied);
+        }, ddl).thenCompose(this::everyNodeApplied).thenRunAsync(() -> {
+            if (as.dropsPartitioner()) {
+                cluster.deletePartitionerTopic(as.stream().name(), as.partitioner()); // every node let it go
+            }
+        }, waits);
     }
 
     /**
@@ -273,6 +291,9 @@ final class CatalogService {
                 remove(CatalogKey.streamVersion(s.name(), v));
             }
             remove(CatalogKey.streamOptions(s.name())); // a tombstone of a key never written is harmless
+            for (CatalogKey k : partitioners.recordsOf(s.name())) {
+                remove(k);
+            }
             offset[0] = remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
             cluster.dropStreamLocally(s);
@@ -317,6 +338,7 @@ final class CatalogService {
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow(() -> new CoilgunException(SqlState.UNDEFINED_TABLE,
                     "stream \"" + m.stream() + "\" does not exist"));
+            partitioners.checkFilled(s, m.partitioner());
             long offset = append(CatalogKey.metric(m.name()), m.ddl());
             catalog.addMetric(m);
             cluster.deployMetric(s, m, offset);

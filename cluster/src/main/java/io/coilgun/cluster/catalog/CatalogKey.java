@@ -2,22 +2,25 @@ package io.coilgun.cluster.catalog;
 
 /**
  * The key of a record of the catalog topic: {@code stream:<name>} (its CREATE STREAM), {@code stream:<name>:v<n>}
- * (its ALTER STREAM to schema version n), {@code stream:<name>:options} (its latest ALTER STREAM … SET) or
+ * (its ALTER STREAM to schema version n), {@code stream:<name>:options} (its latest ALTER STREAM … SET),
+ * {@code stream:<name>:p<n>} (an ALTER STREAM … ADD or DROP PARTITION BY; n is random, so no record of one replaces
+ * another's and they replay in the order written) or
  * {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
  * metric's key is its DROP.
  *
  * @param kind what the record defines
  * @param name the stream's or metric's name
- * @param version the schema version of an ALTER STREAM record, else 0
+ * @param version the schema version of an ALTER STREAM … ADD COLUMN record, a partitioner record's number, else 0
  */
 public record CatalogKey(Kind kind, String name, int version) {
     /** What a catalog record defines. */
-    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, METRIC }
+    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, METRIC }
 
     private static final String STREAM = "stream:";
     private static final String METRIC = "metric:";
     private static final String VERSION = ":v";
     private static final String OPTIONS = ":options";
+    private static final String PARTITIONER = ":p";
 
     public static CatalogKey stream(String name) {
         return new CatalogKey(Kind.STREAM, name, 0);
@@ -31,6 +34,10 @@ public record CatalogKey(Kind kind, String name, int version) {
         return new CatalogKey(Kind.STREAM_OPTIONS, name, 0);
     }
 
+    public static CatalogKey streamPartitioner(String name, int number) {
+        return new CatalogKey(Kind.STREAM_PARTITIONER, name, number);
+    }
+
     public static CatalogKey metric(String name) {
         return new CatalogKey(Kind.METRIC, name, 0);
     }
@@ -41,6 +48,7 @@ public record CatalogKey(Kind kind, String name, int version) {
             case STREAM -> STREAM + name;
             case STREAM_VERSION -> STREAM + name + VERSION + version;
             case STREAM_OPTIONS -> STREAM + name + OPTIONS;
+            case STREAM_PARTITIONER -> STREAM + name + PARTITIONER + version;
             case METRIC -> METRIC + name;
         };
     }
@@ -56,6 +64,10 @@ public record CatalogKey(Kind kind, String name, int version) {
         String rest = text.substring(STREAM.length());
         if (rest.endsWith(OPTIONS)) {
             return streamOptions(rest.substring(0, rest.length() - OPTIONS.length()));
+        }
+        int p = rest.indexOf(PARTITIONER);
+        if (p >= 0) {
+            return streamPartitioner(rest.substring(0, p), Integer.parseInt(rest.substring(p + 2)));
         }
         int v = rest.indexOf(VERSION);
         return v < 0 ? stream(rest) : streamVersion(rest.substring(0, v), Integer.parseInt(rest.substring(v + 2)));

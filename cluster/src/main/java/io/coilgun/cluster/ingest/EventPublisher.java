@@ -150,7 +150,7 @@ public final class EventPublisher {
      * whose every partitioning must apply the same decision on each event.
      */
     private static boolean decided(StreamDef stream) {
-        return stream.partitionBy().size() > 1;
+        return stream.decided();
     }
 
     /** The fields whose topics an event is published to: the first (for its key) when the stream has a decider. */

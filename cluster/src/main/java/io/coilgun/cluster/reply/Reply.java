@@ -9,7 +9,12 @@ import java.util.Map;
  * @param source the partitioner topic of the task that answered (empty when not known): an event published to
  *     several topics gets one reply from each, and a task's reply may come twice (its new leader re-sends what its
  *     old one may not have sent)
+ * @param followers a decider's accepted event: how many partitioners answer after it (-1: not said)
  */
 public record Reply(long correlation, ReplyStatus status, String message, Map<String, Object[]> metrics,
-        String source) {
+        String source, int followers) {
+    public Reply(long correlation, ReplyStatus status, String message, Map<String, Object[]> metrics,
+            String source) {
+        this(correlation, status, message, metrics, source, -1);
+    }
 }

@@ -20,7 +20,8 @@ import java.util.Map;
  * ({@link #replyKey}).
  * <pre>
  * byte status, UTF message, short metric count,
- *   per metric: UTF name, short value count, per value: a {@link ValueCodec} value
+ *   per metric: UTF name, short value count, per value: a {@link ValueCodec} value,
+ * [short followers: a decider's, the partitioners that answer after it]
  * </pre>
  */
 public final class ReplyCodec {
@@ -28,6 +29,12 @@ public final class ReplyCodec {
     }
 
     public static byte[] encode(ReplyStatus status, String message, List<MetricDef> metrics, Object[] results) {
+        return encode(status, message, metrics, results, -1);
+    }
+
+    /** A reply; a decider's says how many partitioners answer after it ({@code followers}, -1: not said). */
+    public static byte[] encode(ReplyStatus status, String message, List<MetricDef> metrics, Object[] results,
+            int followers) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(status.ordinal());
@@ -43,6 +50,9 @@ public final class ReplyCodec {
                         ValueCodec.write(out, results[at++]);
                     }
                 }
+            }
+            if (followers >= 0) {
+                out.writeShort(followers);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -65,8 +75,9 @@ public final class ReplyCodec {
                 }
                 metrics.put(name, values);
             }
+            int followers = in.available() >= 2 ? in.readShort() : -1;
             return new Reply(correlation, status, message, metrics,
-                    new String(key, 8, key.length - 8, StandardCharsets.UTF_8));
+                    new String(key, 8, key.length - 8, StandardCharsets.UTF_8), followers);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

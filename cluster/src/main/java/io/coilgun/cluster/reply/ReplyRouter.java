@@ -100,7 +100,8 @@ public final class ReplyRouter implements AutoCloseable {
         final CompletableFuture<List<Reply>> future = new CompletableFuture<>();
         final List<Reply> replies;
         final Set<String> sources = new HashSet<>();
-        final int count;
+        /** The replies to wait for; a decider's accepted event says how many partitioners answer after it. */
+        int count;
 
         Pending(int count) {
             this.count = count;
@@ -113,8 +114,12 @@ public final class ReplyRouter implements AutoCloseable {
             }
             // (a reply of a node older than the topic in its key names no source: counted, as before)
             replies.add(reply);
+            boolean decider = Topics.isDecider(reply.source());
+            if (decider && reply.followers() >= 0) {
+                count = 1 + reply.followers(); // a partitioner still being filled from history does not answer
+            }
             // a decider that does not accept the event forwards it nowhere: its answer is the only one
-            if (replies.size() == count || reply.status() != ReplyStatus.APPLIED && Topics.isDecider(reply.source())) {
+            if (replies.size() >= count || reply.status() != ReplyStatus.APPLIED && decider) {
                 future.complete(List.copyOf(replies));
             }
         }

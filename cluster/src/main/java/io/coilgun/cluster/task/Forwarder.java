@@ -9,12 +9,15 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,6 +51,15 @@ public final class Forwarder {
     /** The decider's ledger of forwards and the plan it was loaded from (the unit's thread). */
     private ForwardLedger ledger;
     private TaskPlan ledgerOf;
+    /** The decider's fills of partitioners added to its stream (the unit's thread). */
+    private PartitionerFills fills = new PartitionerFills();
+    /** Which partitioners live decisions go to: not those being filled. */
+    private final Predicate<String> live = field -> fills.live(field);
+    /** The partitioners the stream was created with: what a replica keeps forwards of (it never fills). */
+    private final Predicate<String> created = field -> fills.created(field);
+    private EventCodec codec;
+    /** The stream's partitioner topics now: a forward kept for one dropped since is not sent. */
+    private Set<String> topics;
 
     /** Called on the producer's thread when a forward failed: the decider's unit rolls it back soon. */
     private final Runnable failed;
@@ -68,9 +80,18 @@ public final class Forwarder {
      */
     static List<ProducerRecord<byte[], byte[]>> forwards(StreamDef stream, ConsumerRecord<byte[], byte[]> record,
             byte[] payload, Object[] values, ForwardLedger ledger) {
+        return forwards(stream, record, payload, values, ledger, field -> true);
+    }
+
+    /** As above, to the partitioners {@code to} takes (not those being filled). */
+    static List<ProducerRecord<byte[], byte[]>> forwards(StreamDef stream, ConsumerRecord<byte[], byte[]> record,
+            byte[] payload, Object[] values, ForwardLedger ledger, Predicate<String> to) {
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>(stream.partitionBy().size());
         for (int f = 0; f < stream.partitionBy().size(); f++) {
             String field = stream.partitionBy().get(f);
+            if (!to.test(field)) {
+                continue;
+            }
             byte[] key = GroupKeys.encodeOne(values[stream.columnIndex(field).orElseThrow()]);
             int partition = EventPublisher.partition(key, stream.partitions(field));
             RecordHeaders headers = new RecordHeaders();
@@ -105,7 +126,8 @@ public final class Forwarder {
             codec.decode(e.getValue(), values);
             ConsumerRecord<byte[], byte[]> decided = new ConsumerRecord<>(Topics.decider(stream.name()), 0,
                     e.getKey(), null, e.getValue());
-            for (ProducerRecord<byte[], byte[]> forward : forwards(stream, decided, e.getValue(), values, unknown)) {
+            for (ProducerRecord<byte[], byte[]> forward : forwards(stream, decided, e.getValue(), values, unknown,
+                    fills::live)) {
                 send(forward);
             }
         }
@@ -139,7 +161,7 @@ public final class Forwarder {
     void accepted(StreamDef stream, ConsumerRecord<byte[], byte[]> record, TaskPlan plan, boolean active,
             ReplyEmitter replies) {
         for (ProducerRecord<byte[], byte[]> forward : forwards(stream, record, plan.acceptedPayload(),
-                plan.lastEvent(), ledger)) {
+                plan.lastEvent(), ledger, active ? live : created)) {
             if (active) {
                 send(forward);
             } else {
@@ -148,11 +170,86 @@ public final class Forwarder {
         }
     }
 
-    /** The decider's plan was opened (again): its ledger is the one its checkpoint kept. */
+    /**
+     * How many partitioners answer the statement of an event the decider accepts now: those it forwards to live (the
+     * front end waits for their replies); a replica's kept reply counts those whose forwards it keeps.
+     */
+    int followers(StreamDef stream, boolean active) {
+        int n = 0;
+        for (String field : stream.partitionBy()) {
+            if (active ? fills.live(field) : fills.created(field)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The decider's plan was opened (again): its ledger and fills are the ones its checkpoint kept. */
     void opened(TaskPlan plan, StreamDef stream) {
         ledger = ForwardLedger.load(plan, stream);
         ledgerOf = plan;
+        fills = PartitionerFills.load(plan, stream);
+        codec = new EventCodec(stream);
+        topics = topicsOf(stream);
         carried = UnsentForwards.carried(plan);
+    }
+
+    private static Set<String> topicsOf(StreamDef stream) {
+        Set<String> out = new HashSet<>();
+        for (String field : stream.partitionBy()) {
+            out.add(Topics.partitioner(stream.name(), field));
+        }
+        return out;
+    }
+
+    /** On the unit's thread: the stream gained or lost a partitioner, or a column. */
+    void streamChanged(StreamDef altered) {
+        if (ledger != null) {
+            ledger = ledger.resized(altered);
+        }
+        fills.streamChanged(altered);
+        codec = new EventCodec(altered);
+        topics = topicsOf(altered);
+    }
+
+    /**
+     * On the unit's thread: this copy becomes the active one, or stops being it. The partitioners added to the
+     * stream are filled again from the beginning, as the old active's fills and their forwards are not known here
+     * ({@link PartitionerFills}).
+     */
+    void roleChanged() {
+        fills.restart();
+        if (ledger != null) {
+            for (String field : fills.fields()) {
+                ledger.forget(field);
+            }
+        }
+    }
+
+    /** Whether a partitioner added to the stream is still being filled (background work of the active copy). */
+    boolean filling() {
+        return fills.filling();
+    }
+
+    /** On the active copy's thread, between records: fills added partitioners until {@code deadlineNanos}. */
+    List<String> fill(TaskPlan plan, StreamDef stream, long deadlineNanos) {
+        return fills.step(plan, deadlineNanos, (field, seq, payload) -> {
+            Object[] values = new Object[codec.columnCount()];
+            codec.decode(payload, values);
+            int f = stream.partitionBy().indexOf(field);
+            byte[] key = GroupKeys.encodeOne(values[stream.columnIndex(field).orElseThrow()]);
+            int partition = EventPublisher.partition(key, stream.partitions(field));
+            RecordHeaders headers = new RecordHeaders(); // history: no statement waits for it
+            headers.add(KafkaHeaders.DECISION, ByteBuffer.allocate(16).putLong(seq)
+                    .putLong(ledger.forwarded(f, partition, seq)).array());
+            return send(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition, key, payload,
+                    headers));
+        });
+    }
+
+    /** The fills under way ({@link PartitionerFills#progress}), for the decider's status. */
+    List<String> fillProgress() {
+        return fills.progress(unsent.acknowledgedThrough());
     }
 
     /**
@@ -178,6 +275,7 @@ public final class Forwarder {
         }
         if (ledger != null && ledgerOf == plan) {
             ledger.keep(plan);
+            fills.keep(plan);
         }
         unsent.keep(plan);
         return true;
@@ -192,8 +290,11 @@ public final class Forwarder {
         return failure.getAndSet(null);
     }
 
-    /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. */
-    void send(ProducerRecord<byte[], byte[]> forward) {
+    /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. Returns its number. */
+    long send(ProducerRecord<byte[], byte[]> forward) {
+        if (topics != null && !topics.contains(forward.topic())) {
+            return -1; // a forward kept before its partitioner was dropped (ALTER STREAM … DROP PARTITION BY)
+        }
         inFlight.incrementAndGet();
         long n = unsent.sending(forward);
         sender.send(forward, (md, e) -> {
@@ -206,6 +307,7 @@ public final class Forwarder {
             }
             inFlight.decrementAndGet();
         });
+        return n;
     }
 
     /**

@@ -28,7 +28,7 @@ public record TaskId(String topic, int partition) {
 
     /** The task of a stream's decision log (a stream partitioned by several fields), or null. */
     public static TaskId decider(StreamDef stream) {
-        return stream.partitionBy().size() > 1 ? new TaskId(Topics.decider(stream.name()), 0) : null;
+        return stream.decided() ? new TaskId(Topics.decider(stream.name()), 0) : null;
     }
 
     /**

@@ -191,6 +191,8 @@ public final class TaskProcessor implements AutoCloseable {
     public void role(TaskRole role) {
         if (role != TaskRole.REPLICA) {
             replies.forgetKept();
+        } else if (forwarder != null && this.role != TaskRole.REPLICA) {
+            forwarder.roleChanged(); // a replica never fills an added partitioner, nor forwards to it
         }
         this.role = role;
     }
@@ -203,6 +205,7 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public int promote(long committed) {
         if (forwarder != null) {
+            forwarder.roleChanged(); // added partitioners are filled again: how far the old active got is not known
             forwarder.sendCarried();
             forwarder.reforward(plan, stream, Math.max(0, committed), replies.oldestKept());
         }
@@ -243,16 +246,24 @@ public final class TaskProcessor implements AutoCloseable {
             return; // taken when the task is opened again
         }
         plan.alterStream(altered);
+        if (forwarder != null) {
+            forwarder.streamChanged(altered);
+        }
     }
 
     /** Whether a metric of this task is being filled from history ({@link #backfill}). */
     public boolean hasBackfillWork() {
-        return state != TaskState.FAILED && plan.hasBackfillWork();
+        return state != TaskState.FAILED && (plan.hasBackfillWork() || fillsPartitioners());
     }
 
-    /** Whether one of the task's metrics is being filled from history (not a replay). */
+    /** Whether one of the task's metrics is being filled from history (not a replay), or an added partitioner. */
     public boolean filling() {
-        return state != TaskState.FAILED && plan.filling();
+        return state != TaskState.FAILED && (plan.filling() || fillsPartitioners());
+    }
+
+    /** Whether this is the active decider of a stream with a partitioner added and not filled yet. */
+    private boolean fillsPartitioners() {
+        return forwarder != null && role == TaskRole.ACTIVE && forwarder.filling();
     }
 
     /**
@@ -266,6 +277,11 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             dirty = true; // the backfill's rows go with the next checkpoint
+            if (fillsPartitioners()) {
+                for (String live : forwarder.fill(plan, stream, deadlineNanos)) {
+                    LOG.info("task={} filled partitioner {}: it is forwarded to live from now on", id, live);
+                }
+            }
             long stepBegan = System.nanoTime();
             for (MetricDef live : plan.backfillStep(deadlineNanos)) {
                 Long began = starts.filled(live.name());
@@ -292,10 +308,13 @@ public final class TaskProcessor implements AutoCloseable {
      * coilgun.metrics, which estimates the time left from all the metric's tasks; empty when there are none.
      */
     public List<String> backfillProgress() {
-        if (state == TaskState.FAILED || !plan.hasBackfillWork()) {
+        if (state == TaskState.FAILED) {
             return List.of();
         }
-        return starts.progress(plan);
+        if (forwarder != null) {
+            return role == TaskRole.ACTIVE ? forwarder.fillProgress() : List.of();
+        }
+        return plan.hasBackfillWork() ? starts.progress(plan) : List.of();
     }
 
     /** Removes a metric and its state between two events. */
@@ -389,14 +408,14 @@ public final class TaskProcessor implements AutoCloseable {
         try {
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers and feeds; the reply is kept in case this copy takes over
-                replies.keep(record, ReplyCodec.encode(status, message, metrics, results));
+                replies.keep(record, encodeReply(status, message));
                 return false;
             }
             FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
             if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
                 feed(subscribers);
             }
-            replies.send(record, ReplyCodec.encode(status, message, metrics, results));
+            replies.send(record, encodeReply(status, message));
             meters.answered(record.timestamp());
         } catch (Throwable t) {
             // The event was applied (its state is whole); only its answer could not be made.
@@ -577,6 +596,12 @@ public final class TaskProcessor implements AutoCloseable {
         if (role == TaskRole.ACTIVE) {
             replies.sendStatus(record, status, message);
         }
+    }
+
+    /** A reply with the task's metrics; a decider's says how many partitioners answer after it. */
+    private byte[] encodeReply(ReplyStatus status, String message) {
+        return forwarder == null ? ReplyCodec.encode(status, message, metrics, results)
+                : ReplyCodec.encode(status, message, metrics, results, forwarder.followers(stream, role == TaskRole.ACTIVE));
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -35,6 +36,12 @@ final class UnsentForwards {
     /** Kafka has forward {@code n} (the producer's thread). */
     void acknowledged(long n) {
         pending.remove(n);
+    }
+
+    /** On the unit's thread: every forward up to this number is acknowledged. */
+    long acknowledgedThrough() {
+        Map.Entry<Long, ProducerRecord<byte[], byte[]>> first = pending.firstEntry();
+        return first == null ? sent : first.getKey() - 1;
     }
 
     /** Keeps the forwards not acknowledged now with the decider's next checkpoint. */

@@ -48,9 +48,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * partitioner task processors, with Kafka simulated around them: randomized events (disorder beyond the lateness,
  * retries of earlier ids) under every late_events policy, forwards that Kafka loses at random (a failed send, later
  * ones to the same partition written after it), deciders that lose every forward in flight at once (a crash),
- * checkpoints at random points, rollbacks at the decider's next record or when its unit is told. Whatever happens,
- * every partitioning applies exactly the events the decider accepted, each once: a last event per key then reports,
- * in each partitioning, the number of accepted events of that key plus one.
+ * checkpoints at random points, rollbacks at the decider's next record or when its unit is told. In two rounds of
+ * three the stream begins with card and shop and gains device a third of the way in (ALTER STREAM … ADD PARTITION
+ * BY): the decider fills it from its history in slices between records, and now and then its copy stops being the
+ * active one and becomes it again (a failover), filling it again from the beginning. Whatever happens, every
+ * partitioning applies exactly the events the decider accepted, each once: a last event per key then reports, in
+ * each partitioning, the number of accepted events of that key plus one.
  */
 class DecidedStreamPropertyTest {
     static final ReservoirIO IO = ReservoirIO.defaults();
@@ -94,16 +97,19 @@ class DecidedStreamPropertyTest {
         Random rnd = new Random(policyName.hashCode());
         for (int round = 0; round < 3; round++) {
             Path at = dir.resolve(policyName + "-" + round);
+            boolean adds = round > 0; // dev is added a third of the way in
+            StreamDef created = adds ? stream.withoutPartitioner("dev") : stream;
             replies.clear();
             List<Object[]> events = events(rnd, 600);
             Map<String, TaskProcessor> partitioners = new HashMap<>();
             Map<String, List<ProducerRecord<byte[], byte[]>>> logs = new HashMap<>(); // topic-partition -> written
             Map<String, Integer> read = new HashMap<>();
             List<InFlight> inFlight = new ArrayList<>();
-            TaskProcessor decider = task(at.resolve("decider"), new TaskId(Topics.decider("p"), 0), stream, List.of());
+            TaskProcessor decider = task(at.resolve("decider"), new TaskId(Topics.decider("p"), 0), created,
+                    List.of());
             boolean[] told = {false}; // the unit was told a forward failed (ProcessorUnit.rollBackForwards)
             decider.forwarder(new Forwarder((r, cb) -> inFlight.add(new InFlight(r, cb)), () -> told[0] = true));
-            for (int f = 0; f < FIELDS.length; f++) {
+            for (int f = 0; f < (adds ? 2 : FIELDS.length); f++) {
                 for (int p = 0; p < stream.partitions(FIELDS[f]); p++) {
                     String tp = Topics.partitioner("p", FIELDS[f]) + "-" + p;
                     partitioners.put(tp, task(at.resolve(tp), new TaskId(Topics.partitioner("p", FIELDS[f]), p),
@@ -122,8 +128,20 @@ class DecidedStreamPropertyTest {
             int answered = 0;
             int steps = 0;
             boolean finishing = false; // no more faults: a client's retry, then everything settles
+            boolean added = !adds;
             while (true) {
-                if (next >= decisionLog.size() && inFlight.isEmpty() && !unread(logs, read)) {
+                if (!added && next >= decisionLog.size() / 3) {
+                    added = true;
+                    StreamDef altered = created.withPartitioner("dev", stream.partitions("dev"));
+                    decider.alterStream(altered);
+                    String tp = Topics.partitioner("p", "dev") + "-0";
+                    partitioners.put(tp, task(at.resolve(tp), new TaskId(Topics.partitioner("p", "dev"), 0),
+                            altered, List.of(metric("dev", 4))));
+                    logs.put(tp, new ArrayList<>());
+                    read.put(tp, 0);
+                }
+                if (next >= decisionLog.size() && inFlight.isEmpty() && !unread(logs, read)
+                        && !decider.hasBackfillWork()) {
                     if (finishing) {
                         break;
                     }
@@ -170,6 +188,11 @@ class DecidedStreamPropertyTest {
                 } else if (step == 8) {
                     decider.checkpointIfDirty();
                     partitioners.values().forEach(TaskProcessor::checkpointIfDirty);
+                } else if (step == 9 && rnd.nextBoolean() && decider.hasBackfillWork()) {
+                    decider.backfill(System.nanoTime() + 100_000); // a slice of the fill between records
+                } else if (step == 9 && added && adds && !finishing && rnd.nextInt(150) == 0) {
+                    decider.role(TaskRole.REPLICA); // a failover away and back: the fill begins again
+                    decider.promote(decider.nextOffset());
                 } else {
                     for (var e : logs.entrySet()) { // every partitioner takes what Kafka has for it
                         TaskProcessor task = partitioners.get(e.getKey());

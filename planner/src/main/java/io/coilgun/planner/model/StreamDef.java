@@ -1,6 +1,7 @@
 package io.coilgun.planner.model;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +24,8 @@ import java.util.OptionalInt;
  *     {@code replicas}, default 1: no replica); fewer while the cluster has fewer nodes
  * @param partitionCounts the partitioner topics whose partition count is not {@code partitions} (option {@code
  *     partitions = 'card_id 8, merchant_id 16'}): see {@link #partitions(String)}
+ * @param addedPartitionBy the partitioners of {@code partitionBy} added by {@code ALTER STREAM … ADD PARTITION BY}
+ *     (after the others): their tasks are filled from the decider's history before it forwards to them live
  */
 public record StreamDef(
         String name,
@@ -38,7 +41,8 @@ public record StreamDef(
         long backfillHorizonMicros,
         long dedupHorizonMicros,
         int replicas,
-        Map<String, Integer> partitionCounts) {
+        Map<String, Integer> partitionCounts,
+        List<String> addedPartitionBy) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final long DEFAULT_DEDUP_HORIZON_MICROS = 3_600_000_000L;
@@ -49,9 +53,19 @@ public record StreamDef(
         partitionBy = List.copyOf(partitionBy);
         schemaWidths = List.copyOf(schemaWidths);
         partitionCounts = Map.copyOf(partitionCounts);
+        addedPartitionBy = List.copyOf(addedPartitionBy);
         if (schemaWidths.isEmpty() || schemaWidths.get(schemaWidths.size() - 1) != columns.size()) {
             throw new IllegalArgumentException("the newest schema version must have every column");
         }
+    }
+
+    /** A stream as created: no partitioner added since. */
+    public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
+            List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl,
+            List<Integer> schemaWidths, long backfillHorizonMicros, long dedupHorizonMicros, int replicas,
+            Map<String, Integer> partitionCounts) {
+        this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
+                schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts, List.of());
     }
 
     /** A stream whose partitioner topics all have {@code partitions} partitions. */
@@ -82,7 +96,8 @@ public record StreamDef(
     /** The same stream with {@code replicas} copies of each task (ALTER STREAM … SET (replicas = n)). */
     public StreamDef withReplicas(int copies) {
         return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies, partitionCounts);
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies, partitionCounts,
+                addedPartitionBy);
     }
 
     /** The next schema version: {@code column} added at the end. */
@@ -92,7 +107,45 @@ public record StreamDef(
         List<Integer> widths = new ArrayList<>(schemaWidths);
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
-                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts);
+                latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts,
+                addedPartitionBy);
+    }
+
+    /**
+     * The stream with partitioner {@code field} added at the end, its topic of {@code count} partitions
+     * (ALTER STREAM … ADD PARTITION BY).
+     */
+    public StreamDef withPartitioner(String field, int count) {
+        List<String> fields = new ArrayList<>(partitionBy);
+        fields.add(field);
+        Map<String, Integer> counts = new HashMap<>(partitionCounts);
+        if (count != partitions) {
+            counts.put(field, count);
+        }
+        List<String> added = new ArrayList<>(addedPartitionBy);
+        added.add(field);
+        return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, fields, partitions, latenessMicros,
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added);
+    }
+
+    /** The stream without partitioner {@code field} (ALTER STREAM … DROP PARTITION BY). */
+    public StreamDef withoutPartitioner(String field) {
+        List<String> fields = new ArrayList<>(partitionBy);
+        fields.remove(field);
+        Map<String, Integer> counts = new HashMap<>(partitionCounts);
+        counts.remove(field);
+        List<String> added = new ArrayList<>(addedPartitionBy);
+        added.remove(field);
+        return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, fields, partitions, latenessMicros,
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added);
+    }
+
+    /**
+     * Whether the stream has a decider (a one-partition topic whose task decides each event once, then forwards it
+     * to every partitioner topic): it is partitioned by several fields.
+     */
+    public boolean decided() {
+        return partitionBy.size() > 1;
     }
 
     /** The partitions of the partitioner topic of {@code field}: each a task. */

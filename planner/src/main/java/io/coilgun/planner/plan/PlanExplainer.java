@@ -38,7 +38,7 @@ public final class PlanExplainer {
                 + partitions(stream) + ", lateness " + Durations.format(stream.latenessMicros())
                 + ", late events " + stream.latePolicy().name().toLowerCase(Locale.ROOT) + ", schema version "
                 + stream.schemaVersion());
-        if (stream.partitionBy().size() > 1) {
+        if (stream.decided()) {
             out.add("Decider of topic coilgun.stream." + stream.name() + ".-decide (one task): judges each event once "
                     + "(duplicate, late) and forwards each accepted event to every partitioner topic below");
         }

@@ -70,6 +70,8 @@ public final class TaskPlan implements AutoCloseable {
     private long lastOffset;
     /** Whether this task is its stream's decider: no metric ever runs here, so its history is kept for its dedup only. */
     private boolean decider;
+    /** What a decider's fills of added partitioners have still to read ({@link #holdHistoryFrom}). */
+    private long historyHeldFrom = Long.MAX_VALUE;
     /** The offset, in the stream's decision log, of the last decided event applied; -1 before the first. */
     private long lastDecision;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
@@ -101,7 +103,7 @@ public final class TaskPlan implements AutoCloseable {
         this.lastDecision = decision == null ? -1 : ByteBuffer.wrap(decision).getLong();
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
-        if (stream.eventIdIndex() >= 0 && stream.partitionBy().size() == 1) {
+        if (stream.eventIdIndex() >= 0 && !stream.decided()) {
             openDuplicates();
         }
         store.scan(META_FAILED, failedKey(Long.MAX_VALUE), (key, value) -> {
@@ -465,6 +467,20 @@ public final class TaskPlan implements AutoCloseable {
         return new ArrayList<>(found.entrySet());
     }
 
+    /**
+     * A decider's decisions after {@code afterSeq} in the order decided, from its reservoir ({@link DecisionHistory});
+     * {@code fromTime} is the time of decision {@code afterSeq} minus the lateness ({@link Long#MIN_VALUE}: all).
+     * Retention keeps what {@link #holdHistoryFrom} says is still to read.
+     */
+    public DecisionHistory decisionsAfter(long afterSeq, long fromTime) {
+        return new DecisionHistory(reservoir, afterSeq, fromTime);
+    }
+
+    /** A decider's reservoir keeps the events from {@code time} on ({@link Long#MAX_VALUE}: no fill reads it). */
+    public void holdHistoryFrom(long time) {
+        this.historyHeldFrom = time;
+    }
+
     /** The operator of metric {@code name}, or null when this task does not run it. */
     public MetricOperator operator(String name) {
         for (MetricOperator op : operators) {
@@ -615,8 +631,9 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     /**
-     * Makes this task its stream's decider (a stream partitioned by several fields): it runs no metric and is never
-     * backfilled from, so its reservoir keeps only what its dedup index reads back (the dedup horizon).
+     * Makes this task its stream's decider (a stream partitioned by several fields): it runs no metric, so its
+     * reservoir keeps what its dedup index reads back (the dedup horizon) and the stream's backfill horizon beyond
+     * it, the history from which a partitioner added later is filled.
      */
     public void decider() {
         this.decider = true;
@@ -805,7 +822,9 @@ public final class TaskPlan implements AutoCloseable {
         store.commit();
         reservoir.committed();
         if (decider) {
-            reservoir.retainFrom(reservoir.streamTime() - (duplicates == null ? 0 : stream.dedupHorizonMicros()));
+            // its dedup index reads back the dedup horizon; a partitioner added later is filled from what it holds
+            long keep = (duplicates == null ? 0 : stream.dedupHorizonMicros()) + stream.backfillHorizonMicros();
+            reservoir.retainFrom(Math.min(reservoir.streamTime() - keep, historyHeldFrom));
         } else if (!operators.isEmpty()) {
             long reach = duplicates == null ? 0 : stream.dedupHorizonMicros(); // the dedup expiry reads back that far
             for (MetricOperator op : operators) {

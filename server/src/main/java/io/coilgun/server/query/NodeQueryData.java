@@ -227,6 +227,32 @@ public final class NodeQueryData implements QueryData {
         return out;
     }
 
+    /**
+     * Each partitioner of each stream; one added by ALTER STREAM … ADD PARTITION BY reads {@code filling} (with the
+     * events its stream's decider forwarded to it so far, of about how many) until the decider forwards to it live,
+     * {@code unknown} while the decider's active copy says nothing (being opened or handed over).
+     */
+    @Override
+    public List<Object[]> partitioners() {
+        List<Object[]> rows = new ArrayList<>();
+        for (StreamDef s : catalog.streams()) {
+            List<String> fills = s.addedPartitionBy().isEmpty() ? List.of() : DeciderFills.progress(cluster, s);
+            for (String field : s.partitionBy()) {
+                boolean added = s.addedPartitionBy().contains(field);
+                String[] fill = null;
+                for (String entry : fills == null ? List.<String>of() : fills) {
+                    if (entry.startsWith("+" + field + ":")) {
+                        fill = entry.split(":");
+                    }
+                }
+                String state = !added ? "live" : fills == null ? "unknown" : fill == null ? "live" : "filling";
+                rows.add(new Object[] {s.name(), field, s.partitions(field), added, state,
+                    fill == null ? null : Long.parseLong(fill[1]), fill == null ? null : Long.parseLong(fill[2])});
+            }
+        }
+        return rows;
+    }
+
     private static NodeStatus.TaskCopy copy(Map<String, NodeStatus> statuses, String node, TaskId id) {
         NodeStatus status = node == null ? null : statuses.get(node);
         if (status == null) {

@@ -142,7 +142,7 @@ final class StreamCompiler {
      * Stream names and partition_by fields become Kafka topic names ({@code coilgun.stream.<stream>.<field>}),
      * which allow only ASCII letters, digits and {@code _ - .}; dots are kept as separators.
      */
-    private static void checkTopicName(SqlText sql, String name, String what, SqlNode at) {
+    static void checkTopicName(SqlText sql, String name, String what, SqlNode at) {
         if (!TOPIC_SAFE.matcher(name).matches()) {
             throw sql.error(SqlState.INVALID_NAME, "invalid " + what + " name \"" + name + "\": it names a Kafka "
                     + "topic, so use letters, digits and underscores (at most " + MAX_NAME + " characters)", at);
@@ -157,6 +157,9 @@ final class StreamCompiler {
         String name = node.name().getSimple();
         StreamDef stream = catalog.stream(name).orElseThrow(() -> sql.error(SqlState.UNDEFINED_TABLE,
                 "stream \"" + name + "\" does not exist", node.name()));
+        if (node.partitioner() != null) {
+            return StreamPartitioners.alter(sql, node, stream, catalog, ddl);
+        }
         if (node.options() != null) {
             return alterOptions(sql, node, stream, ddl);
         }
@@ -277,7 +280,7 @@ final class StreamCompiler {
                 + "each task on distinct nodes, the active one included), not \"" + value + "\"", o.value());
     }
 
-    private static int partitions(SqlText sql, SqlOption o, String value) {
+    static int partitions(SqlText sql, SqlOption o, String value) {
         try {
             int n = Integer.parseInt(value.trim());
             if (n >= 1 && n <= MAX_PARTITIONS) {

@@ -37,7 +37,7 @@ final class SubscribeCompiler {
             metrics = List.of(metric);
             partitioner = metric.partitioner();
         } else {
-            if (stream.partitionBy().size() > 1) {
+            if (stream.decided()) {
                 throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "SUBSCRIBE to stream \"" + name
                         + "\" is not supported: it is partitioned by more than one field, so its metrics are "
                         + "computed by different tasks; subscribe to one of its metrics instead", subscribe.name());

@@ -46,6 +46,21 @@ public interface QueryData {
         return Map.of();
     }
 
+    /**
+     * Rows of {@code coilgun.partitioners}: each partitioner topic of each stream (stream_name, partitioner,
+     * partitions, added, state, filled_events, fill_events).
+     */
+    default List<Object[]> partitioners() {
+        List<Object[]> rows = new java.util.ArrayList<>();
+        for (io.coilgun.planner.model.StreamDef s : catalog().streams()) {
+            for (String field : s.partitionBy()) {
+                rows.add(new Object[] {s.name(), field, s.partitions(field), s.addedPartitionBy().contains(field),
+                    "live", null, null});
+            }
+        }
+        return rows;
+    }
+
     /** A metric's backfill progress, summed over its tasks. */
     record Backfill(long applied, long total, long etaSeconds) {
     }

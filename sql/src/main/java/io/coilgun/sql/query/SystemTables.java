@@ -16,7 +16,7 @@ import java.util.Map;
 
 /**
  * Coilgun's own system tables, schema {@code coilgun}: {@code streams}, {@code metrics} (from the catalog) and
- * {@code tasks}, {@code failed_events}, {@code nodes}, {@code statistics} (from the running node, see
+ * {@code partitioners}, {@code tasks}, {@code failed_events}, {@code nodes}, {@code statistics} (from the running node, see
  * {@link QueryData}).
  */
 public final class SystemTables {
@@ -42,6 +42,8 @@ public final class SystemTables {
         t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
                 text("group_by"), text("window_spec"), text("partitioner"), text("ddl"), text("state"),
                 int8("backfilled_events"), int8("backfill_events"), int8("backfill_eta_s")), () -> metrics(data)));
+        t.put("partitioners", new RowsTable(List.of(text("stream_name"), text("partitioner"), int4("partitions"),
+                Col.bool("added"), text("state"), int8("filled_events"), int8("fill_events")), data::partitioners));
         t.put("tasks", new RowsTable(List.of(text("task"), text("stream_name"), text("partitioner"), int4("kafka_partition"),
                 text("processor_unit"), Col.timestamp("stream_time"), int8("next_offset"), int4("metrics"),
                 text("state"), text("error"), Col.timestamp("error_at"), int8("failed_events"), text("node"),

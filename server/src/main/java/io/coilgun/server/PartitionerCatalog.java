@@ -1,0 +1,157 @@
+package io.coilgun.server;
+
+import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.catalog.CatalogKey;
+import io.coilgun.cluster.catalog.CatalogLog;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.server.query.DeciderFills;
+import io.coilgun.sql.compile.AlterStreamStatement;
+import io.coilgun.sql.compile.CompiledStatement;
+import io.coilgun.sql.compile.SqlStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.ToLongBiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The catalog's side of {@code ALTER STREAM … ADD | DROP PARTITION BY}: each change is a record of its own ({@link
+ * CatalogKey#streamPartitioner}, replayed in the order written), applied to the node's catalog and tasks; and whether
+ * an added partitioner is filled yet, which a metric on it waits for (its tasks must hold the stream's history before
+ * a metric there starts or fills itself from it).
+ */
+final class PartitionerCatalog {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionerCatalog.class);
+
+    private final Catalog catalog;
+    private final ClusterNode cluster;
+    /** The partitioner records of each stream (tombstoned with the stream). */
+    private final Map<String, Set<Integer>> records = new ConcurrentHashMap<>();
+
+    PartitionerCatalog(Catalog catalog, ClusterNode cluster) {
+        this.catalog = catalog;
+        this.cluster = cluster;
+    }
+
+    /** A record read when the node starts: the change is applied to the catalog (tasks are deployed after). */
+    void recovered(CatalogLog.Entry entry, StatementCompiler compiler) {
+        CatalogKey key = entry.key();
+        if (entry.ddl() == null) {
+            forget(key);
+            return;
+        }
+        note(key);
+        AlterStreamStatement as = compile(entry.ddl(), compiler);
+        if (as != null) {
+            catalog.addStream(as.stream());
+        }
+    }
+
+    /** A record another node wrote: the same change here, catalog and tasks. */
+    void followed(CatalogKey key, String text, StatementCompiler compiler) {
+        if (text == null) {
+            forget(key);
+            return;
+        }
+        note(key);
+        AlterStreamStatement as = compile(text, compiler);
+        if (as != null) {
+            apply(as.stream(), as.partitioner(), as.dropsPartitioner());
+        }
+    }
+
+    /**
+     * This node's ALTER STREAM … ADD | DROP PARTITION BY, on the DDL thread: made again on the stream as it is now (a
+     * change since the statement was compiled is kept), written ({@code append}), then applied here. Returns the
+     * record's offset.
+     */
+    long alter(StreamDef current, AlterStreamStatement as, ToLongBiFunction<CatalogKey, String> append) {
+        String field = as.partitioner();
+        boolean has = current.partitionBy().contains(field);
+        if (as.dropsPartitioner() ? !has : has) {
+            throw new CoilgunException(SqlState.QUERY_CANCELED, "stream \"" + current.name() + "\" was altered "
+                    + "concurrently; run the statement again");
+        }
+        StreamDef altered = as.dropsPartitioner() ? current.withoutPartitioner(field)
+                : current.withPartitioner(field, as.stream().partitions(field));
+        CatalogKey key = CatalogKey.streamPartitioner(current.name(), ThreadLocalRandom.current().nextInt(1,
+                Integer.MAX_VALUE));
+        long offset = append.applyAsLong(key, as.ddl());
+        note(key);
+        apply(altered, field, as.dropsPartitioner());
+        return offset;
+    }
+
+    /** The keys of the stream's partitioner records, for its DROP. */
+    List<CatalogKey> recordsOf(String stream) {
+        List<CatalogKey> keys = new ArrayList<>();
+        for (int n : records.getOrDefault(stream, Set.of())) {
+            keys.add(CatalogKey.streamPartitioner(stream, n));
+        }
+        records.remove(stream);
+        return keys;
+    }
+
+    /**
+     * Refuses (55000) a metric on an added partitioner that is not filled yet, or whose fill this node cannot see
+     * (the decider's active copy said nothing yet).
+     */
+    void checkFilled(StreamDef stream, String field) {
+        if (!stream.addedPartitionBy().contains(field)) {
+            return;
+        }
+        List<String> fills = DeciderFills.progress(cluster, stream);
+        String entry = fills == null ? null : fills.stream().filter(f -> f.startsWith("+" + field + ":")).findFirst()
+                .orElse(null);
+        if (fills == null || entry != null) {
+            String progress = entry == null ? "" : " (" + entry.split(":")[1] + " of about " + entry.split(":")[2]
+                    + " events forwarded)";
+            throw new CoilgunException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "partition_by field \"" + field
+                    + "\" of stream \"" + stream.name() + "\" is still being filled from the stream's history"
+                    + progress + "; a metric on it can be created once it is done (coilgun.partitioners)");
+        }
+    }
+
+    private void apply(StreamDef altered, String field, boolean drop) {
+        catalog.addStream(altered);
+        if (drop) {
+            cluster.dropPartitionerLocally(altered, field);
+        } else {
+            cluster.addPartitioner(altered, field);
+        }
+    }
+
+    private AlterStreamStatement compile(String ddl, StatementCompiler compiler) {
+        try {
+            for (SqlStatement parsed : SqlStatement.parse(ddl)) {
+                CompiledStatement st = compiler.compile(parsed);
+                if (st instanceof AlterStreamStatement as && as.partitioner() != null) {
+                    return as;
+                }
+            }
+        } catch (CoilgunException e) {
+            // a change that no longer fits (two ALTERs at once on two nodes): the first one written holds
+            LOG.warn("catalog record not applied: {}: {}", ddl, e.getMessage());
+        }
+        return null;
+    }
+
+    private void note(CatalogKey key) {
+        records.computeIfAbsent(key.name(), k -> ConcurrentHashMap.newKeySet()).add(key.version());
+    }
+
+    private void forget(CatalogKey key) {
+        Set<Integer> numbers = records.get(key.name());
+        if (numbers != null) {
+            numbers.remove(key.version());
+        }
+    }
+}
