@@ -22,6 +22,13 @@ public final class KafkaHeaders {
      * takes this record, so the metric starts at the same offset on the active and on every replica.
      */
     public static final String START_METRIC = "coilgun.start-metric";
+    /**
+     * A decider's own marker: the partitioner it names (after a 4-byte epoch) goes live at the marker's offset
+     * ({@code PartitionerFills}).
+     */
+    public static final String FILLED = "coilgun.filled";
+    /** A decider's own marker: a copy took over (a 4-byte epoch, the old active's 8-byte committed offset). */
+    public static final String PROMOTED = "coilgun.promoted";
 
     private KafkaHeaders() {
     }

@@ -8,6 +8,7 @@ import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.TaskPlan;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -17,12 +18,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A decider's forwards (a stream partitioned by several fields, {@link Topics#decider}): each event it accepts goes,
@@ -33,6 +38,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * one forwarded twice (after a crash or a failover) is applied once, in the order decided ({@link #inTurn}).
  */
 public final class Forwarder {
+    private static final Logger LOG = LoggerFactory.getLogger(Forwarder.class);
     /** Sends a record with a callback: the node's producer. */
     @FunctionalInterface
     public interface Sender {
@@ -48,6 +54,8 @@ public final class Forwarder {
     private final UnsentForwards unsent = new UnsentForwards();
     /** The forwards the checkpoint the plan was opened from kept: sent again first (the unit's thread). */
     private List<ProducerRecord<byte[], byte[]>> carried = List.of();
+    /** The oldest decision among {@link #carried}: the committed offset stays at it until they are sent. */
+    private long carriedOldest = Long.MAX_VALUE;
     /** The decider's ledger of forwards and the plan it was loaded from (the unit's thread). */
     private ForwardLedger ledger;
     private TaskPlan ledgerOf;
@@ -55,9 +63,8 @@ public final class Forwarder {
     private PartitionerFills fills = new PartitionerFills();
     /** Which partitioners live decisions go to: not those being filled. */
     private final Predicate<String> live = field -> fills.live(field);
-    /** The partitioners the stream was created with: what a replica keeps forwards of (it never fills). */
-    private final Predicate<String> created = field -> fills.created(field);
     private EventCodec codec;
+    private PartitionerFills.Markers markers;
     /** The stream's partitioner topics now: a forward kept for one dropped since is not sent. */
     private Set<String> topics;
 
@@ -115,7 +122,8 @@ public final class Forwarder {
      * carry no reply address (their statements were answered or timed out) and do not know the decision before them
      * ({@link ForwardLedger#UNKNOWN}); they come in the order decided, so each partitioner task takes those it lacks.
      */
-    void reforward(TaskPlan plan, StreamDef stream, long from, long keptFrom) {
+    void reforward(TaskPlan plan, StreamDef stream, long from, long keptFrom,
+            Consumer<ProducerRecord<byte[], byte[]>> out) {
         if (keptFrom >= 0 && keptFrom <= from) {
             return; // every forward since the old active's commit was kept
         }
@@ -128,15 +136,28 @@ public final class Forwarder {
                     e.getKey(), null, e.getValue());
             for (ProducerRecord<byte[], byte[]> forward : forwards(stream, decided, e.getValue(), values, unknown,
                     fills::live)) {
-                send(forward);
+                out.accept(forward);
             }
         }
     }
 
     /** The decision a forwarded record carries, or -1 for a record that is no forward. */
     static long decisionOf(ConsumerRecord<byte[], byte[]> record) {
-        Header h = record.headers().lastHeader(KafkaHeaders.DECISION);
+        return decisionOf(record.headers());
+    }
+
+    static long decisionOf(Headers headers) {
+        Header h = headers.lastHeader(KafkaHeaders.DECISION);
         return h == null ? -1 : ByteBuffer.wrap(h.value()).getLong();
+    }
+
+    /**
+     * The offset the decider may commit, at most {@code next}: not past a decision whose live forward Kafka has not
+     * acknowledged, so a replica taking over from the committed offset forwards it again (its checkpoint keeps such
+     * forwards for its own restart, which a replica cannot read).
+     */
+    long committable(long next) {
+        return Math.min(Math.min(next, carriedOldest), unsent.oldestUnacknowledgedDecision());
     }
 
     /**
@@ -161,7 +182,7 @@ public final class Forwarder {
     void accepted(StreamDef stream, ConsumerRecord<byte[], byte[]> record, TaskPlan plan, boolean active,
             ReplyEmitter replies) {
         for (ProducerRecord<byte[], byte[]> forward : forwards(stream, record, plan.acceptedPayload(),
-                plan.lastEvent(), ledger, active ? live : created)) {
+                plan.lastEvent(), ledger, live)) {
             if (active) {
                 send(forward);
             } else {
@@ -172,12 +193,12 @@ public final class Forwarder {
 
     /**
      * How many partitioners answer the statement of an event the decider accepts now: those it forwards to live (the
-     * front end waits for their replies); a replica's kept reply counts those whose forwards it keeps.
+     * front end waits for their replies).
      */
-    int followers(StreamDef stream, boolean active) {
+    int followers(StreamDef stream) {
         int n = 0;
         for (String field : stream.partitionBy()) {
-            if (active ? fills.live(field) : fills.created(field)) {
+            if (fills.live(field)) {
                 n++;
             }
         }
@@ -189,9 +210,15 @@ public final class Forwarder {
         ledger = ForwardLedger.load(plan, stream);
         ledgerOf = plan;
         fills = PartitionerFills.load(plan, stream);
+        markers = new TopicMarkers(Topics.decider(stream.name()));
         codec = new EventCodec(stream);
         topics = topicsOf(stream);
+        unsent.reset();
         carried = UnsentForwards.carried(plan);
+        carriedOldest = Long.MAX_VALUE;
+        for (ProducerRecord<byte[], byte[]> r : carried) {
+            carriedOldest = Math.min(carriedOldest, decisionOf(r.headers()));
+        }
     }
 
     private static Set<String> topicsOf(StreamDef stream) {
@@ -213,17 +240,45 @@ public final class Forwarder {
     }
 
     /**
-     * On the unit's thread: this copy becomes the active one, or stops being it. The partitioners added to the
-     * stream are filled again from the beginning, as the old active's fills and their forwards are not known here
+     * On the unit's thread: this copy takes over as the active one ({@code committed}: the old active's last committed
+     * offset). Added partitioners that went live after it, or were filling, are filled again from the beginning
      * ({@link PartitionerFills}).
      */
-    void roleChanged() {
-        fills.restart();
-        if (ledger != null) {
-            for (String field : fills.fields()) {
+    void promoted(long committed) {
+        for (String field : fills.promoted(committed, markers)) {
+            ledger.forget(field);
+        }
+    }
+
+    /**
+     * On the unit's thread: a {@code filled} or {@code promoted} marker in the decider's topic ({@link
+     * PartitionerFills}), taken by every copy at its offset; {@code active} whether this copy forwards.
+     */
+    void marker(ConsumerRecord<byte[], byte[]> record, TaskPlan plan, StreamDef stream, boolean active) {
+        Header filled = record.headers().lastHeader(KafkaHeaders.FILLED);
+        if (filled != null) {
+            ByteBuffer b = ByteBuffer.wrap(filled.value());
+            int epoch = b.getInt();
+            String field = new String(filled.value(), 4, filled.value().length - 4, StandardCharsets.UTF_8);
+            if (fills.filledMarker(field, epoch, record.offset(), plan, active ? fillSender(stream) : null)) {
+                LOG.info("task={} partitioner {} is filled: forwarded to live from offset {}", record.topic() + "-"
+                        + record.partition(), field, record.offset());
+            }
+            return;
+        }
+        Header promoted = record.headers().lastHeader(KafkaHeaders.PROMOTED);
+        if (promoted != null) {
+            ByteBuffer b = ByteBuffer.wrap(promoted.value());
+            for (String field : fills.promotedMarker(b.getInt(), b.getLong())) {
                 ledger.forget(field);
             }
         }
+    }
+
+    /** Whether {@code record} is a decider's own marker ({@link #marker}). */
+    static boolean isMarker(ConsumerRecord<byte[], byte[]> record) {
+        return record.headers().lastHeader(KafkaHeaders.FILLED) != null
+                || record.headers().lastHeader(KafkaHeaders.PROMOTED) != null;
     }
 
     /** Whether a partitioner added to the stream is still being filled (background work of the active copy). */
@@ -232,8 +287,14 @@ public final class Forwarder {
     }
 
     /** On the active copy's thread, between records: fills added partitioners until {@code deadlineNanos}. */
-    List<String> fill(TaskPlan plan, StreamDef stream, long deadlineNanos) {
-        return fills.step(plan, deadlineNanos, (field, seq, payload) -> {
+    void fill(TaskPlan plan, StreamDef stream, long deadlineNanos) {
+        sendCarried(); // a decider opened again sends what its checkpoint kept before anything newer
+        fills.step(plan, deadlineNanos, fillSender(stream), markers);
+    }
+
+    /** Forwards an event of the history to an added partitioner: no reply headers (no statement waits for it). */
+    private PartitionerFills.FillSender fillSender(StreamDef stream) {
+        return (field, seq, payload) -> {
             Object[] values = new Object[codec.columnCount()];
             codec.decode(payload, values);
             int f = stream.partitionBy().indexOf(field);
@@ -243,13 +304,59 @@ public final class Forwarder {
             headers.add(KafkaHeaders.DECISION, ByteBuffer.allocate(16).putLong(seq)
                     .putLong(ledger.forwarded(f, partition, seq)).array());
             return send(new ProducerRecord<>(Topics.partitioner(stream.name(), field), partition, key, payload,
-                    headers));
-        });
+                    headers), true);
+        };
+    }
+
+    /** Writes the decider's markers to its own topic, again when a send fails (a few times). */
+    private final class TopicMarkers implements PartitionerFills.Markers {
+        private final String topic;
+
+        TopicMarkers(String topic) {
+            this.topic = topic;
+        }
+
+        @Override
+        public void filled(String field, int epoch) {
+            byte[] name = field.getBytes(StandardCharsets.UTF_8);
+            write(KafkaHeaders.FILLED, ByteBuffer.allocate(4 + name.length).putInt(epoch).put(name).array(), 5);
+        }
+
+        @Override
+        public void promoted(int epoch, long committed) {
+            write(KafkaHeaders.PROMOTED, ByteBuffer.allocate(12).putInt(epoch).putLong(committed).array(), 5);
+        }
+
+        private void write(String header, byte[] value, int attempts) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(header, value);
+            sender.send(new ProducerRecord<byte[], byte[]>(topic, 0, (byte[]) null, new byte[0], headers), (md, e) -> {
+                if (e != null && attempts > 1) {
+                    LOG.warn("{} marker to {} not written ({}): again", header, topic, e.toString());
+                    write(header, value, attempts - 1);
+                }
+            });
+        }
     }
 
     /** The fills under way ({@link PartitionerFills#progress}), for the decider's status. */
     List<String> fillProgress() {
         return fills.progress(unsent.acknowledgedThrough());
+    }
+
+    /**
+     * On the unit's thread, a copy taking over: the forwards it makes again ({@code again}: from its reservoir and
+     * those it kept) are sent after the carried ones, and kept by its next checkpoint until then.
+     */
+    void carry(List<ProducerRecord<byte[], byte[]>> again) {
+        if (!again.isEmpty()) {
+            List<ProducerRecord<byte[], byte[]>> all = new ArrayList<>(carried);
+            all.addAll(again);
+            carried = all;
+            for (ProducerRecord<byte[], byte[]> r : again) {
+                carriedOldest = Math.min(carriedOldest, decisionOf(r.headers()));
+            }
+        }
     }
 
     /**
@@ -262,6 +369,7 @@ public final class Forwarder {
             carried = List.of();
             again.forEach(this::send);
         }
+        carriedOldest = Long.MAX_VALUE; // pending now (or history: a replica's checkpoint)
     }
 
     /**
@@ -270,14 +378,14 @@ public final class Forwarder {
      * failed: the decider rolls back to its last checkpoint first ({@link #takeFailure}).
      */
     boolean readyForCheckpoint(TaskPlan plan) {
-        if (failure.get() != null) {
-            return false;
+        if (failure.get() != null || fills.liveUnacknowledged(unsent.acknowledgedThrough())) {
+            return false; // (the second: a partitioner went live; its fill is whole in Kafka before a commit past it)
         }
         if (ledger != null && ledgerOf == plan) {
             ledger.keep(plan);
             fills.keep(plan);
         }
-        unsent.keep(plan);
+        unsent.keep(plan, carried);
         return true;
     }
 
@@ -292,11 +400,15 @@ public final class Forwarder {
 
     /** Sends a forward; its acknowledgement is awaited by the next {@link #awaitSent}. Returns its number. */
     long send(ProducerRecord<byte[], byte[]> forward) {
+        return send(forward, false);
+    }
+
+    private long send(ProducerRecord<byte[], byte[]> forward, boolean fill) {
         if (topics != null && !topics.contains(forward.topic())) {
             return -1; // a forward kept before its partitioner was dropped (ALTER STREAM … DROP PARTITION BY)
         }
         inFlight.incrementAndGet();
-        long n = unsent.sending(forward);
+        long n = unsent.sending(forward, fill);
         sender.send(forward, (md, e) -> {
             if (e != null) {
                 if (failure.compareAndSet(null, e)) {

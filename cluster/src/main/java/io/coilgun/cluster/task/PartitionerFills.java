@@ -11,24 +11,35 @@ import java.util.Map;
 
 /**
  * A decider's fills of the partitioners added to its stream ({@code ALTER STREAM … ADD PARTITION BY}): each added
- * partitioner's topic gets, from the decider's reservoir and in the order decided, every event the decider still
- * holds, then the live ones. While a partitioner fills, live decisions are not forwarded to it (the fill reaches
- * them in turn); once a pass of the fill finds nothing newer than what it forwarded, the decider forwards to it live
- * from its next decision on, with the publisher's reply headers (its tasks answer statements from then on).
+ * partitioner's topic gets, from the decider's reservoir and in the order decided, every event the decider holds,
+ * then the live ones. While a partitioner fills, live decisions are not forwarded to it (the fill reaches them in
+ * turn, without reply headers).
  *
- * <p>Only the active copy fills: a replica never forwards to an added partitioner, and a copy that becomes active
- * ({@link #restart}) fills every added partitioner again from the beginning, its partitioner tasks skipping what they
- * applied (a decision not above their last). It cannot know how far the old active got, nor which of its forwards
- * Kafka has. The state (each partitioner's last decision forwarded by the fill, or live) is kept with the decider's
- * checkpoints, so a decider reopened on its own node goes on where its checkpoint was.
+ * <h2>Going live, the same on every copy</h2>
+ * The active copy fills in background slices. Once a pass finds nothing newer than what it forwarded, it writes a
+ * {@code filled} marker to its own topic; the marker's offset is where the partitioner goes live, on every copy
+ * alike: the active forwards what was decided since its last pass (a few events) and then every decision live, with
+ * reply headers; a replica keeps the forwards to it from then on, as for the others. The active's checkpoints wait
+ * until Kafka acknowledged its fill's forwards, so a committed offset past the marker means the fill is whole.
+ *
+ * <p>A copy that takes over (a replica promoted) knows the old active's last committed offset {@code C}: a
+ * partitioner that went live at a marker at or before {@code C} is whole; one that went live after it, or was still
+ * filling, is filled again from the beginning (its partitioner tasks skip the decisions they have). The new active
+ * writes a {@code promoted} marker with its epoch and {@code C}, and each copy does the same when it takes it; a
+ * {@code filled} marker counts only when written in the epoch it is taken in (one of an old active, taken after
+ * the promotion, is not), except at the new active for markers at or before {@code C}, which the old active
+ * honoured. The state (epoch, each partitioner's fill and where it went live) is kept with the decider's checkpoints.
  */
 final class PartitionerFills {
     private static final String META = "fills";
+    /** A {@code filled} marker not taken back this long after it was written is written again (a lost send). */
+    private static final long MARKER_AGAIN_MS = 10_000;
 
     /** One added partitioner's fill. */
     private static final class Fill {
         final String field;
-        boolean live;
+        /** The offset of the marker where it went live, -1 while it fills. */
+        long liveFrom = -1;
         /** The last decision the fill forwarded (-1: none), and its event time. */
         long afterSeq = -1;
         long afterTime = Long.MIN_VALUE;
@@ -38,9 +49,15 @@ final class PartitionerFills {
         DecisionHistory pass;
         /** The number ({@link UnsentForwards#sending}) of its last forward: acknowledged before it reads as done. */
         long lastSent;
+        /** When this copy wrote its {@code filled} marker (ms), 0 before: written again if it did not come back. */
+        long markerSentAt;
 
         Fill(String field) {
             this.field = field;
+        }
+
+        boolean live() {
+            return liveFrom >= 0;
         }
     }
 
@@ -51,8 +68,19 @@ final class PartitionerFills {
         long forward(String field, long seq, byte[] payload);
     }
 
+    /** Writes a marker to the decider's own topic. */
+    interface Markers {
+        void filled(String field, int epoch);
+
+        void promoted(int epoch, long committed);
+    }
+
     private final Map<String, Fill> fills = new LinkedHashMap<>();
     private StreamDef stream;
+    /** Bumped by each promotion ({@code promoted} marker); a {@code filled} marker of another epoch is stale. */
+    private int epoch;
+    /** At the active that took over: the old active's committed offset, up to which its markers were honoured. */
+    private long promotedAt = -1;
 
     /** The fills {@code plan}'s checkpoint kept, for the stream's added partitioners (those not kept: from the start). */
     static PartitionerFills load(TaskPlan plan, StreamDef stream) {
@@ -63,7 +91,10 @@ final class PartitionerFills {
         if (kept != null) {
             for (String line : new String(kept, StandardCharsets.UTF_8).split("\n")) {
                 String[] p = line.split(" ");
-                if (p.length == 5) {
+                if (p.length == 3 && p[0].equals("epoch")) {
+                    f.epoch = Integer.parseInt(p[1]);
+                    f.promotedAt = Long.parseLong(p[2]);
+                } else if (p.length == 5) {
                     saved.put(p[0], p);
                 }
             }
@@ -72,7 +103,7 @@ final class PartitionerFills {
             Fill fill = new Fill(field);
             String[] p = saved.get(field);
             if (p != null) {
-                fill.live = p[1].equals("live");
+                fill.liveFrom = Long.parseLong(p[1]);
                 fill.afterSeq = Long.parseLong(p[2]);
                 fill.afterTime = Long.parseLong(p[3]);
                 fill.forwarded = Long.parseLong(p[4]);
@@ -96,26 +127,16 @@ final class PartitionerFills {
         return List.copyOf(fills.keySet());
     }
 
-    /** Every added partitioner fills again from the beginning (this copy becomes active, or stops being it). */
-    void restart() {
-        fills.replaceAll((field, old) -> new Fill(field));
-    }
-
     /** Whether live decisions go to partitioner {@code field} (one the stream was created with, or filled). */
     boolean live(String field) {
         Fill f = fills.get(field);
-        return f == null || f.live;
-    }
-
-    /** Whether {@code field} is a partitioner the stream was created with (not added since). */
-    boolean created(String field) {
-        return !fills.containsKey(field);
+        return f == null || f.live();
     }
 
     /** Whether some added partitioner is still being filled. */
     boolean filling() {
         for (Fill f : fills.values()) {
-            if (!f.live) {
+            if (!f.live()) {
                 return true;
             }
         }
@@ -123,70 +144,149 @@ final class PartitionerFills {
     }
 
     /**
-     * On the active copy's thread, between records: forwards history to the partitioners being filled until {@code
-     * deadlineNanos}; a fill whose pass ends with nothing newer decided goes live. Returns those that did (each
-     * described for the log).
+     * This copy takes over as the active one; {@code committed} is the old active's last committed offset (-1: none).
+     * Returns the partitioners it fills again from the start (their ledger entries are not known any more), after
+     * writing its {@code promoted} marker.
      */
-    List<String> step(TaskPlan plan, long deadlineNanos, FillSender sender) {
-        List<String> wentLive = List.of();
+    List<String> promoted(long committed, Markers markers) {
+        epoch++;
+        promotedAt = committed;
+        markers.promoted(epoch, committed);
+        return restartAfter(committed);
+    }
+
+    /**
+     * On every copy, the {@code promoted} marker at its offset: the epoch it names, and the partitioners that went
+     * live after the old active's commit fill again (at the new active, done when it was promoted). Returns those.
+     */
+    List<String> promotedMarker(int newEpoch, long committed) {
+        if (newEpoch == epoch) {
+            return List.of(); // this copy wrote it
+        }
+        epoch = Math.max(epoch, newEpoch);
+        promotedAt = -1;
+        return restartAfter(committed);
+    }
+
+    private List<String> restartAfter(long committed) {
+        List<String> restarted = new ArrayList<>();
+        for (Map.Entry<String, Fill> e : fills.entrySet()) {
+            Fill f = e.getValue();
+            if (!f.live() || f.liveFrom > committed) {
+                e.setValue(new Fill(f.field));
+                restarted.add(f.field);
+            }
+        }
+        return restarted;
+    }
+
+    /**
+     * On every copy, the {@code filled} marker of {@code field} written in {@code markerEpoch}, at offset {@code
+     * offset}: the partitioner goes live there when the marker counts. The active first forwards what was decided
+     * since its last pass ({@code sender}; null on a replica). Returns whether it went live.
+     */
+    boolean filledMarker(String field, int markerEpoch, long offset, TaskPlan plan, FillSender sender) {
+        Fill f = fills.get(field);
+        if (f == null || f.live()) {
+            return false;
+        }
+        boolean honouredByOldActive = sender != null && markerEpoch < epoch && offset <= promotedAt;
+        if (markerEpoch != epoch && !honouredByOldActive) {
+            return false; // written by an active that was replaced before it took it: this copy fills on
+        }
+        if (sender != null && !honouredByOldActive) {
+            DecisionHistory tail = pass(f, plan);
+            if (tail != null) {
+                tail.step(Long.MAX_VALUE, (seq, time, payload) -> forwarded(f, sender, seq, time, payload));
+            }
+        }
+        f.pass = null;
+        f.liveFrom = offset;
+        return true;
+    }
+
+    /**
+     * On the active copy's thread, between records: forwards history to the partitioners being filled until {@code
+     * deadlineNanos}; one whose pass ends with nothing newer decided gets its {@code filled} marker written.
+     */
+    void step(TaskPlan plan, long deadlineNanos, FillSender sender, Markers markers) {
         for (Fill f : fills.values()) {
-            while (!f.live && System.nanoTime() - deadlineNanos < 0) {
+            while (!f.live() && System.nanoTime() - deadlineNanos < 0) {
                 if (f.pass == null) {
-                    f.pass = plan.decisionsAfter(f.afterSeq, f.afterTime == Long.MIN_VALUE ? Long.MIN_VALUE
-                            : f.afterTime - stream.latenessMicros());
-                    if (f.pass.untilSeq() <= f.afterSeq) {
-                        f.pass = null;
-                        f.live = true; // nothing decided since its last forward: the next decision goes live
-                        wentLive = new ArrayList<>(wentLive);
-                        wentLive.add(f.field + " (" + f.forwarded + " events in "
-                                + (System.currentTimeMillis() - f.began) + " ms, live after decision " + f.afterSeq
-                                + ")");
+                    f.pass = pass(f, plan);
+                    if (f.pass == null) {
+                        long now = System.currentTimeMillis();
+                        if (now - f.markerSentAt > MARKER_AGAIN_MS) {
+                            f.markerSentAt = now; // caught up: it goes live where the marker lands
+                            markers.filled(f.field, epoch);
+                        }
                         break;
                     }
                 }
-                if (!f.pass.step(deadlineNanos, (seq, time, payload) -> {
-                    f.lastSent = sender.forward(f.field, seq, payload);
-                    f.afterSeq = seq;
-                    f.afterTime = time;
-                    f.forwarded++;
-                })) {
+                if (!f.pass.step(deadlineNanos, (seq, time, payload) -> forwarded(f, sender, seq, time, payload))) {
                     break; // its slice is over, or a chunk is being loaded from disk
                 }
                 f.pass = null;
             }
         }
-        return wentLive;
+    }
+
+    /** A pass over what was decided after the fill's last forward, or null when nothing was. */
+    private DecisionHistory pass(Fill f, TaskPlan plan) {
+        DecisionHistory pass = plan.decisionsAfter(f.afterSeq, f.afterTime == Long.MIN_VALUE ? Long.MIN_VALUE
+                : f.afterTime - stream.latenessMicros());
+        return pass.untilSeq() <= f.afterSeq ? null : pass;
+    }
+
+    private static void forwarded(Fill f, FillSender sender, long seq, long time, byte[] payload) {
+        f.lastSent = sender.forward(f.field, seq, payload);
+        f.afterSeq = seq;
+        f.afterTime = time;
+        f.forwarded++;
+    }
+
+    /**
+     * Whether a partitioner that went live has forwards of its fill Kafka has not acknowledged ({@code
+     * acknowledgedThrough}: every one up to that number is): the decider's checkpoint waits for them, so that a
+     * committed offset past its marker means the fill is whole.
+     */
+    boolean liveUnacknowledged(long acknowledgedThrough) {
+        for (Fill f : fills.values()) {
+            if (f.live() && f.lastSent > acknowledgedThrough) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Keeps the fills' state with the decider's next checkpoint, whose retention keeps what they have to read. */
     void keep(TaskPlan plan) {
         long hold = Long.MAX_VALUE;
+        StringBuilder b = new StringBuilder();
+        b.append("epoch ").append(epoch).append(' ').append(promotedAt).append('\n');
         for (Fill f : fills.values()) {
-            if (!f.live) {
+            if (!f.live()) {
                 long from = f.afterTime == Long.MIN_VALUE ? Long.MIN_VALUE : f.afterTime - stream.latenessMicros();
                 hold = Math.min(hold, f.pass == null ? from : Math.min(from, f.pass.keepFrom()));
             }
+            b.append(f.field).append(' ').append(f.liveFrom).append(' ').append(f.afterSeq).append(' ')
+                    .append(f.afterTime).append(' ').append(f.forwarded).append('\n');
         }
         plan.holdHistoryFrom(hold);
-        StringBuilder b = new StringBuilder();
-        for (Fill f : fills.values()) {
-            b.append(f.field).append(' ').append(f.live ? "live" : "filling").append(' ').append(f.afterSeq)
-                    .append(' ').append(f.afterTime).append(' ').append(f.forwarded).append('\n');
-        }
         plan.meta(META, b.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /**
      * The fills under way, each {@code +field:forwarded:total:elapsedMs} (the {@code +} sets them apart from metric
-     * backfills), a live one until Kafka acknowledged its last forward ({@code acknowledgedThrough}: every forward up
+     * backfills); a live one until Kafka acknowledged its last forward ({@code acknowledgedThrough}: every forward up
      * to that number is).
      */
     List<String> progress(long acknowledgedThrough) {
         List<String> out = new ArrayList<>();
         long now = System.currentTimeMillis();
         for (Fill f : fills.values()) {
-            if (!f.live || f.lastSent > acknowledgedThrough) {
-                long total = f.live ? f.forwarded : f.forwarded + (f.pass == null ? 0 : f.pass.estimatedEvents());
+            if (!f.live() || f.lastSent > acknowledgedThrough) {
+                long total = f.live() ? f.forwarded : f.forwarded + (f.pass == null ? 0 : f.pass.estimatedEvents());
                 out.add("+" + f.field + ":" + f.forwarded + ":" + Math.max(total, f.forwarded) + ":"
                         + (now - f.began));
             }

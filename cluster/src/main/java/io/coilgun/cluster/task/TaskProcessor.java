@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -191,8 +192,6 @@ public final class TaskProcessor implements AutoCloseable {
     public void role(TaskRole role) {
         if (role != TaskRole.REPLICA) {
             replies.forgetKept();
-        } else if (forwarder != null && this.role != TaskRole.REPLICA) {
-            forwarder.roleChanged(); // a replica never fills an added partitioner, nor forwards to it
         }
         this.role = role;
     }
@@ -204,12 +203,23 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
-        if (forwarder != null) {
-            forwarder.roleChanged(); // added partitioners are filled again: how far the old active got is not known
-            forwarder.sendCarried();
-            forwarder.reforward(plan, stream, Math.max(0, committed), replies.oldestKept());
+        if (forwarder == null) {
+            int sent = replies.promote(committed, null);
+            this.role = TaskRole.ACTIVE;
+            return sent;
         }
-        int sent = replies.promote(committed, forwarder == null ? null : forwarder::send);
+        forwarder.promoted(committed); // added partitioners it cannot vouch for are filled again
+        // the forwards of the records since the old active's commit, made again from the reservoir and kept ones;
+        // checkpointed before they are sent, so a rollback of this copy sends them again too
+        List<ProducerRecord<byte[], byte[]>> again = new ArrayList<>();
+        forwarder.reforward(plan, stream, Math.max(0, committed), replies.oldestKept(), again::add);
+        int sent = replies.promote(committed, again::add);
+        forwarder.carry(again);
+        if (state != TaskState.FAILED && forwarder.readyForCheckpoint(plan)) {
+            plan.checkpoint();
+            dirty = false;
+        }
+        forwarder.sendCarried();
         this.role = TaskRole.ACTIVE;
         return sent;
     }
@@ -237,6 +247,15 @@ public final class TaskProcessor implements AutoCloseable {
     /** Where consumption resumes: right after the last checkpointed record. */
     public long nextOffset() {
         return plan.nextOffset();
+    }
+
+    /**
+     * The offset the task's group may commit (a replica that takes over answers and forwards from there): its next
+     * offset, or for a decider the oldest decision whose forward Kafka has not acknowledged, if older.
+     */
+    public long committableOffset() {
+        long next = plan.nextOffset();
+        return forwarder == null || state == TaskState.FAILED ? next : forwarder.committable(next);
     }
 
     /** Takes the stream's new schema version between two events. */
@@ -278,9 +297,7 @@ public final class TaskProcessor implements AutoCloseable {
         try {
             dirty = true; // the backfill's rows go with the next checkpoint
             if (fillsPartitioners()) {
-                for (String live : forwarder.fill(plan, stream, deadlineNanos)) {
-                    LOG.info("task={} filled partitioner {}: it is forwarded to live from now on", id, live);
-                }
+                forwarder.fill(plan, stream, deadlineNanos);
             }
             long stepBegan = System.nanoTime();
             for (MetricDef live : plan.backfillStep(deadlineNanos)) {
@@ -357,6 +374,20 @@ public final class TaskProcessor implements AutoCloseable {
         Header start = record.headers().lastHeader(KafkaHeaders.START_METRIC);
         if (start != null) {
             return startMetric(record, new String(start.value(), StandardCharsets.UTF_8));
+        }
+        if (forwarder != null && Forwarder.isMarker(record)) {
+            try {
+                forwarder.marker(record, plan, stream, role == TaskRole.ACTIVE);
+            } catch (Throwable t) {
+                TaskFailurePolicy.rethrowIfFatal(t);
+                LOG.error("task={} offset={} failed on its marker: rolling back to its last checkpoint", id, offset, t);
+                failures.failed(t, System.currentTimeMillis());
+                reopen();
+                return true;
+            }
+            plan.skip(offset);
+            dirty = true;
+            return false;
         }
         if (EventCodec.schemaVersionOf(record.value()) > stream.schemaVersion()
                 && !schemas.goOn(record, System.currentTimeMillis())) {
@@ -601,7 +632,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** A reply with the task's metrics; a decider's says how many partitioners answer after it. */
     private byte[] encodeReply(ReplyStatus status, String message) {
         return forwarder == null ? ReplyCodec.encode(status, message, metrics, results)
-                : ReplyCodec.encode(status, message, metrics, results, forwarder.followers(stream, role == TaskRole.ACTIVE));
+                : ReplyCodec.encode(status, message, metrics, results, forwarder.followers(stream));
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */

@@ -10,6 +10,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -24,18 +26,48 @@ final class UnsentForwards {
     private static final String META = "unsent";
 
     private final ConcurrentSkipListMap<Long, ProducerRecord<byte[], byte[]>> pending = new ConcurrentSkipListMap<>();
+    /** The numbers of the pending forwards that fill an added partitioner (history, not the live decisions). */
+    private final Set<Long> fills = ConcurrentHashMap.newKeySet();
     /** The unit's thread's count of forwards sent. */
     private long sent;
 
-    /** A forward is sent: its number, for {@link #acknowledged}. */
-    long sending(ProducerRecord<byte[], byte[]> forward) {
+    /** A forward is sent: its number, for {@link #acknowledged}; {@code fill} when it is history. */
+    long sending(ProducerRecord<byte[], byte[]> forward, boolean fill) {
         pending.put(++sent, forward);
+        if (fill) {
+            fills.add(sent);
+        }
         return sent;
     }
 
     /** Kafka has forward {@code n} (the producer's thread). */
     void acknowledged(long n) {
         pending.remove(n);
+        fills.remove(n);
+    }
+
+    /**
+     * The decider rolled back to its checkpoint (or opened again): what was pending is sent again from there (its
+     * checkpoint's unsent forwards, then every record after it), so it is forgotten here; a late acknowledgement of
+     * one of them changes nothing.
+     */
+    void reset() {
+        pending.clear();
+        fills.clear();
+    }
+
+    /**
+     * The oldest decision whose live forward Kafka has not acknowledged, {@link Long#MAX_VALUE} when there is none:
+     * the decider's committed offset stays at it, so a replica that takes over forwards it again.
+     */
+    long oldestUnacknowledgedDecision() {
+        long oldest = Long.MAX_VALUE;
+        for (Map.Entry<Long, ProducerRecord<byte[], byte[]>> e : pending.entrySet()) {
+            if (!fills.contains(e.getKey())) {
+                oldest = Math.min(oldest, Forwarder.decisionOf(e.getValue().headers()));
+            }
+        }
+        return oldest;
     }
 
     /** On the unit's thread: every forward up to this number is acknowledged. */
@@ -44,9 +76,14 @@ final class UnsentForwards {
         return first == null ? sent : first.getKey() - 1;
     }
 
-    /** Keeps the forwards not acknowledged now with the decider's next checkpoint. */
-    void keep(TaskPlan plan) {
-        plan.meta(META, encode(new ArrayList<>(pending.values())));
+    /**
+     * Keeps the forwards not acknowledged now with the decider's next checkpoint, and those it is to send again
+     * ({@code notSentYet}, after them).
+     */
+    void keep(TaskPlan plan, List<ProducerRecord<byte[], byte[]>> notSentYet) {
+        List<ProducerRecord<byte[], byte[]>> all = new ArrayList<>(pending.values());
+        all.addAll(notSentYet);
+        plan.meta(META, encode(all));
     }
 
     /** The forwards {@code plan}'s checkpoint kept, oldest first. */

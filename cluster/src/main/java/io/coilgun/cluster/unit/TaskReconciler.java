@@ -332,7 +332,7 @@ final class TaskReconciler {
             TopicPartition tp = e.getKey();
             if (e.getValue().role() == TaskRole.ACTIVE
                     && (!replicaReads.contains(tp) || handingOver.contains(tp))) { // its partition's owner
-                positions.put(tp, new OffsetAndMetadata(e.getValue().nextOffset()));
+                positions.put(tp, new OffsetAndMetadata(e.getValue().committableOffset()));
             }
         }
         return positions;
