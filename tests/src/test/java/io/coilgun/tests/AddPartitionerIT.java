@@ -83,6 +83,8 @@ class AddPartitionerIT {
                         "42803");
             }
             insert(c, sent.subList(0, 600), oracle, false);
+            // device is no partitioner yet: an event may have none (it goes to the device metric's NULL group)
+            insert(c, List.of(new Sent(50_000, sent.get(599).time(), "c1", "m1", null, 5)), oracle, false);
             try (Statement s = c.createStatement()) {
                 s.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 3)");
                 expectError(s, "ALTER STREAM pay ADD PARTITION BY device", "42710");
@@ -124,6 +126,7 @@ class AddPartitionerIT {
             try (Statement s = c.createStatement()) {
                 long applied = oracle.accepted.size();
                 assertEquals(applied, ClusterIT.count(s, "SELECT SUM(n) FROM by_device"), "the count over devices");
+                assertEquals(1, ClusterIT.count(s, "SELECT n FROM by_device WHERE device IS NULL"), "the NULL group");
                 assertEquals(applied, ClusterIT.count(s, "SELECT SUM(n) FROM by_card"), "the count over cards");
                 expectError(s, "ALTER STREAM pay DROP PARTITION BY device", "2BP01");
                 s.execute("DROP METRIC by_device");

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cluster for real: a 3-broker KRaft Kafka and 3 Coilgun nodes, each a process, running the paper's topology: a
- * stream partitioned by card, merchant and device (its decider and three partitioner topics) with a metric on each.
+ * stream partitioned by card, merchant and device (its decider and three partitioner topics) with a metric on each;
+ * device is added under load (ALTER STREAM … ADD PARTITION BY, filled from the decider's history) and its metric
+ * filled from the whole history before the kills.
  * DDL on one node; clients on every node insert at a steady rate (each card, merchant and device by one client, in
  * order, so every RETURNING row has one exact expected value: the key's count and sum so far); a failed statement is
  * retried with the same event id until it is accepted; one in 30 is two hours late (`late_events = 'drop'`, lateness
@@ -64,6 +66,8 @@ class ClusterIT {
     /** Per card: m_n - m2_n, the same on every answer once m2 started. */
     final Map<String, Long> m2Delta = new ConcurrentHashMap<>();
     final AtomicLong m2Checked = new AtomicLong();
+    /** Whether md (on the device partitioner added under load) runs: its RETURNING values are checked from then on. */
+    final AtomicBoolean deviceLive = new AtomicBoolean();
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
@@ -75,10 +79,12 @@ class ClusterIT {
                 c.startNode(n);
             }
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+                // device is added later, under load (ALTER STREAM … ADD PARTITION BY): the decider holds the history
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device "
-                        + "VARCHAR, amount DOUBLE) WITH (event_id = 'id', partition_by = 'card, merchant, device', "
-                        + "partitions = 4, replicas = 2, lateness = '1 hour', late_events = 'drop')");
-                for (String[] k : KEYS) {
+                        + "VARCHAR, amount DOUBLE) WITH (event_id = 'id', partition_by = 'card, merchant', "
+                        + "partitions = 4, replicas = 2, lateness = '1 hour', late_events = 'drop', "
+                        + "backfill_horizon = '1 day')");
+                for (String[] k : new String[][] {KEYS[0], KEYS[1]}) {
                     st.execute("CREATE METRIC " + k[1] + " AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay "
                             + "GROUP BY " + k[0] + " OVER SLIDING 30 DAYS");
                 }
@@ -117,6 +123,8 @@ class ClusterIT {
             phase(t0, "the clients started");
             awaitEveryCardAnsweredAfter(0);
             phase(t0, "every card answered once");
+            addDevicePartitioner(c.port("n1"));
+            phase(t0, "device added, filled, its metric filled from history");
             awaitSettled(c, null); // the young cluster's first moves are over: nothing fails over meanwhile
             phase(t0, "settled");
             subscriptionSeesEveryNodesTasks(c.port("n2"));
@@ -356,6 +364,7 @@ class ClusterIT {
                     if (conn == null) {
                         conn = connect(cluster[0].port(on));
                     }
+                    boolean deviceChecked = deviceLive.get(); // md ran when the statement was sent
                     Object[] row = insert(conn, id, time, keys, amount);
                     if (late) {
                         for (Object value : row) {
@@ -369,7 +378,7 @@ class ClusterIT {
                         break;
                     }
                     if (row[1] != null) { // null: a duplicate of an earlier attempt that was applied
-                        for (int k = 0; k < KEYS.length; k++) {
+                        for (int k = 0; k < (deviceChecked ? KEYS.length : 2); k++) {
                             long[] e = expected.get(keys[k]);
                             if (row[2 * k + 1] == null || ((Number) row[2 * k + 1]).longValue() != e[0] + 1
                                     || ((Number) row[2 * k]).doubleValue() != e[1] + amount) {
@@ -455,15 +464,49 @@ class ClusterIT {
                 for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
                     m2 |= rs.getMetaData().getColumnName(c).equals("m2_n");
                 }
+                boolean md = false;
+                for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                    md |= rs.getMetaData().getColumnName(c).equals("md_n");
+                }
                 Object[] row = new Object[7];
                 for (int k = 0; k < KEYS.length; k++) {
-                    row[2 * k] = rs.getObject(KEYS[k][1] + "_total");
-                    row[2 * k + 1] = rs.getObject(KEYS[k][1] + "_n");
+                    if (k < 2 || md) {
+                        row[2 * k] = rs.getObject(KEYS[k][1] + "_total");
+                        row[2 * k + 1] = rs.getObject(KEYS[k][1] + "_n");
+                    }
                 }
                 row[6] = m2 ? rs.getObject("m2_n") : null;
                 return row;
             }
         }
+    }
+
+    /**
+     * ALTER STREAM … ADD PARTITION BY device while the clients insert; once the decider filled it, its metric md is
+     * created filled from the whole history ({@code backfill = 'all'}); from the moment it runs, every RETURNING row
+     * must carry its exact values, through the kills below.
+     */
+    private void addDevicePartitioner(int port) throws Exception {
+        try (Connection conn = connect(port); Statement st = conn.createStatement()) {
+            st.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 4)");
+            long deadline = System.currentTimeMillis() + 90_000;
+            while (true) {
+                try {
+                    st.execute("CREATE METRIC md AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY "
+                            + "device OVER SLIDING 30 DAYS WITH (backfill = 'all')");
+                    break;
+                } catch (SQLException filling) {
+                    assertEquals("55000", filling.getSQLState(), filling.getMessage());
+                    assertTrue(System.currentTimeMillis() < deadline, "device still filling: " + filling.getMessage());
+                    Thread.sleep(200);
+                }
+            }
+            while (count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'md' AND state = 'running'") == 0) {
+                assertTrue(System.currentTimeMillis() < deadline, "md still backfilling after 90 s");
+                Thread.sleep(200);
+            }
+        }
+        deviceLive.set(true);
     }
 
     /** Waits until every card had an insert answered after {@code since}; how long after it the last one came. */
