@@ -43,7 +43,9 @@ final class UnsentForwards {
     /** Kafka has forward {@code n} (the producer's thread). */
     void acknowledged(long n) {
         pending.remove(n);
-        fills.remove(n);
+        if (!fills.isEmpty()) {
+            fills.remove(n); // (boxes n: only while a partitioner is being filled)
+        }
     }
 
     /**
