@@ -244,10 +244,28 @@ public final class Forwarder {
      * offset). Added partitioners that went live after it, or were filling, are filled again from the beginning
      * ({@link PartitionerFills}).
      */
-    void promoted(long committed) {
+    private void promoted(long committed) {
         for (String field : fills.promoted(committed, markers)) {
             ledger.forget(field);
         }
+    }
+
+    /**
+     * On the unit's thread, the decider's copy taking over as the active one ({@code committed}: the old active's last
+     * committed offset): added partitioners it cannot vouch for are filled again, and the forwards of the records
+     * since that offset are made again from its reservoir and the ones it kept, then checkpointed ({@code
+     * checkpoint}) before they are sent, so that a rollback of this copy sends them again too. Returns the replies
+     * it sent of those records.
+     */
+    int takeOver(TaskPlan plan, StreamDef stream, long committed, ReplyEmitter replies, Runnable checkpoint) {
+        promoted(committed);
+        List<ProducerRecord<byte[], byte[]>> again = new ArrayList<>();
+        reforward(plan, stream, Math.max(0, committed), replies.oldestKept(), again::add);
+        int sent = replies.promote(committed, again::add);
+        carry(again);
+        checkpoint.run();
+        sendCarried();
+        return sent;
     }
 
     /**

@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,25 +202,18 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
-        if (forwarder == null) {
-            int sent = replies.promote(committed, null);
-            this.role = TaskRole.ACTIVE;
-            return sent;
-        }
-        forwarder.promoted(committed); // added partitioners it cannot vouch for are filled again
-        // the forwards of the records since the old active's commit, made again from the reservoir and kept ones;
-        // checkpointed before they are sent, so a rollback of this copy sends them again too
-        List<ProducerRecord<byte[], byte[]>> again = new ArrayList<>();
-        forwarder.reforward(plan, stream, Math.max(0, committed), replies.oldestKept(), again::add);
-        int sent = replies.promote(committed, again::add);
-        forwarder.carry(again);
-        if (state != TaskState.FAILED && forwarder.readyForCheckpoint(plan)) {
+        int sent = forwarder == null ? replies.promote(committed, null)
+                : forwarder.takeOver(plan, stream, committed, replies, this::checkpointNow);
+        this.role = TaskRole.ACTIVE;
+        return sent;
+    }
+
+    /** Checkpoints now (a decider taking over, before it sends its forwards again). */
+    private void checkpointNow() {
+        if (state != TaskState.FAILED && (forwarder == null || forwarder.readyForCheckpoint(plan))) {
             plan.checkpoint();
             dirty = false;
         }
-        forwarder.sendCarried();
-        this.role = TaskRole.ACTIVE;
-        return sent;
     }
 
     /** The message of the task's last failure, or null. */

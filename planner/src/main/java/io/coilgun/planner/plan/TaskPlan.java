@@ -21,12 +21,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Everything one task (a partition of a partitioner topic) computes, without Kafka: the task's event
@@ -49,10 +47,8 @@ public final class TaskPlan implements AutoCloseable {
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
     /** The last decision applied ({@link #processDecided}), with the checkpoint. */
     private static final byte[] META_DECISION = "m\0decision".getBytes(StandardCharsets.UTF_8);
-    /** Rows {@code m\0failed\0<offset>}: the records this task skips ({@link FailedEvent}). */
-    private static final byte[] META_FAILED = "m\0failed\0".getBytes(StandardCharsets.UTF_8);
     /** How many failed events a task remembers (the oldest go first). */
-    static final int MAX_FAILED_EVENTS = 100;
+    static final int MAX_FAILED_EVENTS = FailedEvents.MAX;
 
     private StreamDef stream;
     private EventCodec codec;
@@ -81,19 +77,13 @@ public final class TaskPlan implements AutoCloseable {
     /** The results of {@link #process(byte[], long, Object[])} before they are boxed. */
     private Results boxed;
     /** The records this task skips, by offset: events it failed on (usually empty). */
-    private final TreeMap<Long, FailedEvent> failedEvents = new TreeMap<>();
-    /** The metrics being filled from history ({@code WITH (backfill = …)}); they become operators when caught up. */
-    private final List<MetricBackfill> backfills = new ArrayList<>(0);
-    /** The REPLAYs reading this task's history (their rows go to readers on other threads). */
-    private final List<MetricReplay> replays = new ArrayList<>(0);
-    /** The task's directory (backfills keep a scratch reservoir under it) and the node's reservoir I/O. */
-    private final Path dir;
-    private final ReservoirIO io;
+    private final FailedEvents failedEvents;
+    /** The metrics being filled from history and the REPLAYs reading it. */
+    private final TaskFills fills;
 
     private TaskPlan(Path dir, ReservoirIO io, StreamDef stream, StateStore store, Reservoir reservoir,
             long lastOffset) {
-        this.dir = dir;
-        this.io = io;
+        this.fills = new TaskFills(this, store, reservoir, dir, io);
         this.stream = stream;
         this.codec = new EventCodec(stream);
         this.store = store;
@@ -106,11 +96,7 @@ public final class TaskPlan implements AutoCloseable {
         if (stream.eventIdIndex() >= 0 && !stream.decided()) {
             openDuplicates();
         }
-        store.scan(META_FAILED, failedKey(Long.MAX_VALUE), (key, value) -> {
-            FailedEvent f = FailedEvent.decode(value);
-            failedEvents.put(f.offset(), f);
-            return true;
-        });
+        this.failedEvents = new FailedEvents(store);
     }
 
     /**
@@ -140,7 +126,7 @@ public final class TaskPlan implements AutoCloseable {
             byte[] offset = store.get(META_OFFSET);
             TaskPlan plan = new TaskPlan(dir, io, stream, store, reservoir,
                     offset == null ? -1 : ByteBuffer.wrap(offset).getLong());
-            plan.deleteScratch();
+            plan.fills.deleteScratch();
             try {
                 for (MetricDef m : metrics) {
                     MetricRows.Backfill backfill = MetricRows.backfill(store, m.name());
@@ -152,7 +138,7 @@ public final class TaskPlan implements AutoCloseable {
                 }
                 plan.dropLeftoverMetrics();
             } catch (RuntimeException e) {
-                plan.closeBackfills();
+                plan.fills.close();
                 throw e;
             }
             return plan;
@@ -211,9 +197,7 @@ public final class TaskPlan implements AutoCloseable {
         for (MetricOperator op : operators) {
             op.streamChanged(altered);
         }
-        for (MetricBackfill b : backfills) {
-            b.streamChanged(altered);
-        }
+        fills.streamChanged(altered);
     }
 
     /** Adds a metric whose state may already be in the store (opening the task). */
@@ -241,64 +225,28 @@ public final class TaskPlan implements AutoCloseable {
                 : s == NO_TIME ? Long.MAX_VALUE : s - metric.backfillMicros() + 1;
         // events after the marker may be up to one lateness older than S: the history read covers them too
         long scanFrom = s == NO_TIME ? countedFrom : Math.min(countedFrom, s - stream.latenessMicros());
-        MetricRows.clear(store, metric.name());
-        MetricRows.Backfill start = new MetricRows.Backfill(nextOffset(), countedFrom, scanFrom);
-        MetricRows.backfill(store, metric.name(), start);
-        backfills.add(new MetricBackfill(metric, stream, start, store, reservoir, reservoir.lastSeq(),
-                scratchDir(metric.name()), io));
+        fills.start(metric, stream, new MetricRows.Backfill(nextOffset(), countedFrom, scanFrom));
     }
 
     /** A backfill the task was in the middle of when it closed: begun again, with the same span. */
     private void resumeBackfill(MetricDef metric, MetricRows.Backfill start) {
-        MetricRows.clear(store, metric.name());
-        MetricRows.backfill(store, metric.name(), start);
+        fills.start(metric, stream, start);
         store.commit(); // the clear is immediate: the row that says a backfill is under way must not be lost
-        backfills.add(new MetricBackfill(metric, stream, start, store, reservoir, reservoir.lastSeq(),
-                scratchDir(metric.name()), io));
-    }
-
-    private Path scratchDir(String metric) {
-        Path scratch = dir.resolve("backfill").resolve(metric);
-        MetricBackfill.deleteTree(scratch);
-        return scratch;
-    }
-
-    /** Deletes the scratch data of backfills and replays a crash interrupted. */
-    private void deleteScratch() {
-        MetricBackfill.deleteTree(dir.resolve("backfill"));
-        MetricBackfill.deleteTree(dir.resolve("replay"));
     }
 
     /** Whether metric {@code name} is being filled from history. */
     public boolean backfilling(String name) {
-        return backfill(name) != null;
-    }
-
-    private MetricBackfill backfill(String name) {
-        for (MetricBackfill b : backfills) {
-            if (b.def().name().equals(name)) {
-                return b;
-            }
-        }
-        return null;
+        return fills.backfill(name) != null;
     }
 
     /** Whether a metric is being filled from history (a backfill; replays aside). */
     public boolean filling() {
-        return !backfills.isEmpty();
+        return fills.filling();
     }
 
     /** Whether a backfill or a replay has events to apply ({@link #backfillStep}). */
     public boolean hasBackfillWork() {
-        if (!backfills.isEmpty()) {
-            return true;
-        }
-        for (int i = 0; i < replays.size(); i++) {
-            if (replays.get(i).wantsWork()) {
-                return true;
-            }
-        }
-        return false;
+        return fills.hasWork();
     }
 
     /**
@@ -308,9 +256,7 @@ public final class TaskPlan implements AutoCloseable {
      * @param id a name for its scratch directory, unique among this task's replays
      */
     public MetricReplay replay(MetricDef metric, long from, long to, String id) {
-        MetricReplay r = new MetricReplay(metric, stream, reservoir, from, to, dir.resolve("replay").resolve(id), io);
-        replays.add(r);
-        return r;
+        return fills.replay(metric, stream, from, to, id);
     }
 
     /** Progress of each backfill under way: the metric, events applied, events in all (an estimate). */
@@ -318,16 +264,12 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     public List<BackfillProgress> backfillProgress() {
-        List<BackfillProgress> out = new ArrayList<>(backfills.size());
-        for (MetricBackfill b : backfills) {
-            out.add(new BackfillProgress(b.def().name(), b.applied(), b.total()));
-        }
-        return out;
+        return fills.progress();
     }
 
     /** The definitions of the metrics being filled (a plan reopened after a failure needs them). */
     public List<MetricDef> backfillingMetrics() {
-        return backfills.stream().map(MetricBackfill::def).toList();
+        return fills.metrics();
     }
 
     /**
@@ -337,60 +279,16 @@ public final class TaskPlan implements AutoCloseable {
      * metrics that became live (usually none).
      */
     public List<MetricDef> backfillStep(long deadlineNanos) {
-        for (int i = 0; i < replays.size(); i++) {
-            MetricReplay r = replays.get(i);
-            if (r.wantsWork()) {
-                r.step(deadlineNanos);
-            }
-            if (r.over()) {
-                replays.remove(i--);
-            }
-        }
-        List<MetricDef> live = null;
-        for (int i = 0; i < backfills.size(); i++) {
-            MetricBackfill b = backfills.get(i);
-            MetricBackfill.Step step = b.step(deadlineNanos);
-            if (step == MetricBackfill.Step.WRITING) {
-                checkpoint(); // some of the group states it held back: in the background's time, not the next event's
-                continue;
-            }
-            if (step == MetricBackfill.Step.APPLYING) {
-                continue;
-            }
-            if (b.streamTime() != streamTime() && b.applied() > 0) {
-                // its windows' positions would not be the task's: never make such a metric live
-                throw new IllegalStateException("the backfill of metric " + b.def().name() + " caught up at stream "
-                        + "time " + b.streamTime() + ", the task's is " + streamTime());
-            }
-            b.releaseAllRows();
-            checkpoint(); // the fill's rows, with the task's offset: a crash from here on reopens them as they are
-            WindowMetric metric = b.goLive(stream, store, reservoir, shared); // its group states, as they are
-            b.close();
-            backfills.remove(i--);
-            MetricRows.backfillDone(store, b.def().name());
-            operators.add(metric);
-            checkpoint(); // the metric's start, with the span it counts: it is live in this store
-            if (live == null) {
-                live = new ArrayList<>(1);
-            }
-            live.add(b.def());
-        }
-        return live == null ? List.of() : live;
+        return fills.step(deadlineNanos, stream);
     }
 
-    private void closeBackfills() {
-        for (MetricReplay r : replays) {
-            r.abandon("its task closed (it moved to another node, failed, or its stream was dropped)");
-        }
-        replays.clear();
-        for (MetricBackfill b : backfills) {
-            try {
-                b.close();
-            } catch (RuntimeException e) {
-                // closing the rest anyway
-            }
-        }
-        backfills.clear();
+    SharedOperators shared() {
+        return shared;
+    }
+
+    /** A filled metric goes live: one of the task's operators from now on. */
+    void addLive(WindowMetric metric) {
+        operators.add(metric);
     }
 
     /** Drops the rows of metrics that are no longer defined: dropped while the task was down, or mid-drop at a crash. */
@@ -399,8 +297,8 @@ public final class TaskPlan implements AutoCloseable {
         for (MetricOperator op : operators) {
             live.add(op.def().name());
         }
-        for (MetricBackfill b : backfills) {
-            live.add(b.def().name());
+        for (MetricDef m : fills.metrics()) {
+            live.add(m.name());
         }
         for (String name : MetricRows.stored(store)) {
             if (!live.contains(name)) {
@@ -411,10 +309,7 @@ public final class TaskPlan implements AutoCloseable {
 
     /** Removes a metric between two events, and its state (or its backfill). */
     public void dropMetric(String name) {
-        MetricBackfill b = backfill(name);
-        if (b != null) {
-            backfills.remove(b);
-            b.close();
+        if (fills.drop(name)) {
             MetricRows.clear(store, name);
             return;
         }
@@ -453,18 +348,13 @@ public final class TaskPlan implements AutoCloseable {
      * holds (a decider's: its dedup horizon), in offset order: offset and payload as accepted (final time).
      */
     public List<Map.Entry<Long, byte[]>> acceptedBetween(long from, long until) {
-        long s = streamTime();
-        long oldest = reservoir.oldestTime();
-        if (s == NO_TIME || oldest == NO_TIME) {
-            return List.of();
-        }
-        TreeMap<Long, byte[]> found = new TreeMap<>();
-        reservoir.scan(oldest - 1, s, (seq, time, schema, data, off, len) -> {
-            if (seq >= from && seq <= until) {
-                found.put(seq, Arrays.copyOfRange(data, off, off + len));
+        List<Map.Entry<Long, byte[]>> found = new ArrayList<>();
+        new DecisionHistory(reservoir, from - 1, Long.MIN_VALUE).step(Long.MAX_VALUE, (seq, time, payload) -> {
+            if (seq <= until) {
+                found.add(Map.entry(seq, payload));
             }
         });
-        return new ArrayList<>(found.entrySet());
+        return found;
     }
 
     /**
@@ -686,9 +576,7 @@ public final class TaskPlan implements AutoCloseable {
             }
         }
         reservoir.advance();
-        for (int i = 0; i < backfills.size(); i++) {
-            backfills.get(i).arrived(eventTime, offset, codec.schemaVersion(), payload);
-        }
+        fills.arrived(eventTime, offset, codec.schemaVersion(), payload);
         int at = 0;
         long now = reservoir.streamTime();
         for (int i = 0; i < operators.size(); i++) {
@@ -728,7 +616,7 @@ public final class TaskPlan implements AutoCloseable {
      * Whether the record at {@code offset} is one this task failed on: it is skipped ({@link #skip}), never applied.
      */
     public boolean isFailedEvent(long offset) {
-        return !failedEvents.isEmpty() && failedEvents.containsKey(offset);
+        return failedEvents.contains(offset);
     }
 
     /**
@@ -737,21 +625,12 @@ public final class TaskPlan implements AutoCloseable {
      * {@link #MAX_FAILED_EVENTS} are kept (older offsets are behind every checkpoint anyway).
      */
     public void recordFailedEvent(FailedEvent event) {
-        failedEvents.put(event.offset(), event);
-        store.put(failedKey(event.offset()), event.encode());
-        while (failedEvents.size() > MAX_FAILED_EVENTS) {
-            store.delete(failedKey(failedEvents.pollFirstEntry().getKey()));
-        }
-        store.commit();
+        failedEvents.record(event);
     }
 
     /** The events this task failed on and skips, oldest first. */
     public List<FailedEvent> failedEvents() {
-        return List.copyOf(failedEvents.values());
-    }
-
-    private static byte[] failedKey(long offset) {
-        return ByteBuffer.allocate(META_FAILED.length + 8).put(META_FAILED).putLong(offset).array();
+        return failedEvents.all();
     }
 
     /**
@@ -831,13 +710,7 @@ public final class TaskPlan implements AutoCloseable {
                 reach = Math.max(reach, op.reach());
             }
             long keepFrom = reservoir.streamTime() - reach - stream.backfillHorizonMicros();
-            for (MetricBackfill b : backfills) {
-                keepFrom = Math.min(keepFrom, b.keepFrom()); // what a backfill has still to read
-            }
-            for (MetricReplay r : replays) {
-                keepFrom = Math.min(keepFrom, r.keepFrom());
-            }
-            reservoir.retainFrom(keepFrom);
+            reservoir.retainFrom(fills.keepFrom(keepFrom)); // and what a backfill or replay has still to read
         }
     }
 
@@ -847,7 +720,7 @@ public final class TaskPlan implements AutoCloseable {
      */
     public void discard() {
         try {
-            closeBackfills();
+            fills.close();
             for (MetricOperator op : operators) {
                 op.close();
             }
@@ -863,7 +736,7 @@ public final class TaskPlan implements AutoCloseable {
     @Override
     public void close() {
         try {
-            closeBackfills();
+            fills.close();
             for (MetricOperator op : operators) {
                 op.close();
             }
