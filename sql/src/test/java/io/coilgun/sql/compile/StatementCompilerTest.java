@@ -349,6 +349,40 @@ class StatementCompilerTest {
     }
 
     @Test
+    void alterStreamAddsAndDropsPartitioners() {
+        catalog.addStream(((CreateStreamStatement) compile("CREATE STREAM pay (t TIMESTAMP, card TEXT, shop TEXT, "
+                + "dev TEXT) WITH (partition_by = 'card, shop', partitions = 4)")).stream());
+        AlterStreamStatement add = (AlterStreamStatement) compile("ALTER STREAM pay ADD PARTITION BY Dev WITH "
+                + "(partitions = 8)");
+        assertEquals("dev", add.partitioner());
+        assertFalse(add.dropsPartitioner());
+        assertEquals(List.of("card", "shop", "dev"), add.stream().partitionBy());
+        assertEquals(List.of("dev"), add.stream().addedPartitionBy());
+        assertEquals(8, add.stream().partitions("dev"));
+        assertEquals(4, ((AlterStreamStatement) compile("ALTER STREAM pay ADD PARTITION BY dev")).stream()
+                .partitions("dev"), "the stream's partitions by default");
+        error("ALTER STREAM pay ADD PARTITION BY shop", "42710");
+        error("ALTER STREAM pay ADD PARTITION BY nope", "42703");
+        error("ALTER STREAM pay ADD PARTITION BY t", "42P17");
+        error("ALTER STREAM pay ADD PARTITION BY dev WITH (replicas = 2)", "0A000");
+        error("ALTER STREAM pay ADD PARTITION BY dev WITH (partitions = 0)", "22023");
+        catalog.addStream(((CreateStreamStatement) compile("CREATE STREAM single (t TIMESTAMP, card TEXT, shop TEXT) "
+                + "WITH (partition_by = 'card')")).stream());
+        CoilgunException oneKey = error("ALTER STREAM single ADD PARTITION BY shop", "0A000");
+        assertTrue(oneKey.getMessage().contains("partitioned by one field"), oneKey.getMessage());
+        catalog.addStream(add.stream());
+        AlterStreamStatement drop = (AlterStreamStatement) compile("ALTER STREAM pay DROP PARTITION BY shop");
+        assertTrue(drop.dropsPartitioner());
+        assertEquals(List.of("card", "dev"), drop.stream().partitionBy());
+        error("ALTER STREAM pay DROP PARTITION BY nope", "42704");
+        catalog.addMetric(((CreateMetricStatement) compile("CREATE METRIC by_dev AS SELECT COUNT(*) FROM pay "
+                + "GROUP BY dev OVER INFINITE")).metric());
+        error("ALTER STREAM pay DROP PARTITION BY dev", "2BP01");
+        catalog.addStream(drop.stream());
+        error("ALTER STREAM pay DROP PARTITION BY card", "0A000"); // two are left
+    }
+
+    @Test
     void dropStream() {
         assertEquals(new DropStreamStatement("payments", false, false), compile("DROP STREAM payments"));
         assertEquals(new DropStreamStatement("payments", true, true), compile("DROP STREAM IF EXISTS payments CASCADE"));
