@@ -44,6 +44,19 @@ class ReplyCodecTest {
     }
 
     @Test
+    void aDecidersReplySaysHowManyPartitionersAnswerAfterIt() {
+        byte[] key = ReplyCodec.replyKey(ReplyCodec.correlationKey(3), "coilgun.stream.p.-decide");
+        assertEquals(2, ReplyCodec.decode(key, ReplyCodec.encode(ReplyStatus.APPLIED, null, List.of(),
+                new Object[0], 2)).followers());
+        assertEquals(-1, ReplyCodec.decode(key, ReplyCodec.encode(ReplyStatus.APPLIED, null, List.of(),
+                new Object[0])).followers(), "not said (a partitioner's reply, or an older node's)");
+        Reply withMetrics = ReplyCodec.decode(key, ReplyCodec.encode(ReplyStatus.APPLIED, null, List.of(metric(1)),
+                new Object[] {"x"}, 3));
+        assertEquals(3, withMetrics.followers());
+        assertArrayEquals(new Object[] {"x"}, withMetrics.metrics().get("m"));
+    }
+
+    @Test
     void aReplyNamesTheTopicOfTheTaskThatAnswered() {
         byte[] key = ReplyCodec.replyKey(ReplyCodec.correlationKey(12), "coilgun.stream.p.card");
         Reply reply = ReplyCodec.decode(key, ReplyCodec.encode(ReplyStatus.DUPLICATE, "again", List.of(), new Object[0]));

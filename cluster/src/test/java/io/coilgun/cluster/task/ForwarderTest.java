@@ -82,6 +82,46 @@ class ForwarderTest {
     }
 
     @Test
+    void aPartitionerAddedToTheStreamStartsUnknownInTheLedgerTheOthersKeepTheirs() {
+        ForwardLedger ledger = ForwardLedger.fresh(STREAM);
+        ConsumerRecord<byte[], byte[]> first = new ConsumerRecord<>(Topics.decider("p"), 0, 3, null, new byte[0]);
+        Forwarder.forwards(STREAM, first, new byte[0], new Object[] {3L, 1_000L, "c1", "s1", "d1"}, ledger);
+        StreamDef added = STREAM.withColumn(new StreamColumn("dev", ColumnType.VARCHAR, false))
+                .withPartitioner("dev", 2);
+        ForwardLedger grown = ledger.resized(added);
+        ConsumerRecord<byte[], byte[]> next = new ConsumerRecord<>(Topics.decider("p"), 0, 8, null, new byte[0]);
+        List<ProducerRecord<byte[], byte[]>> out = Forwarder.forwards(added, next, new byte[0],
+                new Object[] {8L, 1_000L, "c1", "s1", "d1"}, grown);
+        assertEquals(3, out.size());
+        assertEquals(3, before(out.get(0)), "card: the decision forwarded before, kept");
+        assertEquals(ForwardLedger.UNKNOWN, before(out.get(2)), "dev: nothing known before");
+        assertEquals(1, Forwarder.forwards(added, next, new byte[0], new Object[] {8L, 1_000L, "c1", "s1", "d1"},
+                grown, field -> field.equals("dev")).size(), "only the partitioners asked for");
+    }
+
+    private static long before(ProducerRecord<byte[], byte[]> forward) {
+        return java.nio.ByteBuffer.wrap(forward.headers().lastHeader(KafkaHeaders.DECISION).value(), 8, 8).getLong();
+    }
+
+    @Test
+    void theDeciderCommitsNoFurtherThanItsOldestUnacknowledgedForward() {
+        List<Callback> pending = new ArrayList<>();
+        Forwarder forwarder = new Forwarder((r, callback) -> pending.add(callback), () -> { });
+        assertEquals(100, forwarder.committable(100), "nothing in flight");
+        for (long decision : new long[] {40, 41}) {
+            ProducerRecord<byte[], byte[]> forward = new ProducerRecord<>("t", 0, null, new byte[0]);
+            forward.headers().add(KafkaHeaders.DECISION, java.nio.ByteBuffer.allocate(16).putLong(decision)
+                    .putLong(-1).array());
+            forwarder.send(forward);
+        }
+        assertEquals(40, forwarder.committable(100), "a replica taking over forwards decision 40 again");
+        pending.get(0).onCompletion(null, null);
+        assertEquals(41, forwarder.committable(100));
+        pending.get(1).onCompletion(null, null);
+        assertEquals(100, forwarder.committable(100));
+    }
+
+    @Test
     void aFailedForwardTellsTheUnitOnceUntilTheDeciderRolledBack() {
         List<Callback> pending = new ArrayList<>();
         int[] told = {0};
