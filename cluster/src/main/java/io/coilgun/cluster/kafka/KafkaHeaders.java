@@ -1,5 +1,9 @@
 package io.coilgun.cluster.kafka;
 
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
 /** Record headers of events on partitioner topics. */
 public final class KafkaHeaders {
     /** The node whose reply topic gets the event's reply. */
@@ -31,5 +35,11 @@ public final class KafkaHeaders {
     public static final String PROMOTED = "coilgun.promoted";
 
     private KafkaHeaders() {
+    }
+
+    /** The decision a decider's forward carries ({@link #DECISION}), or -1 when {@code headers} are no forward's. */
+    public static long decisionOf(Headers headers) {
+        Header h = headers.lastHeader(DECISION);
+        return h == null ? -1 : ByteBuffer.wrap(h.value()).getLong();
     }
 }

@@ -24,7 +24,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -143,12 +142,7 @@ public final class Forwarder {
 
     /** The decision a forwarded record carries, or -1 for a record that is no forward. */
     static long decisionOf(ConsumerRecord<byte[], byte[]> record) {
-        return decisionOf(record.headers());
-    }
-
-    static long decisionOf(Headers headers) {
-        Header h = headers.lastHeader(KafkaHeaders.DECISION);
-        return h == null ? -1 : ByteBuffer.wrap(h.value()).getLong();
+        return KafkaHeaders.decisionOf(record.headers());
     }
 
     /**
@@ -217,7 +211,7 @@ public final class Forwarder {
         carried = UnsentForwards.carried(plan);
         carriedOldest = Long.MAX_VALUE;
         for (ProducerRecord<byte[], byte[]> r : carried) {
-            carriedOldest = Math.min(carriedOldest, decisionOf(r.headers()));
+            carriedOldest = Math.min(carriedOldest, KafkaHeaders.decisionOf(r.headers()));
         }
     }
 
@@ -372,7 +366,7 @@ public final class Forwarder {
             all.addAll(again);
             carried = all;
             for (ProducerRecord<byte[], byte[]> r : again) {
-                carriedOldest = Math.min(carriedOldest, decisionOf(r.headers()));
+                carriedOldest = Math.min(carriedOldest, KafkaHeaders.decisionOf(r.headers()));
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.coilgun.cluster.task;
 
+import io.coilgun.cluster.kafka.KafkaHeaders;
 import io.coilgun.planner.plan.TaskPlan;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -66,7 +67,7 @@ final class UnsentForwards {
         long oldest = Long.MAX_VALUE;
         for (Map.Entry<Long, ProducerRecord<byte[], byte[]>> e : pending.entrySet()) {
             if (!fills.contains(e.getKey())) {
-                oldest = Math.min(oldest, Forwarder.decisionOf(e.getValue().headers()));
+                oldest = Math.min(oldest, KafkaHeaders.decisionOf(e.getValue().headers()));
             }
         }
         return oldest;
