@@ -100,18 +100,8 @@ class AddPartitionerIT {
                 }
             });
             try (Statement s = c.createStatement()) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                while (true) {
-                    try {
-                        s.execute("CREATE METRIC by_device AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
-                                + "GROUP BY device OVER INFINITE WITH (backfill = 'all')");
-                        break;
-                    } catch (SQLException filling) {
-                        assertEquals("55000", filling.getSQLState(), filling.getMessage());
-                        assertTrue(System.nanoTime() < deadline, "still filling after 120 s: " + filling.getMessage());
-                        Thread.sleep(100);
-                    }
-                }
+                createOnceFilled(s, "CREATE METRIC by_device AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
+                        + "GROUP BY device OVER INFINITE WITH (backfill = 'all')");
                 meanwhile.get(120, TimeUnit.SECONDS);
                 other.close();
                 awaitRunning(s, "by_device");
@@ -189,6 +179,21 @@ class AddPartitionerIT {
                                 1e-6, "event " + e.id());
                     }
                 }
+            }
+        }
+    }
+
+    /** Creates a metric on an added partitioner, again while it is refused because the partitioner still fills. */
+    static void createOnceFilled(Statement s, String createMetric) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            try {
+                s.execute(createMetric);
+                return;
+            } catch (SQLException filling) {
+                assertEquals("55000", filling.getSQLState(), filling.getMessage());
+                assertTrue(System.nanoTime() < deadline, "still filling after 120 s: " + filling.getMessage());
+                Thread.sleep(100);
             }
         }
     }

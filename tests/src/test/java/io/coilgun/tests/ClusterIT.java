@@ -489,22 +489,9 @@ class ClusterIT {
     private void addDevicePartitioner(int port) throws Exception {
         try (Connection conn = connect(port); Statement st = conn.createStatement()) {
             st.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 4)");
-            long deadline = System.currentTimeMillis() + 90_000;
-            while (true) {
-                try {
-                    st.execute("CREATE METRIC md AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY "
-                            + "device OVER SLIDING 30 DAYS WITH (backfill = 'all')");
-                    break;
-                } catch (SQLException filling) {
-                    assertEquals("55000", filling.getSQLState(), filling.getMessage());
-                    assertTrue(System.currentTimeMillis() < deadline, "device still filling: " + filling.getMessage());
-                    Thread.sleep(200);
-                }
-            }
-            while (count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'md' AND state = 'running'") == 0) {
-                assertTrue(System.currentTimeMillis() < deadline, "md still backfilling after 90 s");
-                Thread.sleep(200);
-            }
+            AddPartitionerIT.createOnceFilled(st, "CREATE METRIC md AS SELECT SUM(amount) AS total, COUNT(*) AS n "
+                    + "FROM pay GROUP BY device OVER SLIDING 30 DAYS WITH (backfill = 'all')");
+            AddPartitionerIT.awaitRunning(st, "md");
         }
         deviceLive.set(true);
     }

@@ -1,7 +1,7 @@
 package io.coilgun.cluster.task;
 
 import io.coilgun.planner.model.StreamDef;
-import io.coilgun.planner.plan.DecisionHistory;
+import io.coilgun.planner.plan.AcceptedHistory;
 import io.coilgun.planner.plan.TaskPlan;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,7 +46,7 @@ final class PartitionerFills {
         long forwarded;
         long began = System.currentTimeMillis();
         /** The pass under way, or null. */
-        DecisionHistory pass;
+        AcceptedHistory pass;
         /** The number ({@link UnsentForwards#sending}) of its last forward: acknowledged before it reads as done. */
         long lastSent;
         /** When this copy wrote its {@code filled} marker (ms), 0 before: written again if it did not come back. */
@@ -195,9 +195,9 @@ final class PartitionerFills {
             return false; // written by an active that was replaced before it took it: this copy fills on
         }
         if (sender != null && !honouredByOldActive) {
-            DecisionHistory tail = pass(f, plan);
+            AcceptedHistory tail = pass(f, plan);
             if (tail != null) {
-                tail.step(Long.MAX_VALUE, (seq, time, payload) -> forwarded(f, sender, seq, time, payload));
+                tail.step(Long.MAX_VALUE, (seq, time, schema, payload) -> forwarded(f, sender, seq, time, payload));
             }
         }
         f.pass = null;
@@ -223,7 +223,7 @@ final class PartitionerFills {
                         break;
                     }
                 }
-                if (!f.pass.step(deadlineNanos, (seq, time, payload) -> forwarded(f, sender, seq, time, payload))) {
+                if (!f.pass.step(deadlineNanos, (seq, time, schema, payload) -> forwarded(f, sender, seq, time, payload))) {
                     break; // its slice is over, or a chunk is being loaded from disk
                 }
                 f.pass = null;
@@ -232,8 +232,8 @@ final class PartitionerFills {
     }
 
     /** A pass over what was decided after the fill's last forward, or null when nothing was. */
-    private DecisionHistory pass(Fill f, TaskPlan plan) {
-        DecisionHistory pass = plan.decisionsAfter(f.afterSeq, f.afterTime == Long.MIN_VALUE ? Long.MIN_VALUE
+    private AcceptedHistory pass(Fill f, TaskPlan plan) {
+        AcceptedHistory pass = plan.decisionsAfter(f.afterSeq, f.afterTime == Long.MIN_VALUE ? Long.MIN_VALUE
                 : f.afterTime - stream.latenessMicros());
         return pass.untilSeq() <= f.afterSeq ? null : pass;
     }

@@ -8,7 +8,6 @@ import io.coilgun.planner.window.MetricRows;
 import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.planner.window.WindowMetric;
 import io.coilgun.storage.reservoir.ChunkCache;
-import io.coilgun.storage.reservoir.HistoryCursor;
 import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.ReservoirConfig;
 import io.coilgun.storage.reservoir.ReservoirIO;
@@ -18,9 +17,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.PriorityQueue;
 
 /**
  * Fills one metric of a task from the history in the task's reservoir ({@code CREATE METRIC … WITH (backfill = …)})
@@ -36,7 +33,7 @@ import java.util.PriorityQueue;
  * store under the metric's name, where the live metric finds them.
  *
  * <p>Order: the history (what the reservoir held when the fill began, {@code seq <= untilSeq}) is read in key order
- * {@code (t, seq)} by a {@link HistoryCursor} and put back in seq order by a heap: an event leaves it once no unread
+ * {@code (t, seq)} and put back in seq order by an {@link AcceptedHistory}: an event leaves its heap once no unread
  * event has a lower seq. Out of order events are within one lateness of their place, so the heap holds about one
  * lateness of events. Live events that arrive meanwhile are queued and applied after the history.
  */
@@ -74,18 +71,11 @@ final class MetricBackfill implements AutoCloseable {
     private final RowSink sink;
     private final Object[] results;
     private final Results reported;
-    private final HistoryCursor cursor;
+    private final AcceptedHistory history;
     private final Path scratchDir;
     private final Reservoir scratch;
     private final SharedOperators shared;
     private final WindowMetric metric;
-    /**
-     * The history read and not applied yet, in two parts: the events that came in increasing seq (almost all: a
-     * chunk holds them in the order the task accepted them, but for late ones), and a heap of the others. The next
-     * to apply is the smaller of their heads (a heap operation per event was a tenth of a replay's unit time).
-     */
-    private final ArrayDeque<Pending> inOrder = new ArrayDeque<>();
-    private final PriorityQueue<Pending> reorder = new PriorityQueue<>(Comparator.comparingLong(Pending::seq));
     private final ArrayDeque<Pending> live = new ArrayDeque<>();
     private EventCodec codec;
     private Object[] values;
@@ -143,7 +133,8 @@ final class MetricBackfill implements AutoCloseable {
             scratch.discard();
             throw e;
         }
-        this.cursor = history.history(start.scanFrom());
+        this.history = new AcceptedHistory(history, start.scanFrom(), untilSeq, (seq, time) -> time <= untilTime
+                && (seq >= start.startSeq() || time >= start.countedFrom()));
     }
 
     MetricDef def() {
@@ -166,12 +157,12 @@ final class MetricBackfill implements AutoCloseable {
 
     /** About how many events the fill applies in all, as far as it knows now (history and live so far). */
     long total() {
-        return Math.max(applied, cursor.estimatedEvents() + queued);
+        return Math.max(applied, history.estimatedEvents() + queued);
     }
 
     /** The oldest event time the fill still has to read from the task's reservoir (retention keeps it). */
     long keepFrom() {
-        return cursor.done() ? Long.MAX_VALUE : cursor.position(); // it starts at start.scanFrom()
+        return history.keepFrom(); // it starts at start.scanFrom()
     }
 
     /** A live event the task just accepted (in seq order): applied after the history. */
@@ -226,53 +217,34 @@ final class MetricBackfill implements AutoCloseable {
 
     /** Applies events until the deadline (false) or until none is left (true). */
     private boolean apply(long deadlineNanos) {
-        do {
-            // one event or one chunk at a time, so that a slice ends close to its deadline
-            long unread = cursor.done() ? Long.MAX_VALUE : cursor.minUnreadSeq();
-            Pending next = nextRead();
-            if (next != null && next.seq() < unread) {
-                apply(next == inOrder.peekFirst() ? inOrder.pollFirst() : reorder.poll());
-            } else if (!cursor.done()) {
-                if (!cursor.ready()) {
-                    return false; // its next chunk is being loaded: the slice ends rather than wait for the disk
-                }
-                cursor.step(this::read);
-            } else if (!live.isEmpty()) {
-                apply(live.poll());
-            } else {
-                return true;
-            }
-        } while (System.nanoTime() - deadlineNanos < 0 && (sink == null || !sink.full()));
-        return false;
-    }
-
-    private void read(long seq, long time, int schema, byte[] data, int off, int len) {
-        if (seq <= untilSeq && time <= untilTime && (seq >= start.startSeq() || time >= start.countedFrom())) {
-            Pending p = new Pending(seq, time, schema, Arrays.copyOfRange(data, off, off + len));
-            if (inOrder.isEmpty() || seq > inOrder.peekLast().seq()) {
-                inOrder.addLast(p);
-            } else {
-                reorder.add(p);
+        // one event at a time, so that a slice ends close to its deadline: the history, then the live ones
+        if (!history.step(deadlineNanos, this::paused, this::apply)) {
+            return false;
+        }
+        while (!live.isEmpty()) {
+            Pending e = live.poll();
+            apply(e.seq(), e.time(), e.schema(), e.payload());
+            if (System.nanoTime() - deadlineNanos >= 0 || paused()) {
+                return false;
             }
         }
+        return true;
     }
 
-    /** The read event with the smallest seq, or null. */
-    private Pending nextRead() {
-        Pending a = inOrder.peekFirst();
-        Pending b = reorder.peek();
-        return a == null ? b : b == null || a.seq() < b.seq() ? a : b;
+    /** Whether the fill waits for its sink (a REPLAY's reader) to take rows. */
+    private boolean paused() {
+        return sink != null && sink.full();
     }
 
     /** Applies one counted event as {@link TaskPlan#process} would have, to this fill's metric only. */
-    private void apply(Pending e) {
-        scratch.append(e.time(), e.seq(), e.schema(), e.payload());
-        codec.decode(e.payload(), values);
+    private void apply(long seq, long time, int schema, byte[] payload) {
+        scratch.append(time, seq, schema, payload);
+        codec.decode(payload, values);
         if (TestFaults.ENABLED) {
             TestFaults.whileBackfilling(values);
         }
-        shared.arrived(e.payload(), values);
-        metric.accept(e.time(), e.seq());
+        shared.arrived(payload, values);
+        metric.accept(time, seq);
         scratch.advance();
         applied++;
         if (sink != null) {

@@ -349,7 +349,7 @@ public final class TaskPlan implements AutoCloseable {
      */
     public List<Map.Entry<Long, byte[]>> acceptedBetween(long from, long until) {
         List<Map.Entry<Long, byte[]>> found = new ArrayList<>();
-        new DecisionHistory(reservoir, from - 1, Long.MIN_VALUE).step(Long.MAX_VALUE, (seq, time, payload) -> {
+        AcceptedHistory.after(reservoir, from - 1, Long.MIN_VALUE).step(Long.MAX_VALUE, (seq, time, schema, payload) -> {
             if (seq <= until) {
                 found.add(Map.entry(seq, payload));
             }
@@ -358,12 +358,12 @@ public final class TaskPlan implements AutoCloseable {
     }
 
     /**
-     * A decider's decisions after {@code afterSeq} in the order decided, from its reservoir ({@link DecisionHistory});
+     * A decider's decisions after {@code afterSeq} in the order decided, from its reservoir ({@link AcceptedHistory});
      * {@code fromTime} is the time of decision {@code afterSeq} minus the lateness ({@link Long#MIN_VALUE}: all).
      * Retention keeps what {@link #holdHistoryFrom} says is still to read.
      */
-    public DecisionHistory decisionsAfter(long afterSeq, long fromTime) {
-        return new DecisionHistory(reservoir, afterSeq, fromTime);
+    public AcceptedHistory decisionsAfter(long afterSeq, long fromTime) {
+        return AcceptedHistory.after(reservoir, afterSeq, fromTime);
     }
 
     /** A decider's reservoir keeps the events from {@code time} on ({@link Long#MAX_VALUE}: no fill reads it). */
