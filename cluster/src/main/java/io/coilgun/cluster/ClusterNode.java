@@ -7,6 +7,7 @@ import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.cluster.feed.FeedRoutes;
 import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.ingest.EventPublisher;
+import io.coilgun.cluster.ingest.StreamPauses;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
@@ -39,6 +40,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
@@ -109,6 +111,8 @@ public final class ClusterNode implements AutoCloseable {
     private final StallWatchdog watchdog;
     /** Snapshots of this node's tasks for peers, and copies of tasks from peers. */
     private final PeerRecovery recovery;
+    /** Streams partitioned by one field gaining a decider ({@code ALTER STREAM … ADD PARTITION BY}). */
+    private final StreamConversions conversions;
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin, MeterRegistry meters) {
         this.config = config;
@@ -143,9 +147,10 @@ public final class ClusterNode implements AutoCloseable {
         TaskReads reads = new TaskReads(peers, tasks);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
+        this.conversions = new StreamConversions(config.nodeId(), admin, publisher, tasks::view);
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
-                router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget);
+                router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
                     SESSION_TIMEOUT_MS, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
@@ -336,6 +341,48 @@ public final class ClusterNode implements AutoCloseable {
             x.subscribe(remaining);
         });
         directories.deleteAll(topic + "-");
+    }
+
+    /**
+     * A stream partitioned by one field gained a partitioner ({@code converted}: its definition now, with a decider):
+     * its decider is deployed, this node's statements of the stream wait, and its partitions are cut after what this
+     * node published ({@link StreamConversions}). Blocking.
+     */
+    public void beginConversion(StreamDef converted, int number) {
+        TaskId decider = TaskId.decider(converted);
+        admin.ensureTopic(decider.topic(), 1, Map.of());
+        producer.partitionsFor(decider.topic());
+        if (deployments.get(decider.topic()) == null) {
+            deployments.deploy(decider.topic(), new Deployments.Deployed(converted, List.of(),
+                    publisher.registerClocks(decider.topic(), 1)));
+            resubscribe();
+        }
+        conversions.begin(converted, number);
+    }
+
+    /** The stream's conversion ended (its catalog record): its statements go on, to its decider. */
+    public void endConversion(String stream) {
+        conversions.end(stream);
+    }
+
+    /** Whether the stream is gaining a decider on this node's view. */
+    public boolean converting(String stream) {
+        return conversions.converting(stream);
+    }
+
+    /** The streams whose statements wait for their decider (the front end's side). */
+    public StreamPauses streamPauses() {
+        return conversions.pauses();
+    }
+
+    /** What ends a conversion once the stream's decider has the history (not blocking; on a task's thread). */
+    public void onConversionSeeded(Consumer<String> action) {
+        conversions.onSeeded(action);
+    }
+
+    /** Deletes the topic through which a converted stream's tasks handed their history over. Blocking. */
+    public void deleteSeedTopic(String stream) {
+        admin.deleteTopics(List.of(Topics.seed(stream)));
     }
 
     /** Deletes a dropped partitioner's topic. Blocking. */
@@ -566,6 +613,7 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        conversions.close();
         status.close();
         watchdog.stop();
         backgroundBudget.close();

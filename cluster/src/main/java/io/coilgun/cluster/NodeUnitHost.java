@@ -3,9 +3,11 @@ package io.coilgun.cluster;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplySender;
 import io.coilgun.cluster.task.Forwarder;
+import io.coilgun.cluster.task.Seeding;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskMeters;
 import io.coilgun.cluster.task.TaskProcessor;
@@ -58,10 +60,12 @@ final class NodeUnitHost implements UnitHost {
     private final BackgroundBudget budget;
     /** Background work (backfills, replays) on at most one unit at a time, or all but one when there are more. */
     private final Semaphore background;
+    private final StreamConversions conversions;
 
     NodeUnitHost(ClusterConfig config, Deployments deployments, TaskDirectories directories, NodeTasks tasks,
             PeerRecovery recovery, MarkerSender markers, ReplySender replies, Forwarder.Sender forwards,
-            ResultFeed feed, ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget) {
+            ResultFeed feed, ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget,
+            StreamConversions conversions) {
         this.config = config;
         this.deployments = deployments;
         this.directories = directories;
@@ -75,6 +79,7 @@ final class NodeUnitHost implements UnitHost {
         this.meters = meters;
         this.budget = budget;
         this.background = new Semaphore(Math.max(1, config.processorUnits() - 1));
+        this.conversions = conversions;
     }
 
     @Override
@@ -133,8 +138,13 @@ final class NodeUnitHost implements UnitHost {
             TaskProcessor.PlanOpener reopen = (s, m) -> TaskPlan.open(dir, s, m, reservoirIO, unit.chunkCache());
             TaskProcessor task = new TaskProcessor(id, plan, reopen, replies, feed, d.clocks()[id.partition()]);
             task.meters(TaskMeters.of(meters, d.stream().name(), id));
+            String stream = d.stream().name();
             if (Topics.isDecider(id.topic())) {
                 task.forwarder(new Forwarder(forwards, () -> unit.submit(u -> u.rollBackForwards(id))));
+                task.seeding(new Seeding(() -> KafkaClients.consumer(config.bootstrapServers(), "coilgun-seed-"
+                        + stream, 0, 0), forwards, () -> converting(stream), s -> conversions.seeded(s)));
+            } else {
+                task.cut(forwards, () -> converting(stream));
             }
             task.definitions(marker -> deployments.startedBy(id.topic(), marker),
                     () -> deployments.stream(id.topic()));
@@ -151,6 +161,11 @@ final class NodeUnitHost implements UnitHost {
             tasks.release(id, unit);
             throw e;
         }
+    }
+
+    /** Whether the stream is gaining a decider (none in a host without conversions: a test's). */
+    private boolean converting(String stream) {
+        return conversions != null && conversions.converting(stream);
     }
 
     @Override

@@ -22,8 +22,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +41,8 @@ import org.slf4j.LoggerFactory;
 final class CatalogService {
     private static final Logger LOG = LoggerFactory.getLogger(CatalogService.class);
     static final long APPLIED_TIMEOUT_MS = 30_000;
+    /** How long an ALTER STREAM … ADD PARTITION BY on a stream partitioned by one field waits for its decider. */
+    static final long CONVERSION_WAIT_MS = Long.getLong("coilgun.conversionWaitMs", 120_000);
 
     private final Catalog catalog;
     private final StatementCompiler compiler;
@@ -63,6 +68,14 @@ final class CatalogService {
         this.inserter = inserter;
         this.ddl = ddl;
         this.partitioners = new PartitionerCatalog(catalog, cluster);
+        cluster.onConversionSeeded(stream -> ddl.execute(() -> {
+            try {
+                partitioners.seeded(stream, this::append);
+            } catch (RuntimeException e) {
+                LOG.error("stream={} the end of its conversion could not be written (the decider's next turn tries "
+                        + "again)", stream, e);
+            }
+        }));
     }
 
     /**
@@ -72,7 +85,8 @@ final class CatalogService {
     void recover() {
         CatalogLog.Snapshot snapshot = cluster.catalog().readAll();
         for (CatalogLog.Entry entry : snapshot.entries()) {
-            if (entry.key().kind() == CatalogKey.Kind.STREAM_PARTITIONER) {
+            if (entry.key().kind() == CatalogKey.Kind.STREAM_PARTITIONER
+                    || entry.key().kind() == CatalogKey.Kind.STREAM_CONVERTED) {
                 partitioners.recovered(entry, compiler);
                 continue;
             }
@@ -99,6 +113,7 @@ final class CatalogService {
         for (StreamDef stream : catalog.streams()) {
             cluster.deployStream(stream, catalog.metricsOf(stream.name()), false);
         }
+        partitioners.resumeConversions();
         // Before taking statements: each task's stream time must count the records after its checkpoint, or a
         // multi-row INSERT could pass the lateness check and still lose a row to its task.
         if (!cluster.awaitReplayed(catalog.streams(), 120_000)) {
@@ -141,6 +156,10 @@ final class CatalogService {
     private void applyFollowed(long offset, CatalogKey key, String text) {
         if (key.kind() == CatalogKey.Kind.STREAM_PARTITIONER) {
             partitioners.followed(key, text, compiler);
+            return;
+        }
+        if (key.kind() == CatalogKey.Kind.STREAM_CONVERTED) {
+            partitioners.followedConverted(key, text);
             return;
         }
         if (text == null) {
@@ -257,8 +276,30 @@ final class CatalogService {
         }, ddl).thenCompose(this::everyNodeApplied).thenRunAsync(() -> {
             if (as.dropsPartitioner()) {
                 cluster.deletePartitionerTopic(as.stream().name(), as.partitioner()); // every node let it go
+            } else if (as.partitioner() != null) {
+                awaitConverted(as.stream().name());
             }
         }, waits);
+    }
+
+    /**
+     * A stream partitioned by one field that gained a partitioner: the ALTER answers once the stream takes events
+     * again (its decider holds its tasks' history), or after the statements' own wait; the seed topic goes then.
+     */
+    private void awaitConverted(String stream) {
+        try {
+            cluster.streamPauses().resumed(stream).get(CONVERSION_WAIT_MS, TimeUnit.MILLISECONDS);
+            if (!partitioners.converting(stream) && catalog.stream(stream).isPresent()) {
+                cluster.deleteSeedTopic(stream);
+            }
+        } catch (TimeoutException e) {
+            LOG.warn("stream={} still gaining its decider after {} ms: the ALTER answers, the stream takes events "
+                    + "once it has it", stream, CONVERSION_WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     /**

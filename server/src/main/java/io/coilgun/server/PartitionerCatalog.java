@@ -35,6 +35,11 @@ final class PartitionerCatalog {
     private final ClusterNode cluster;
     /** The partitioner records of each stream (tombstoned with the stream). */
     private final Map<String, Set<Integer>> records = new ConcurrentHashMap<>();
+    /**
+     * The streams partitioned by one field that are gaining a decider: the number of the partitioner record that
+     * began it, until the record of its end ({@link CatalogKey#streamConverted}).
+     */
+    private final Map<String, Integer> conversions = new ConcurrentHashMap<>();
 
     PartitionerCatalog(Catalog catalog, ClusterNode cluster) {
         this.catalog = catalog;
@@ -44,6 +49,12 @@ final class PartitionerCatalog {
     /** A record read when the node starts: the change is applied to the catalog (tasks are deployed after). */
     void recovered(CatalogLog.Entry entry, StatementCompiler compiler) {
         CatalogKey key = entry.key();
+        if (key.kind() == CatalogKey.Kind.STREAM_CONVERTED) {
+            if (entry.ddl() != null) {
+                conversions.remove(key.name());
+            }
+            return;
+        }
         if (entry.ddl() == null) {
             forget(key);
             return;
@@ -51,8 +62,60 @@ final class PartitionerCatalog {
         note(key);
         AlterStreamStatement as = compile(entry.ddl(), compiler);
         if (as != null) {
+            boolean converts = converts(as.stream());
             catalog.addStream(as.stream());
+            if (converts) {
+                conversions.put(key.name(), key.version());
+            }
         }
+    }
+
+    /**
+     * Once the node deployed its streams: a conversion that had not ended when it stopped goes on here (its
+     * statements wait, its partitions are cut after what it publishes: nothing, yet).
+     */
+    void resumeConversions() {
+        for (Map.Entry<String, Integer> c : conversions.entrySet()) {
+            catalog.stream(c.getKey()).ifPresent(s -> cluster.beginConversion(s, c.getValue()));
+        }
+    }
+
+    /** Whether {@code altered} gives a stream partitioned by one field its decider. */
+    private boolean converts(StreamDef altered) {
+        StreamDef before = catalog.stream(altered.name()).orElse(null);
+        return before != null && !before.decided() && altered.decided();
+    }
+
+    /**
+     * The stream's decider has the history of its tasks (its active copy here said so): the end of the conversion is
+     * written ({@code append}; another copy may write it too, harmlessly) and applied here. On the DDL thread.
+     */
+    void seeded(String stream, ToLongBiFunction<CatalogKey, String> append) {
+        Integer number = conversions.get(stream);
+        if (number == null) {
+            return;
+        }
+        append.applyAsLong(CatalogKey.streamConverted(stream), Integer.toString(number));
+        converted(stream);
+    }
+
+    /** The end of a conversion, written by another node. */
+    void followedConverted(CatalogKey key, String text) {
+        if (text != null) {
+            converted(key.name());
+        }
+    }
+
+    private void converted(String stream) {
+        if (conversions.remove(stream) != null) {
+            cluster.endConversion(stream);
+            LOG.info("stream={} has its decider: its tasks' history is in it", stream);
+        }
+    }
+
+    /** Whether the stream is still gaining its decider (a conversion began and did not end). */
+    boolean converting(String stream) {
+        return conversions.containsKey(stream);
     }
 
     /** A record another node wrote: the same change here, catalog and tasks. */
@@ -64,7 +127,7 @@ final class PartitionerCatalog {
         note(key);
         AlterStreamStatement as = compile(text, compiler);
         if (as != null) {
-            apply(as.stream(), as.partitioner(), as.dropsPartitioner());
+            apply(key, as.stream(), as.partitioner(), as.dropsPartitioner());
         }
     }
 
@@ -86,7 +149,7 @@ final class PartitionerCatalog {
                 Integer.MAX_VALUE));
         long offset = append.applyAsLong(key, as.ddl());
         note(key);
-        apply(altered, field, as.dropsPartitioner());
+        apply(key, altered, field, as.dropsPartitioner());
         return offset;
     }
 
@@ -97,6 +160,8 @@ final class PartitionerCatalog {
             keys.add(CatalogKey.streamPartitioner(stream, n));
         }
         records.remove(stream);
+        keys.add(CatalogKey.streamConverted(stream)); // a tombstone of a key never written is harmless
+        converted(stream); // its waiting statements go on, and find it dropped
         return keys;
     }
 
@@ -120,12 +185,20 @@ final class PartitionerCatalog {
         }
     }
 
-    private void apply(StreamDef altered, String field, boolean drop) {
+    private void apply(CatalogKey key, StreamDef altered, String field, boolean drop) {
+        boolean converts = converts(altered);
+        if (converts) {
+            cluster.streamPauses().pause(altered.name()); // before a statement sees the stream with its decider
+        }
         catalog.addStream(altered);
         if (drop) {
             cluster.dropPartitionerLocally(altered, field);
-        } else {
-            cluster.addPartitioner(altered, field);
+            return;
+        }
+        cluster.addPartitioner(altered, field);
+        if (converts) {
+            conversions.put(altered.name(), key.version());
+            cluster.beginConversion(altered, key.version());
         }
     }
 

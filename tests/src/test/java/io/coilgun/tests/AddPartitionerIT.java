@@ -130,9 +130,60 @@ class AddPartitionerIT {
             insert(c, List.of(last), oracle, false);
             try (Statement s = c.createStatement()) {
                 assertEquals(oracle.accepted.size(), ClusterIT.count(s, "SELECT SUM(n) FROM by_card"));
-                s.execute("CREATE STREAM single (id BIGINT, ts TIMESTAMP, card VARCHAR, shop VARCHAR) WITH "
-                        + "(partition_by = 'card')");
-                expectError(s, "ALTER STREAM single ADD PARTITION BY shop", "0A000");
+            }
+            c.close();
+        }
+    }
+
+    /**
+     * A stream created with one partition_by field gains a second: its tasks hand the history they judged to the
+     * stream's new decider (statements wait meanwhile, and go on to the decider), which fills the new partitioner;
+     * a retry of an event judged before is a duplicate after, and both partitionings count every event once.
+     */
+    @Test
+    void aStreamOfOneKeyGainsADecider() throws Exception {
+        Random rnd = new Random(41);
+        List<Sent> sent = events(rnd, 1500);
+        Oracle oracle = new Oracle();
+        try (TestNode node = new TestNode(dir)) {
+            Connection c = node.connect();
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device VARCHAR, "
+                        + "amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', partition_by = 'card', "
+                        + "partitions = 3, lateness = '3 seconds', late_events = 'clamp', backfill_horizon = '1 day')");
+                s.execute("CREATE METRIC by_card AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay GROUP BY card "
+                        + "OVER INFINITE");
+            }
+            insert(c, sent.subList(0, 700), oracle, false);
+            Connection other = node.connect();
+            CompletableFuture<Void> meanwhile = CompletableFuture.runAsync(() -> {
+                try {
+                    insert(other, sent.subList(700, 1000), oracle, false); // some wait for the decider
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try (Statement s = c.createStatement()) {
+                Thread.sleep(50);
+                s.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 2)");
+                meanwhile.get(120, TimeUnit.SECONDS);
+                other.close();
+                createOnceFilled(s, "CREATE METRIC by_device AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
+                        + "GROUP BY device OVER INFINITE WITH (backfill = 'all')");
+                awaitRunning(s, "by_device");
+                assertEquals(1, ClusterIT.count(s, "SELECT count(*) FROM coilgun.partitioners WHERE partitioner = "
+                        + "'device' AND added AND state = 'live'"));
+            }
+            insert(c, sent.subList(1000, 1250), oracle, true);
+            c.close();
+            node.restart();
+            c = node.connect();
+            insert(c, sent.subList(1250, sent.size()), oracle, true);
+            insert(c, sent.subList(0, 40), oracle, true); // retries of events judged before the decider existed
+            try (Statement s = c.createStatement()) {
+                long applied = oracle.accepted.size();
+                assertEquals(applied, ClusterIT.count(s, "SELECT SUM(n) FROM by_device"), "the count over devices");
+                assertEquals(applied, ClusterIT.count(s, "SELECT SUM(n) FROM by_card"), "the count over cards");
             }
             c.close();
         }

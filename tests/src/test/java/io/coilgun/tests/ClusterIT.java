@@ -14,20 +14,24 @@ import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cluster for real: a 3-broker KRaft Kafka and 3 Coilgun nodes, each a process, running the paper's topology: a
- * stream partitioned by card, merchant and device (its decider and three partitioner topics) with a metric on each;
- * device is added under load (ALTER STREAM … ADD PARTITION BY, filled from the decider's history) and its metric
- * filled from the whole history before the kills.
+ * stream partitioned by card, merchant and device (its decider and three partitioner topics) with a metric on each.
+ * The stream is created partitioned by card alone; merchant is added under load (ALTER STREAM … ADD PARTITION BY: the
+ * stream gains its decider, the card tasks hand it their history while every node's statements wait), then device
+ * (filled from the decider's history); each one's metric is filled from the whole history before the kills.
  * DDL on one node; clients on every node insert at a steady rate (each card, merchant and device by one client, in
  * order, so every RETURNING row has one exact expected value: the key's count and sum so far); a failed statement is
  * retried with the same event id until it is accepted; one in 30 is two hours late (`late_events = 'drop'`, lateness
@@ -66,8 +70,11 @@ class ClusterIT {
     /** Per card: m_n - m2_n, the same on every answer once m2 started. */
     final Map<String, Long> m2Delta = new ConcurrentHashMap<>();
     final AtomicLong m2Checked = new AtomicLong();
-    /** Whether md (on the device partitioner added under load) runs: its RETURNING values are checked from then on. */
-    final AtomicBoolean deviceLive = new AtomicBoolean();
+    /**
+     * How many partitioners' metrics run (m; mm on merchant, md on device, both added under load): their RETURNING
+     * values are checked from then on.
+     */
+    final AtomicInteger liveKeys = new AtomicInteger(1);
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
@@ -79,15 +86,13 @@ class ClusterIT {
                 c.startNode(n);
             }
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
-                // device is added later, under load (ALTER STREAM … ADD PARTITION BY): the decider holds the history
+                // merchant and device are added later, under load (ALTER STREAM … ADD PARTITION BY)
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device "
-                        + "VARCHAR, amount DOUBLE) WITH (event_id = 'id', partition_by = 'card, merchant', "
+                        + "VARCHAR, amount DOUBLE) WITH (event_id = 'id', partition_by = 'card', "
                         + "partitions = 4, replicas = 2, lateness = '1 hour', late_events = 'drop', "
                         + "backfill_horizon = '1 day')");
-                for (String[] k : new String[][] {KEYS[0], KEYS[1]}) {
-                    st.execute("CREATE METRIC " + k[1] + " AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay "
-                            + "GROUP BY " + k[0] + " OVER SLIDING 30 DAYS");
-                }
+                st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
             }
             phase(t0, "3 nodes up, the stream and the metric made");
             for (String n : List.of("n2", "n3")) {
@@ -123,7 +128,9 @@ class ClusterIT {
             phase(t0, "the clients started");
             awaitEveryCardAnsweredAfter(0);
             phase(t0, "every card answered once");
-            addDevicePartitioner(c.port("n1"));
+            addPartitioner(c.port("n1"), 1);
+            phase(t0, "merchant added (the stream has its decider), its metric filled from history");
+            addPartitioner(c.port("n2"), 2);
             phase(t0, "device added, filled, its metric filled from history");
             awaitSettled(c, null); // the young cluster's first moves are over: nothing fails over meanwhile
             phase(t0, "settled");
@@ -364,7 +371,7 @@ class ClusterIT {
                     if (conn == null) {
                         conn = connect(cluster[0].port(on));
                     }
-                    boolean deviceChecked = deviceLive.get(); // md ran when the statement was sent
+                    int checked = liveKeys.get(); // the metrics that ran when the statement was sent
                     Object[] row = insert(conn, id, time, keys, amount);
                     if (late) {
                         for (Object value : row) {
@@ -378,7 +385,7 @@ class ClusterIT {
                         break;
                     }
                     if (row[1] != null) { // null: a duplicate of an earlier attempt that was applied
-                        for (int k = 0; k < (deviceChecked ? KEYS.length : 2); k++) {
+                        for (int k = 0; k < checked; k++) {
                             long[] e = expected.get(keys[k]);
                             if (row[2 * k + 1] == null || ((Number) row[2 * k + 1]).longValue() != e[0] + 1
                                     || ((Number) row[2 * k]).doubleValue() != e[1] + amount) {
@@ -464,13 +471,13 @@ class ClusterIT {
                 for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
                     m2 |= rs.getMetaData().getColumnName(c).equals("m2_n");
                 }
-                boolean md = false;
+                Set<String> columns = new HashSet<>();
                 for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
-                    md |= rs.getMetaData().getColumnName(c).equals("md_n");
+                    columns.add(rs.getMetaData().getColumnName(c));
                 }
                 Object[] row = new Object[7];
                 for (int k = 0; k < KEYS.length; k++) {
-                    if (k < 2 || md) {
+                    if (columns.contains(KEYS[k][1] + "_n")) {
                         row[2 * k] = rs.getObject(KEYS[k][1] + "_total");
                         row[2 * k + 1] = rs.getObject(KEYS[k][1] + "_n");
                     }
@@ -482,18 +489,19 @@ class ClusterIT {
     }
 
     /**
-     * ALTER STREAM … ADD PARTITION BY device while the clients insert; once the decider filled it, its metric md is
-     * created filled from the whole history ({@code backfill = 'all'}); from the moment it runs, every RETURNING row
-     * must carry its exact values, through the kills below.
+     * ALTER STREAM … ADD PARTITION BY {@code KEYS[key]} while the clients insert (the first one added gives the stream
+     * its decider); once the decider filled it, its metric is created filled from the whole history ({@code backfill
+     * = 'all'}); from the moment it runs, every RETURNING row must carry its exact values, through the kills below.
      */
-    private void addDevicePartitioner(int port) throws Exception {
+    private void addPartitioner(int port, int key) throws Exception {
         try (Connection conn = connect(port); Statement st = conn.createStatement()) {
-            st.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 4)");
-            AddPartitionerIT.createOnceFilled(st, "CREATE METRIC md AS SELECT SUM(amount) AS total, COUNT(*) AS n "
-                    + "FROM pay GROUP BY device OVER SLIDING 30 DAYS WITH (backfill = 'all')");
-            AddPartitionerIT.awaitRunning(st, "md");
+            st.execute("ALTER STREAM pay ADD PARTITION BY " + KEYS[key][0] + " WITH (partitions = 4)");
+            AddPartitionerIT.createOnceFilled(st, "CREATE METRIC " + KEYS[key][1] + " AS SELECT SUM(amount) AS total, "
+                    + "COUNT(*) AS n FROM pay GROUP BY " + KEYS[key][0] + " OVER SLIDING 30 DAYS WITH (backfill = "
+                    + "'all')");
+            AddPartitionerIT.awaitRunning(st, KEYS[key][1]);
         }
-        deviceLive.set(true);
+        liveKeys.set(key + 1);
     }
 
     /** Waits until every card had an insert answered after {@code since}; how long after it the last one came. */

@@ -4,7 +4,8 @@ package io.coilgun.cluster.catalog;
  * The key of a record of the catalog topic: {@code stream:<name>} (its CREATE STREAM), {@code stream:<name>:v<n>}
  * (its ALTER STREAM to schema version n), {@code stream:<name>:options} (its latest ALTER STREAM … SET),
  * {@code stream:<name>:p<n>} (an ALTER STREAM … ADD or DROP PARTITION BY; n is random, so no record of one replaces
- * another's and they replay in the order written) or
+ * another's and they replay in the order written), {@code stream:<name>:converted} (a stream partitioned by one field
+ * that gained a partitioner has its decider: the value is the partitioner record's number) or
  * {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
  * metric's key is its DROP.
  *
@@ -14,13 +15,14 @@ package io.coilgun.cluster.catalog;
  */
 public record CatalogKey(Kind kind, String name, int version) {
     /** What a catalog record defines. */
-    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, METRIC }
+    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, STREAM_CONVERTED, METRIC }
 
     private static final String STREAM = "stream:";
     private static final String METRIC = "metric:";
     private static final String VERSION = ":v";
     private static final String OPTIONS = ":options";
     private static final String PARTITIONER = ":p";
+    private static final String CONVERTED = ":converted";
 
     public static CatalogKey stream(String name) {
         return new CatalogKey(Kind.STREAM, name, 0);
@@ -38,6 +40,10 @@ public record CatalogKey(Kind kind, String name, int version) {
         return new CatalogKey(Kind.STREAM_PARTITIONER, name, number);
     }
 
+    public static CatalogKey streamConverted(String name) {
+        return new CatalogKey(Kind.STREAM_CONVERTED, name, 0);
+    }
+
     public static CatalogKey metric(String name) {
         return new CatalogKey(Kind.METRIC, name, 0);
     }
@@ -49,6 +55,7 @@ public record CatalogKey(Kind kind, String name, int version) {
             case STREAM_VERSION -> STREAM + name + VERSION + version;
             case STREAM_OPTIONS -> STREAM + name + OPTIONS;
             case STREAM_PARTITIONER -> STREAM + name + PARTITIONER + version;
+            case STREAM_CONVERTED -> STREAM + name + CONVERTED;
             case METRIC -> METRIC + name;
         };
     }
@@ -64,6 +71,9 @@ public record CatalogKey(Kind kind, String name, int version) {
         String rest = text.substring(STREAM.length());
         if (rest.endsWith(OPTIONS)) {
             return streamOptions(rest.substring(0, rest.length() - OPTIONS.length()));
+        }
+        if (rest.endsWith(CONVERTED)) {
+            return streamConverted(rest.substring(0, rest.length() - CONVERTED.length()));
         }
         int p = rest.indexOf(PARTITIONER);
         if (p >= 0) {

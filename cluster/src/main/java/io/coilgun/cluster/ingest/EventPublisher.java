@@ -224,6 +224,28 @@ public final class EventPublisher {
     }
 
     /**
+     * Writes a cut marker ({@link KafkaHeaders#CUT}) to every partition of {@code topic}, after every event this
+     * node published there (one producer keeps them in order). Completes when Kafka has them all.
+     */
+    public CompletableFuture<Void> cut(String topic, int partitions, byte[] marker) {
+        List<CompletableFuture<Void>> sent = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add(KafkaHeaders.CUT, marker);
+            CompletableFuture<Void> ack = new CompletableFuture<>();
+            producer.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
+                if (e != null) {
+                    ack.completeExceptionally(e);
+                } else {
+                    ack.complete(null);
+                }
+            });
+            sent.add(ack);
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+    }
+
+    /**
      * Fails a statement at once, before anything is published, when one of its rows goes to a stopped task: its
      * reply would never come.
      *

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): assigns the ids of
@@ -26,15 +27,20 @@ public final class IngestService {
     /** How many rounds of probes a statement may take when its rows keep looking late (a fast-moving stream). */
     private static final int MAX_PROBE_ROUNDS = 3;
 
+    /** How long a statement waits for a stream that is gaining a decider ({@link StreamPauses}). */
+    private static final long PAUSE_WAIT_MS = Long.getLong("coilgun.conversionWaitMs", 120_000);
+
     private final Catalog catalog;
     private final EventPublisher publisher;
+    private final StreamPauses pauses;
     private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
     /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
     private final Map<String, Set<CompletableFuture<Ingested>>> inflight = new ConcurrentHashMap<>();
 
-    public IngestService(Catalog catalog, EventPublisher publisher) {
+    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses) {
         this.catalog = catalog;
         this.publisher = publisher;
+        this.pauses = pauses;
     }
 
     /** What became of a row. */
@@ -92,12 +98,20 @@ public final class IngestService {
         List<CompletableFuture<List<Reply>>> pending;
         LateEventException late = null;
         synchronized (publisher.ingestLock(stream.name())) {
-            if (catalog.stream(stream.name()).isEmpty()) {
+            StreamDef current = catalog.stream(stream.name()).orElse(null);
+            if (current == null) {
                 result.completeExceptionally(dropped(stream.name()));
                 return;
             }
+            if (pauses.paused(stream.name())) {
+                waitForDecider(stream, codec, rows, assignedIds, excluded, round, result);
+                return;
+            }
+            // a statement made before the stream gained a partitioner goes where its events go now (the codec stays
+            // the statement's: columns are only ever added)
+            StreamDef routed = current.partitionBy().equals(stream.partitionBy()) ? stream : current;
             try {
-                pending = publisher.publishAll(stream, codec, rows, assignedIds, excluded);
+                pending = publisher.publishAll(routed, codec, rows, assignedIds, excluded);
             } catch (LateEventException e) {
                 late = e;
                 pending = null;
@@ -137,6 +151,23 @@ public final class IngestService {
             } else {
                 result.complete(r);
             }
+        });
+    }
+
+    /**
+     * The stream is gaining a decider: the statement publishes once it takes events again, to the stream as it is
+     * then (its events go to the decider), or fails (55P03) if that takes longer than the wait allows.
+     */
+    private void waitForDecider(StreamDef stream, EventCodec codec, List<Object[]> rows, long[] assignedIds,
+            boolean[] excluded, int round, CompletableFuture<Ingested> result) {
+        pauses.resumed(stream.name()).orTimeout(PAUSE_WAIT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(new CoilgunException(SqlState.LOCK_NOT_AVAILABLE, "stream \""
+                        + stream.name() + "\" is gaining a partitioner (ALTER STREAM … ADD PARTITION BY) and takes no "
+                        + "events until its history is handed to its decider; nothing was applied, try again later"));
+                return;
+            }
+            publish(stream, codec, rows, assignedIds, excluded, round, result);
         });
     }
 
@@ -183,6 +214,7 @@ public final class IngestService {
                 case LATE, INVALID, FAILED -> throw new RowRejectedException(r.status() == ReplyStatus.LATE
                         ? SqlState.DATETIME_FIELD_OVERFLOW : r.status() == ReplyStatus.INVALID ? SqlState.DATA_EXCEPTION
                         : SqlState.INTERNAL_ERROR, r.message(), index, count);
+                case RETRY -> throw new RowRejectedException(SqlState.SERIALIZATION_FAILURE, r.message(), index, count);
                 case DUPLICATE -> outcome = Outcome.DUPLICATE;
                 case DROPPED -> outcome = outcome == Outcome.DUPLICATE ? outcome : Outcome.DROPPED;
                 default -> metrics.putAll(r.metrics());

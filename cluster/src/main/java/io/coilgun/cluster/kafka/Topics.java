@@ -36,6 +36,14 @@ public final class Topics {
 
     private static final String DECIDER = "-decide";
 
+    /**
+     * Where the tasks of a stream partitioned by one field hand their history to the stream's new decider when it
+     * gains a partitioner (one partition per task), under a name no field has; deleted once the decider took it.
+     */
+    public static String seed(String stream) {
+        return STREAM + stream + ".-seed";
+    }
+
     /** The partitioner topic of a stream's top-level group-by field: events keyed by that field. */
     public static String partitioner(String stream, String field) {
         return STREAM + stream + "." + field;

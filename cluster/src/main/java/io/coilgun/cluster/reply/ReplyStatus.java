@@ -8,7 +8,12 @@ public enum ReplyStatus {
     /** The event id was already accepted (within the dedup horizon): not counted again. */
     DUPLICATE,
     /** The answer to a probe whose event id was not accepted within the dedup horizon (nothing was applied). */
-    NOT_DUPLICATE;
+    NOT_DUPLICATE,
+    /**
+     * Not applied: the stream was gaining a decider and the event came to a task past its cut (a front end that did
+     * not know yet); sent again, it goes to the decider.
+     */
+    RETRY;
 
     static ReplyStatus of(int ordinal) {
         return values()[ordinal];

@@ -17,6 +17,7 @@ import io.coilgun.planner.plan.TaskPlan;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -88,6 +89,10 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskRole role = TaskRole.ACTIVE;
     /** A decider's forwards to the partitioner topics ({@link Forwarder}); null for every other task. */
     private Forwarder forwarder;
+    /** A new decider's intake of the history judged before it existed ({@link Seeding}); null for other tasks. */
+    private Seeding seeding;
+    /** A partitioner task's cut when its stream gains a decider ({@link StreamCut}); null for a decider. */
+    private StreamCut cut;
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -132,6 +137,20 @@ public final class TaskProcessor implements AutoCloseable {
         this.forwarder = f;
         f.opened(plan, stream);
         plan.decider();
+    }
+
+    /** Makes this task a decider that may have to take the history of a stream that had none ({@link Seeding}). */
+    public void seeding(Seeding s) {
+        this.seeding = s;
+        s.opened(plan);
+    }
+
+    /**
+     * Lets this partitioner task cut over to a decider its stream gains ({@link StreamCut}): its history goes through
+     * {@code sender}; {@code converting} says whether the decider still waits for it.
+     */
+    public void cut(Forwarder.Sender sender, BooleanSupplier converting) {
+        this.cut = new StreamCut(sender, id, converting);
     }
 
     private void planChanged() {
@@ -193,6 +212,7 @@ public final class TaskProcessor implements AutoCloseable {
             replies.forgetKept();
         }
         this.role = role;
+        roleChanged();
     }
 
     /**
@@ -203,9 +223,28 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public int promote(long committed) {
         int sent = forwarder == null ? replies.promote(committed, null)
-                : forwarder.takeOver(plan, stream, committed, replies, this::checkpointNow);
+                : forwarder.takeOver(plan, stream, seeding == null ? committed : seeding.forwardsFrom(committed, plan),
+                        replies, this::checkpointNow);
         this.role = TaskRole.ACTIVE;
+        roleChanged();
         return sent;
+    }
+
+    /** A replica writes no history for a new decider; an active copy past its cut that should, does. */
+    private void roleChanged() {
+        if (state == TaskState.FAILED) {
+            return;
+        }
+        if (role != TaskRole.ACTIVE) {
+            if (cut != null) {
+                cut.stopWriting();
+            }
+            if (seeding != null) {
+                seeding.stopMerge();
+            }
+        } else if (cut != null) {
+            cut.resume(plan, stream.name());
+        }
     }
 
     /** Checkpoints now (a decider taking over, before it sends its forwards again). */
@@ -264,7 +303,12 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Whether a metric of this task is being filled from history ({@link #backfill}). */
     public boolean hasBackfillWork() {
-        return state != TaskState.FAILED && (plan.hasBackfillWork() || fillsPartitioners());
+        return state != TaskState.FAILED && (plan.hasBackfillWork() || fillsPartitioners() || seedWork());
+    }
+
+    /** Whether the active copy writes its history for a new decider, or the new decider has the history to merge. */
+    private boolean seedWork() {
+        return role == TaskRole.ACTIVE && (cut != null && cut.writing() || seeding != null && seeding.turnDue());
     }
 
     /** Whether one of the task's metrics is being filled from history (not a replay), or an added partitioner. */
@@ -274,7 +318,8 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Whether this is the active decider of a stream with a partitioner added and not filled yet. */
     private boolean fillsPartitioners() {
-        return forwarder != null && role == TaskRole.ACTIVE && forwarder.filling();
+        return forwarder != null && role == TaskRole.ACTIVE && forwarder.filling()
+                && (seeding == null || !seeding.waiting());
     }
 
     /**
@@ -288,6 +333,13 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             dirty = true; // the backfill's rows go with the next checkpoint
+            if (seedWork()) {
+                if (cut != null) {
+                    cut.step(deadlineNanos);
+                } else {
+                    seeding.activeTurn(stream);
+                }
+            }
             if (fillsPartitioners()) {
                 forwarder.fill(plan, stream, deadlineNanos);
             }
@@ -367,6 +419,15 @@ public final class TaskProcessor implements AutoCloseable {
         if (start != null) {
             return startMetric(record, new String(start.value(), StandardCharsets.UTF_8));
         }
+        if (seeding != null && Seeding.isRecord(record.headers())) {
+            return seeded(record);
+        }
+        if (cut != null && StreamCut.isMarker(record.headers())) {
+            cut.marker(record, plan, role == TaskRole.ACTIVE, stream.name());
+            plan.skip(offset);
+            dirty = true;
+            return false;
+        }
         if (forwarder != null && Forwarder.isMarker(record)) {
             try {
                 forwarder.marker(record, plan, stream, role == TaskRole.ACTIVE);
@@ -409,6 +470,12 @@ public final class TaskProcessor implements AutoCloseable {
                 plan.processDecided(record.value(), offset, decision, results);
                 clock.streamTime(plan.streamTime());
                 status = ReplyStatus.APPLIED;
+            } else if (plan.isCut() || seeding != null && seeding.waiting()) {
+                // published by a front end that did not know the stream is gaining a decider (see StreamCut)
+                status = ReplyStatus.RETRY;
+                message = "stream \"" + stream.name() + "\" is gaining a partitioner (ALTER STREAM … ADD PARTITION "
+                        + "BY): the event was not applied; send it again";
+                plan.skip(offset);
             } else {
                 status = ReplyStatus.of(plan.process(record.value(), offset, results));
                 clock.streamTime(plan.streamTime());
@@ -448,6 +515,22 @@ public final class TaskProcessor implements AutoCloseable {
             reply(record, ReplyStatus.FAILED, "the event was applied by task " + id
                     + ", but its reply could not be built: " + t);
         }
+        return false;
+    }
+
+    /** A record of the history a new decider takes before it decides ({@link Seeding}): applied, never answered. */
+    private boolean seeded(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            seeding.take(record, plan, stream, role == TaskRole.ACTIVE);
+        } catch (Throwable t) {
+            TaskFailurePolicy.rethrowIfFatal(t);
+            LOG.error("task={} offset={} failed on the history it takes: rolling back to its last checkpoint", id,
+                    record.offset(), t);
+            failures.failed(t, System.currentTimeMillis());
+            reopen();
+            return true;
+        }
+        dirty = true;
         return false;
     }
 
@@ -556,6 +639,15 @@ public final class TaskProcessor implements AutoCloseable {
             if (forwarder != null) {
                 plan.decider();
                 forwarder.opened(plan, stream);
+            }
+            if (seeding != null) {
+                seeding.opened(plan);
+            }
+            if (cut != null) {
+                cut.stopWriting();
+                if (role == TaskRole.ACTIVE) {
+                    cut.resume(plan, stream.name());
+                }
             }
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);
@@ -671,6 +763,9 @@ public final class TaskProcessor implements AutoCloseable {
         try {
             if (forwarder != null && dirty) {
                 forwarder.awaitSent(); // its last checkpoint covers every decision, forwarded
+            }
+            if (seeding != null) {
+                seeding.stopMerge();
             }
             checkpointIfDirty();
         } finally {

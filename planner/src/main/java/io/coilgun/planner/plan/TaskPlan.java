@@ -47,6 +47,8 @@ public final class TaskPlan implements AutoCloseable {
     private static final byte[] META_RESERVOIR = "m\0reservoir".getBytes(StandardCharsets.UTF_8);
     /** The last decision applied ({@link #processDecided}), with the checkpoint. */
     private static final byte[] META_DECISION = "m\0decision".getBytes(StandardCharsets.UTF_8);
+    /** Set once a task of a stream that gained a decider stopped judging its own events ({@link #cut}). */
+    private static final byte[] META_CUT = "m\0cut".getBytes(StandardCharsets.UTF_8);
     /** How many failed events a task remembers (the oldest go first). */
     static final int MAX_FAILED_EVENTS = FailedEvents.MAX;
 
@@ -70,6 +72,8 @@ public final class TaskPlan implements AutoCloseable {
     private long historyHeldFrom = Long.MAX_VALUE;
     /** The offset, in the stream's decision log, of the last decided event applied; -1 before the first. */
     private long lastDecision;
+    /** Whether the task reached its cut ({@link #cut}). */
+    private boolean cut;
     /** The id the front end assigned to the last event processed (streams without an event_id column). */
     private long assignedId;
     /** The payload of the last event accepted, with its final time (clamped or not). */
@@ -91,9 +95,10 @@ public final class TaskPlan implements AutoCloseable {
         this.lastOffset = lastOffset;
         byte[] decision = store.get(META_DECISION);
         this.lastDecision = decision == null ? -1 : ByteBuffer.wrap(decision).getLong();
+        this.cut = store.get(META_CUT) != null;
         this.shared = new SharedOperators(stream);
         registerSchemas(stream);
-        if (stream.eventIdIndex() >= 0 && !stream.decided()) {
+        if (stream.eventIdIndex() >= 0 && (!stream.decided() || judgesUntilCut())) {
             openDuplicates();
         }
         this.failedEvents = new FailedEvents(store);
@@ -530,6 +535,51 @@ public final class TaskPlan implements AutoCloseable {
         if (duplicates == null && stream.eventIdIndex() >= 0) {
             openDuplicates();
         }
+    }
+
+    /**
+     * Whether this is a task of a stream that gained a decider ({@code ALTER STREAM … ADD PARTITION BY} on a stream
+     * partitioned by one field) that has not reached its cut yet: it still judges the events published before it.
+     */
+    private boolean judgesUntilCut() {
+        return store.familyNames().contains(DuplicateIndex.FAMILY) && store.get(META_CUT) == null;
+    }
+
+    /**
+     * The stream gained a decider and this task reached the cut in its partition: from here on it applies only what
+     * the decider decided ({@link #processDecided}); its dedup index is no longer read or kept.
+     */
+    public void cut() {
+        store.put(META_CUT, new byte[] {1});
+        cut = true;
+        if (duplicates != null) {
+            duplicates.close();
+            duplicates = null;
+        }
+    }
+
+    /** Whether this task reached its cut ({@link #cut}). */
+    public boolean isCut() {
+        return cut;
+    }
+
+    /**
+     * A decider taking the history of the tasks that judged the stream's events before it existed (a stream
+     * partitioned by one field gaining a partitioner): the event at {@code offset} of the decision log was accepted
+     * there at its time, and is taken as accepted, into the reservoir and the dedup index. Events come in time
+     * order, so none is late here.
+     */
+    public void processSeeded(byte[] payload, long offset) {
+        EventView event = shared.arrived(payload);
+        long eventTime = event.getLong(stream.eventTimeIndex());
+        long streamTime = reservoir.streamTime();
+        if (streamTime != NO_TIME && eventTime < streamTime - stream.latenessMicros()) {
+            throw new IllegalStateException("seeded event at " + eventTime + " (offset " + offset
+                    + ") is behind the decider's horizon " + (streamTime - stream.latenessMicros()));
+        }
+        lastOffset = offset;
+        assignedId = event.assignedId();
+        accept(event, payload, offset, eventTime, boxed(resultWidth()));
     }
 
     /** Opens the dedup index; a task from before the index existed fills it once from its reservoir. */

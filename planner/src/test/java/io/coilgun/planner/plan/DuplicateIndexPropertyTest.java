@@ -124,7 +124,9 @@ class DuplicateIndexPropertyTest {
         }
         if (seen != null) { // what the index's fields said along the way (null: they could not be read)
             assertTrue(bound == 0 ? seen[0] > 0 : seen[1] > 0, "the bounded path was taken: " + seen[0]
-                    + " samples saturated, " + seen[1] + " with untracked ids, of " + seen[2]);
+                    + " samples saturated, " + seen[1] + " with untracked ids, of " + seen[2] + " (ids "
+                    + ID_TYPES[idType] + ", horizon " + horizon + "us, grid " + grid + ", window " + windowChoice
+                    + ", seed " + seed + ")");
         }
     }
 
@@ -382,6 +384,9 @@ class DuplicateIndexPropertyTest {
                 boolean inSync = next == partition.size();
                 // (opening a task is most of a try's time: a few restarts and crashes per try)
                 int action = rnd.nextInt(1000);
+                if (!bounds.isEmpty() && next == EVENTS / 2 && inSync) {
+                    action = 9; // the bounded paths are met at least once: a restart with a full index
+                }
                 if (action < 8) {
                     plan.checkpoint();
                     checkpointed = next - 1;

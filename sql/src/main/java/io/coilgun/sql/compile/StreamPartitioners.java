@@ -13,9 +13,9 @@ import org.apache.calcite.sql.SqlNode;
 /**
  * {@code ALTER STREAM name ADD PARTITION BY field [WITH (partitions = n)]} and {@code ALTER STREAM name DROP
  * PARTITION BY field}: a partitioner topic added to a stream (its tasks filled from the history its decider holds,
- * then live) or dropped (when no metric runs on it). Only a stream with a decider (partitioned by several fields)
- * takes them: the decider is what decides each event once for every partitioning, and what holds the history in the
- * order it decided.
+ * then live) or dropped (when no metric runs on it). A stream partitioned by one field gains a decider with its
+ * second (it decides each event once for every partitioning and holds the history in the order it decided: its
+ * tasks hand theirs over first); a stream keeps at least two.
  */
 final class StreamPartitioners {
     private StreamPartitioners() {
@@ -43,12 +43,6 @@ final class StreamPartitioners {
                 }
             }
             return new AlterStreamStatement(stream.withoutPartitioner(field), ddl, false, field, true);
-        }
-        if (!stream.decided()) {
-            throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "stream \"" + stream.name() + "\" is partitioned by one "
-                    + "field (" + stream.partitionBy().get(0) + "): a partitioner can be added only to a stream "
-                    + "created with several partition_by fields, whose decider holds the history in the order it "
-                    + "decided", node.partitioner());
         }
         if (partitioner) {
             throw sql.error(SqlState.DUPLICATE_OBJECT, "stream \"" + stream.name() + "\" is already partitioned by \""

@@ -368,8 +368,11 @@ class StatementCompilerTest {
         error("ALTER STREAM pay ADD PARTITION BY dev WITH (partitions = 0)", "22023");
         catalog.addStream(((CreateStreamStatement) compile("CREATE STREAM single (t TIMESTAMP, card TEXT, shop TEXT) "
                 + "WITH (partition_by = 'card')")).stream());
-        CoilgunException oneKey = error("ALTER STREAM single ADD PARTITION BY shop", "0A000");
-        assertTrue(oneKey.getMessage().contains("partitioned by one field"), oneKey.getMessage());
+        AlterStreamStatement converts = (AlterStreamStatement) compile("ALTER STREAM single ADD PARTITION BY shop");
+        assertEquals(List.of("card", "shop"), converts.stream().partitionBy(), "a stream of one key gains a decider");
+        assertTrue(converts.stream().decided());
+        assertEquals(List.of("shop"), converts.stream().addedPartitionBy());
+        error("ALTER STREAM single DROP PARTITION BY card", "0A000");
         catalog.addStream(add.stream());
         AlterStreamStatement drop = (AlterStreamStatement) compile("ALTER STREAM pay DROP PARTITION BY shop");
         assertTrue(drop.dropsPartitioner());
