@@ -147,7 +147,7 @@ public final class ClusterNode implements AutoCloseable {
         TaskReads reads = new TaskReads(peers, tasks);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
-        this.conversions = new StreamConversions(config.nodeId(), admin, publisher, tasks::view);
+        this.conversions = new StreamConversions(config.nodeId(), publisher, tasks::view);
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
                 router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
@@ -349,6 +349,9 @@ public final class ClusterNode implements AutoCloseable {
      * node published ({@link StreamConversions}). Blocking.
      */
     public void beginConversion(StreamDef converted, int number) {
+        // the seed topic before the decider that reads it and the markers after which the tasks write to it
+        admin.ensureTopic(Topics.seed(converted.name()), converted.partitions(converted.partitionBy().get(0)),
+                Map.of());
         TaskId decider = TaskId.decider(converted);
         admin.ensureTopic(decider.topic(), 1, Map.of());
         producer.partitionsFor(decider.topic());

@@ -92,8 +92,8 @@ final class StatusPublisher implements AutoCloseable {
                     long lagMs = lag > 0 && t.lastRecordTimestamp() > 0 ? now - t.lastRecordTimestamp() : 0;
                     synchronized (copies) {
                         copies.add(new NodeStatus.TaskCopy(t.id().toString(), lowerCase(t.role().name()), u.name(),
-                                t.nextOffset(), lag, lagMs, t.streamTime(), lowerCase(t.state().name()), 0, -1, -1,
-                                t.backfillProgress()));
+                                t.nextOffset(), lag, lagMs, t.streamTime(), lowerCase(t.state().name()),
+                                t.backfillProgress(), t.metricNames()));
                     }
                 }
             }));

@@ -4,7 +4,6 @@ import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.ingest.StreamPauses;
 import io.coilgun.cluster.kafka.KafkaHeaders;
-import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.planner.model.StreamDef;
 import java.util.Map;
@@ -35,7 +34,6 @@ final class StreamConversions implements AutoCloseable {
     }
 
     private final String nodeId;
-    private final TopicAdmin admin;
     private final EventPublisher publisher;
     private final StreamPauses pauses = new StreamPauses();
     private final Supplier<ClusterView> view;
@@ -47,9 +45,8 @@ final class StreamConversions implements AutoCloseable {
     });
     private volatile Consumer<String> onSeeded = s -> { };
 
-    StreamConversions(String nodeId, TopicAdmin admin, EventPublisher publisher, Supplier<ClusterView> view) {
+    StreamConversions(String nodeId, EventPublisher publisher, Supplier<ClusterView> view) {
         this.nodeId = nodeId;
-        this.admin = admin;
         this.publisher = publisher;
         this.view = view;
         timer.scheduleWithFixedDelay(this::cutForLeftNodes, RECUT_MS, RECUT_MS, TimeUnit.MILLISECONDS);
@@ -70,14 +67,13 @@ final class StreamConversions implements AutoCloseable {
 
     /**
      * The stream (as converted: several partition_by fields) is gaining its decider: statements wait from now on,
-     * then this node cuts the first partitioner's topic after what it published. Blocking (Kafka round trips).
+     * then this node cuts the first partitioner's topic after what it published (its seed topic exists). Blocking.
      */
     void begin(StreamDef stream, int number) {
         pauses.pause(stream.name());
         synchronized (publisher.ingestLock(stream.name())) {
             // a statement publishing now finishes first; none publishes after (they see the pause)
         }
-        admin.ensureTopic(Topics.seed(stream.name()), firstPartitions(stream), Map.of());
         Set<String> nodes = new TreeSet<>();
         nodes.add(nodeId);
         for (ClusterView.Member m : view.get().members().values()) {

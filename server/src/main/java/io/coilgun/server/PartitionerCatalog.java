@@ -167,7 +167,7 @@ final class PartitionerCatalog {
 
     /**
      * Refuses (55000) a metric on an added partitioner that is not filled yet, or whose fill this node cannot see
-     * (the decider's active copy said nothing yet).
+     * (the decider's active copy said nothing yet, or nothing of this partitioner).
      */
     void checkFilled(StreamDef stream, String field) {
         if (!stream.addedPartitionBy().contains(field)) {
@@ -176,7 +176,8 @@ final class PartitionerCatalog {
         List<String> fills = DeciderFills.progress(cluster, stream);
         String entry = fills == null ? null : fills.stream().filter(f -> f.startsWith("+" + field + ":")).findFirst()
                 .orElse(null);
-        if (fills == null || entry != null) {
+        // live only when the decider says so: a report from before the ALTER does not name the partitioner at all
+        if (fills == null || !fills.contains("=" + field)) {
             String progress = entry == null ? "" : " (" + entry.split(":")[1] + " of about " + entry.split(":")[2]
                     + " events forwarded)";
             throw new CoilgunException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "partition_by field \"" + field

@@ -287,10 +287,11 @@ public final class TaskAssignor {
                 promote = replicas.get(t).get(0); // no unit has room: a replica leads over its budget
                 warmingUp.add(t); // for now: the next probe places it again
             }
-            if (promote == null && leavesADrainingUnit(t)) {
-                // Replica first, for an active whose node stops, when its replicas' units have no room: a hot
-                // replica leads over its budget rather than a unit with room that would open the task and catch up;
-                // that unit gets a warm-up copy, and the active moves on once a copy with room caught up.
+            if (promote == null) {
+                // Replica first, for an active whose node stops or died, when its replicas' units have no room: a
+                // hot replica leads over its budget rather than a unit with room that would open the task and catch
+                // up (replay it all, answering nothing meanwhile); that unit gets a warm-up copy, and the active moves
+                // on once a copy with room caught up.
                 for (String m : replicas.get(t)) {
                     if (!draining(m) && (promote == null || actives.load(m) < actives.load(promote))) {
                         promote = m;
@@ -377,12 +378,6 @@ public final class TaskAssignor {
         boolean holdsRunningCopy(TaskId t, String m) {
             UnitInfo.Held h = byMember.get(m).held(t);
             return h != null && h.role() != TaskRole.STALE;
-        }
-
-        /** Whether {@code t}'s active is on a unit that drains (it must move; a dead one is no holder). */
-        boolean leavesADrainingUnit(TaskId t) {
-            List<UnitInfo> leaders = holders(t, TaskRole.ACTIVE);
-            return !leaders.isEmpty() && leaders.stream().allMatch(UnitInfo::draining);
         }
 
         boolean anyFits(TaskId t) {

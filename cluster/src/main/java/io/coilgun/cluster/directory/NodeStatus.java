@@ -30,20 +30,30 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
      */
     public record TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
             long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds,
-            List<String> backfills) {
+            List<String> backfills, List<String> metrics) {
         public TaskCopy {
             backfills = List.copyOf(backfills);
+            metrics = List.copyOf(metrics);
+        }
+
+        /**
+         * @param backfills the fills of metrics from history under way, {@code metric:applied:total:elapsedMs}
+         * @param metrics the metrics the copy runs or fills (a metric it has not started is in neither list)
+         */
+        public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
+                long streamTime, String state, List<String> backfills, List<String> metrics) {
+            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1, backfills, metrics);
         }
 
         public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
                 long streamTime, String state) {
-            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1, List.of());
+            this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, 0, -1, -1, List.of(), List.of());
         }
 
         public TaskCopy(String task, String role, String unit, long nextOffset, long lag, long lagMs,
                 long streamTime, String state, long copiedBytes, long copyBytes, long copyEtaSeconds) {
             this(task, role, unit, nextOffset, lag, lagMs, streamTime, state, copiedBytes, copyBytes, copyEtaSeconds,
-                    List.of());
+                    List.of(), List.of());
         }
     }
 
@@ -64,7 +74,8 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                     .append('\t').append(t.nextOffset()).append('\t').append(t.lag()).append('\t').append(t.lagMs())
                     .append('\t').append(t.streamTime()).append('\t').append(t.state()).append('\t')
                     .append(t.copiedBytes()).append('\t').append(t.copyBytes()).append('\t').append(t.copyEtaSeconds())
-                    .append('\t').append(String.join(",", t.backfills())).append('\n');
+                    .append('\t').append(String.join(",", t.backfills())).append('\t')
+                    .append(String.join(",", t.metrics())).append('\n');
         }
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -108,7 +119,8 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                                 Long.parseLong(f[5]), Long.parseLong(f[6]), f[7],
                                 f.length > 10 ? Long.parseLong(f[8]) : 0, f.length > 10 ? Long.parseLong(f[9]) : -1,
                                 f.length > 10 ? Long.parseLong(f[10]) : -1,
-                                f.length > 11 && !f[11].isEmpty() ? List.of(f[11].split(",")) : List.of()));
+                                f.length > 11 && !f[11].isEmpty() ? List.of(f[11].split(",")) : List.of(),
+                                f.length > 12 && !f[12].isEmpty() ? List.of(f[12].split(",")) : List.of()));
                     }
                     default -> {
                         // a field of a later version

@@ -279,7 +279,7 @@ final class PartitionerFills {
     /**
      * The fills under way, each {@code +field:forwarded:total:elapsedMs} (the {@code +} sets them apart from metric
      * backfills); a live one until Kafka acknowledged its last forward ({@code acknowledgedThrough}: every forward up
-     * to that number is).
+     * to that number is), then {@code =field}.
      */
     List<String> progress(long acknowledgedThrough) {
         List<String> out = new ArrayList<>();
@@ -289,6 +289,8 @@ final class PartitionerFills {
                 long total = f.live() ? f.forwarded : f.forwarded + (f.pass == null ? 0 : f.pass.estimatedEvents());
                 out.add("+" + f.field + ":" + f.forwarded + ":" + Math.max(total, f.forwarded) + ":"
                         + (now - f.began));
+            } else {
+                out.add("=" + f.field); // said, so that a report from before the partitioner existed reads unknown
             }
         }
         return out;

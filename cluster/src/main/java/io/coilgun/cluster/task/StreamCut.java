@@ -30,6 +30,8 @@ final class StreamCut {
     /** Whether the stream is still converting (its new decider has not taken every task's history). */
     private final BooleanSupplier converting;
     private SeedWriter writer;
+    /** Whether this copy wrote its whole history (another copy's attempt may have, too). */
+    private boolean written;
 
     StreamCut(Forwarder.Sender sender, TaskId id, BooleanSupplier converting) {
         this.sender = sender;
@@ -41,8 +43,8 @@ final class StreamCut {
         return headers.lastHeader(KafkaHeaders.CUT) != null;
     }
 
-    /** Takes a cut marker (every copy); the active copy starts handing its history over when this one cuts. */
-    void marker(ConsumerRecord<byte[], byte[]> record, TaskPlan plan, boolean active, String stream) {
+    /** Takes a cut marker (every copy); the active copy hands its history over once this one cuts ({@link #due}). */
+    void marker(ConsumerRecord<byte[], byte[]> record, TaskPlan plan) {
         if (plan.isCut()) {
             return;
         }
@@ -58,9 +60,6 @@ final class StreamCut {
         seen.add(marker[1]);
         if (seen.containsAll(expected)) {
             plan.cut();
-            if (active) {
-                startWriting(plan, stream);
-            }
         } else {
             plan.meta(STATE, (marker[0] + "|" + String.join(",", expected) + "|" + String.join(",", seen))
                     .getBytes(StandardCharsets.UTF_8));
@@ -72,28 +71,21 @@ final class StreamCut {
     }
 
     /**
-     * An active copy past its cut while the decider waits for the history (one that took over, or reopened at a
-     * checkpoint after the cut) writes it again.
+     * Whether the active copy has history to write: it is past its cut and the decider waits for it, and this copy
+     * has not written it all (one that took over, restarted or reopened writes it again; the decider takes one).
      */
-    void resume(TaskPlan plan, String stream) {
-        if (plan.isCut() && writer == null && converting.getAsBoolean()) {
-            startWriting(plan, stream);
+    boolean due(TaskPlan plan) {
+        return writer != null || !written && plan.isCut() && converting.getAsBoolean();
+    }
+
+    /** The active copy writes history until {@code deadlineNanos}; done once all of it is in Kafka. */
+    void step(TaskPlan plan, String stream, long deadlineNanos) {
+        if (writer == null) {
+            writer = new SeedWriter(sender, Topics.seed(stream), id.partition(), plan.reservoir());
         }
-    }
-
-    private void startWriting(TaskPlan plan, String stream) {
-        writer = new SeedWriter(sender, Topics.seed(stream), id.partition(), plan.reservoir());
-    }
-
-    /** Whether the history is being written. */
-    boolean writing() {
-        return writer != null;
-    }
-
-    /** Writes history until {@code deadlineNanos}; done once all of it is in Kafka. */
-    void step(long deadlineNanos) {
-        if (writer != null && writer.step(deadlineNanos)) {
+        if (writer.step(deadlineNanos)) {
             writer = null;
+            written = true;
         }
     }
 

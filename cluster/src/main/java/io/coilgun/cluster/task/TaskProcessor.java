@@ -230,7 +230,7 @@ public final class TaskProcessor implements AutoCloseable {
         return sent;
     }
 
-    /** A replica writes no history for a new decider; an active copy past its cut that should, does. */
+    /** A replica neither writes its history for a new decider nor merges the histories (its active does). */
     private void roleChanged() {
         if (state == TaskState.FAILED) {
             return;
@@ -242,8 +242,6 @@ public final class TaskProcessor implements AutoCloseable {
             if (seeding != null) {
                 seeding.stopMerge();
             }
-        } else if (cut != null) {
-            cut.resume(plan, stream.name());
         }
     }
 
@@ -308,7 +306,7 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Whether the active copy writes its history for a new decider, or the new decider has the history to merge. */
     private boolean seedWork() {
-        return role == TaskRole.ACTIVE && (cut != null && cut.writing() || seeding != null && seeding.turnDue());
+        return role == TaskRole.ACTIVE && (cut != null && cut.due(plan) || seeding != null && seeding.turnDue());
     }
 
     /** Whether one of the task's metrics is being filled from history (not a replay), or an added partitioner. */
@@ -335,7 +333,7 @@ public final class TaskProcessor implements AutoCloseable {
             dirty = true; // the backfill's rows go with the next checkpoint
             if (seedWork()) {
                 if (cut != null) {
-                    cut.step(deadlineNanos);
+                    cut.step(plan, stream.name(), deadlineNanos);
                 } else {
                     seeding.activeTurn(stream);
                 }
@@ -376,6 +374,20 @@ public final class TaskProcessor implements AutoCloseable {
             return role == TaskRole.ACTIVE ? forwarder.fillProgress() : List.of();
         }
         return plan.hasBackfillWork() ? starts.progress(plan) : List.of();
+    }
+
+    /** The metrics this task runs or fills from history (one whose start marker it has not taken is not here). */
+    public List<String> metricNames() {
+        List<String> names = new ArrayList<>();
+        for (MetricDef m : metrics) {
+            names.add(m.name());
+        }
+        if (state != TaskState.FAILED) {
+            for (MetricDef m : plan.backfillingMetrics()) {
+                names.add(m.name());
+            }
+        }
+        return names;
     }
 
     /** Removes a metric and its state between two events. */
@@ -423,7 +435,7 @@ public final class TaskProcessor implements AutoCloseable {
             return seeded(record);
         }
         if (cut != null && StreamCut.isMarker(record.headers())) {
-            cut.marker(record, plan, role == TaskRole.ACTIVE, stream.name());
+            cut.marker(record, plan);
             plan.skip(offset);
             dirty = true;
             return false;
@@ -645,9 +657,6 @@ public final class TaskProcessor implements AutoCloseable {
             }
             if (cut != null) {
                 cut.stopWriting();
-                if (role == TaskRole.ACTIVE) {
-                    cut.resume(plan, stream.name());
-                }
             }
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);

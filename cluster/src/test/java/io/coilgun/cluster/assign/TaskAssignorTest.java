@@ -158,6 +158,27 @@ class TaskAssignorTest {
         assertTrue(p.of(t0).replicas().stream().anyMatch(r -> r.startsWith("n2/")), "a warm-up copy on n2");
     }
 
+    /**
+     * The same when the node died (it is no member any more): its tasks are led by their hot replicas over budget,
+     * never opened cold on the units with room (a replay of the whole partition, answering nothing meanwhile).
+     */
+    @Test
+    void aDeadNodesActiveGoesToItsHotReplicaEvenOverBudget() {
+        TaskId t0 = new TaskId("a", 0);
+        TaskId t1 = new TaskId("a", 1);
+        TaskId t2 = new TaskId("a", 2);
+        TaskId t3 = new TaskId("a", 3);
+        java.util.List<UnitInfo> units = java.util.List.of(
+                unit("n1", 0, false, java.util.Map.of(t2, held(TaskRole.ACTIVE, 100), t0, held(TaskRole.REPLICA, 99))),
+                unit("n1", 1, false, java.util.Map.of(t3, held(TaskRole.ACTIVE, 100), t1, held(TaskRole.REPLICA, 99))),
+                unit("n2", 0, false, java.util.Map.of(t2, held(TaskRole.REPLICA, 99))),
+                unit("n2", 1, false, java.util.Map.of(t3, held(TaskRole.REPLICA, 99))));
+        TaskPlacements p = TaskAssignor.assign(units, java.util.Map.of(t0, 2, t1, 2, t2, 2, t3, 2));
+        assertEquals("n1/0", p.of(t0).active(), "t0 is led by its hot replica");
+        assertEquals("n1/1", p.of(t1).active(), "t1 is led by its hot replica");
+        assertTrue(p.warmingUp().containsAll(java.util.Set.of(t0, t1)), "and moves on later: " + p.warmingUp());
+    }
+
     static UnitInfo unit(String node, int unit, boolean draining, java.util.Map<TaskId, UnitInfo.Held> held) {
         return new UnitInfo(AssignorModel.member(node, unit), node, unit, held, draining);
     }

@@ -17,8 +17,10 @@ import io.coilgun.sql.query.QueryData;
 import io.coilgun.sql.query.SessionActivity;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -179,12 +181,15 @@ public final class NodeQueryData implements QueryData {
                 continue;
             }
             boolean unknown = false; // a task whose active copy says nothing now (being opened or handed over)
+            Set<String> unstarted = new HashSet<>(); // metrics a task's active copy has not started yet
             for (String field : s.partitionBy()) {
                 for (int p = 0; p < s.partitions(field); p++) {
                     TaskId id = TaskId.of(s, field, p);
                     ClusterView.Member active = view.activeOf(id);
-                    List<String> progress = cluster.onTask(id, task -> task.role() != TaskRole.ACTIVE ? null
-                            : task.backfillProgress()).join();
+                    List<List<String>> local = cluster.onTask(id, task -> task.role() != TaskRole.ACTIVE ? null
+                            : List.of(task.backfillProgress(), task.metricNames())).join();
+                    List<String> progress = local == null ? null : local.get(0);
+                    List<String> started = local == null ? null : local.get(1);
                     if (progress == null) {
                         NodeStatus.TaskCopy remote = copy(statuses, active == null ? null : active.node(), id);
                         // only a status that says its node leads the copy: one from before a handover shows the
@@ -192,6 +197,14 @@ public final class NodeQueryData implements QueryData {
                         boolean leads = remote != null && remote.role().equals("active");
                         unknown |= !leads;
                         progress = leads ? remote.backfills() : List.of();
+                        started = leads ? remote.metrics() : List.of();
+                    }
+                    // a metric the copy has not started (its status from before it took the start marker) is not
+                    // filled there yet, whatever its empty progress says
+                    for (MetricDef m : filled) {
+                        if (m.partitioner().equals(field) && !started.contains(m.name())) {
+                            unstarted.add(m.name());
+                        }
                     }
                     for (String entry : progress) {
                         String[] f = entry.split(":");
@@ -206,7 +219,9 @@ public final class NodeQueryData implements QueryData {
                 }
             }
             for (MetricDef m : filled) {
-                if (!unknown) {
+                if (unstarted.contains(m.name()) && !live.getOrDefault(m.name(), false)) {
+                    sums.putIfAbsent(m.name(), new long[] {0, 0, 0}); // not live before every task started it
+                } else if (!unknown) {
                     live.put(m.name(), !sums.containsKey(m.name()));
                 } else if (!sums.containsKey(m.name()) && !live.getOrDefault(m.name(), false)) {
                     // a metric is live once every task said so: a task that says nothing for a moment (its copy
@@ -245,7 +260,9 @@ public final class NodeQueryData implements QueryData {
                         fill = entry.split(":");
                     }
                 }
-                String state = !added ? "live" : fills == null ? "unknown" : fill == null ? "live" : "filling";
+                // an added partitioner the decider's report does not name is unknown: a report from before the ALTER
+                boolean live = fills != null && fills.contains("=" + field);
+                String state = !added || live ? "live" : fill != null ? "filling" : "unknown";
                 rows.add(new Object[] {s.name(), field, s.partitions(field), added, state,
                     fill == null ? null : Long.parseLong(fill[1]), fill == null ? null : Long.parseLong(fill[2])});
             }
