@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * role and the highest offset answered): taking a record, rolling back and stopping. The rest is in the classes it
  * runs: {@link ReplyEmitter}, {@link MetricStarts}, {@link SchemaCatchUp}, {@link TaskFailurePolicy}. A stream
  * partitioned by several fields adds two turns of the same record path: its decider's task forwards what it accepts
- * ({@link Forwarder}, which makes the records and keeps the unacknowledged ones) and its partitioner tasks apply
- * what was decided; both read the plan and the role, so they stay here too.
+ * and its partitioner tasks apply what was decided; what a task does for the other tasks of its stream (forwards,
+ * the history a new decider takes, a cut) is in {@link StreamLinks}.
  */
 public final class TaskProcessor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskProcessor.class);
@@ -87,12 +87,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskState state = TaskState.RUNNING;
     /** A replica applies every record as the active does but answers none (it keeps them) and feeds nobody. */
     private TaskRole role = TaskRole.ACTIVE;
-    /** A decider's forwards to the partitioner topics ({@link Forwarder}); null for every other task. */
-    private Forwarder forwarder;
-    /** A new decider's intake of the history judged before it existed ({@link Seeding}); null for other tasks. */
-    private Seeding seeding;
-    /** A partitioner task's cut when its stream gains a decider ({@link StreamCut}); null for a decider. */
-    private StreamCut cut;
+    /** What the task does for the other tasks of its stream: forwards, history, a cut ({@link StreamLinks}). */
+    private final StreamLinks links = new StreamLinks();
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -134,14 +130,14 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** Makes this task its stream's decider: each event it accepts is forwarded to the partitioner topics. */
     public void forwarder(Forwarder f) {
-        this.forwarder = f;
+        links.forwarder(f);
         f.opened(plan, stream);
         plan.decider();
     }
 
     /** Makes this task a decider that may have to take the history of a stream that had none ({@link Seeding}). */
     public void seeding(Seeding s) {
-        this.seeding = s;
+        links.seeding(s);
         s.opened(plan);
     }
 
@@ -150,7 +146,7 @@ public final class TaskProcessor implements AutoCloseable {
      * {@code sender}; {@code converting} says whether the decider still waits for it.
      */
     public void cut(Forwarder.Sender sender, BooleanSupplier converting) {
-        this.cut = new StreamCut(sender, id, converting);
+        links.cut(new StreamCut(sender, id, converting));
     }
 
     private void planChanged() {
@@ -222,32 +218,22 @@ public final class TaskProcessor implements AutoCloseable {
      * Returns how many it sent.
      */
     public int promote(long committed) {
-        int sent = forwarder == null ? replies.promote(committed, null)
-                : forwarder.takeOver(plan, stream, seeding == null ? committed : seeding.forwardsFrom(committed, plan),
-                        replies, this::checkpointNow);
+        int sent = links.decider() ? links.takeOver(plan, stream, committed, replies, this::checkpointNow)
+                : replies.promote(committed, null);
         this.role = TaskRole.ACTIVE;
         roleChanged();
         return sent;
     }
 
-    /** A replica neither writes its history for a new decider nor merges the histories (its active does). */
     private void roleChanged() {
-        if (state == TaskState.FAILED) {
-            return;
-        }
-        if (role != TaskRole.ACTIVE) {
-            if (cut != null) {
-                cut.stopWriting();
-            }
-            if (seeding != null) {
-                seeding.stopMerge();
-            }
+        if (state != TaskState.FAILED) {
+            links.roleChanged(role);
         }
     }
 
     /** Checkpoints now (a decider taking over, before it sends its forwards again). */
     private void checkpointNow() {
-        if (state != TaskState.FAILED && (forwarder == null || forwarder.readyForCheckpoint(plan))) {
+        if (state != TaskState.FAILED && links.readyForCheckpoint(plan)) {
             plan.checkpoint();
             dirty = false;
         }
@@ -284,7 +270,7 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public long committableOffset() {
         long next = plan.nextOffset();
-        return forwarder == null || state == TaskState.FAILED ? next : forwarder.committable(next);
+        return state == TaskState.FAILED ? next : links.committable(next);
     }
 
     /** Takes the stream's new schema version between two events. */
@@ -294,30 +280,18 @@ public final class TaskProcessor implements AutoCloseable {
             return; // taken when the task is opened again
         }
         plan.alterStream(altered);
-        if (forwarder != null) {
-            forwarder.streamChanged(altered);
-        }
+        links.streamChanged(altered);
     }
 
     /** Whether a metric of this task is being filled from history ({@link #backfill}). */
     public boolean hasBackfillWork() {
-        return state != TaskState.FAILED && (plan.hasBackfillWork() || fillsPartitioners() || seedWork());
-    }
-
-    /** Whether the active copy writes its history for a new decider, or the new decider has the history to merge. */
-    private boolean seedWork() {
-        return role == TaskRole.ACTIVE && (cut != null && cut.due(plan) || seeding != null && seeding.turnDue());
+        return state != TaskState.FAILED && (plan.hasBackfillWork() || links.fillsPartitioners(role)
+                || links.seedWork(role, plan));
     }
 
     /** Whether one of the task's metrics is being filled from history (not a replay), or an added partitioner. */
     public boolean filling() {
-        return state != TaskState.FAILED && (plan.filling() || fillsPartitioners());
-    }
-
-    /** Whether this is the active decider of a stream with a partitioner added and not filled yet. */
-    private boolean fillsPartitioners() {
-        return forwarder != null && role == TaskRole.ACTIVE && forwarder.filling()
-                && (seeding == null || !seeding.waiting());
+        return state != TaskState.FAILED && (plan.filling() || links.fillsPartitioners(role));
     }
 
     /**
@@ -331,16 +305,7 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             dirty = true; // the backfill's rows go with the next checkpoint
-            if (seedWork()) {
-                if (cut != null) {
-                    cut.step(plan, stream.name(), deadlineNanos);
-                } else {
-                    seeding.activeTurn(stream);
-                }
-            }
-            if (fillsPartitioners()) {
-                forwarder.fill(plan, stream, deadlineNanos);
-            }
+            links.background(role, plan, stream, deadlineNanos);
             long stepBegan = System.nanoTime();
             for (MetricDef live : plan.backfillStep(deadlineNanos)) {
                 Long began = starts.filled(live.name());
@@ -370,8 +335,9 @@ public final class TaskProcessor implements AutoCloseable {
         if (state == TaskState.FAILED) {
             return List.of();
         }
-        if (forwarder != null) {
-            return role == TaskRole.ACTIVE ? forwarder.fillProgress() : List.of();
+        List<String> fills = links.fillProgress(role);
+        if (fills != null) {
+            return fills;
         }
         return plan.hasBackfillWork() ? starts.progress(plan) : List.of();
     }
@@ -416,9 +382,7 @@ public final class TaskProcessor implements AutoCloseable {
         if (rollBackIfAForwardFailed()) {
             return true;
         }
-        if (forwarder != null && role == TaskRole.ACTIVE) {
-            forwarder.sendCarried(); // what its checkpoint kept unacknowledged, before anything newer
-        }
+        links.beforeRecord(role);
         long offset = record.offset();
         lastRecordTimestamp = record.timestamp();
         if (offset < plan.nextOffset()) {
@@ -431,26 +395,17 @@ public final class TaskProcessor implements AutoCloseable {
         if (start != null) {
             return startMetric(record, new String(start.value(), StandardCharsets.UTF_8));
         }
-        if (seeding != null && Seeding.isRecord(record.headers())) {
-            return seeded(record);
-        }
-        if (cut != null && StreamCut.isMarker(record.headers())) {
-            cut.marker(record, plan);
-            plan.skip(offset);
-            dirty = true;
-            return false;
-        }
-        if (forwarder != null && Forwarder.isMarker(record)) {
+        if (links.isControl(record)) {
             try {
-                forwarder.marker(record, plan, stream, role == TaskRole.ACTIVE);
+                links.control(record, plan, stream, role == TaskRole.ACTIVE);
             } catch (Throwable t) {
                 TaskFailurePolicy.rethrowIfFatal(t);
-                LOG.error("task={} offset={} failed on its marker: rolling back to its last checkpoint", id, offset, t);
+                LOG.error("task={} offset={} failed on its stream's own record: rolling back to its last checkpoint",
+                        id, offset, t);
                 failures.failed(t, System.currentTimeMillis());
                 reopen();
                 return true;
             }
-            plan.skip(offset);
             dirty = true;
             return false;
         }
@@ -482,7 +437,7 @@ public final class TaskProcessor implements AutoCloseable {
                 plan.processDecided(record.value(), offset, decision, results);
                 clock.streamTime(plan.streamTime());
                 status = ReplyStatus.APPLIED;
-            } else if (plan.isCut() || seeding != null && seeding.waiting()) {
+            } else if (links.refusesEvents(plan)) {
                 // published by a front end that did not know the stream is gaining a decider (see StreamCut)
                 status = ReplyStatus.RETRY;
                 message = "stream \"" + stream.name() + "\" is gaining a partitioner (ALTER STREAM … ADD PARTITION "
@@ -498,9 +453,9 @@ public final class TaskProcessor implements AutoCloseable {
             return failed(record, t);
         }
         dirty = true;
-        if (forwarder != null && status == ReplyStatus.APPLIED) {
+        if (status == ReplyStatus.APPLIED) {
             // forwarded again after a rollback too: a forward may be what was lost (its partitioners skip copies)
-            forwarder.accepted(stream, record, plan, role == TaskRole.ACTIVE, replies);
+            links.accepted(stream, record, plan, role == TaskRole.ACTIVE, replies);
         }
         if (offset <= answeredThrough) {
             return false; // applied again after a rollback: answered, fed and counted the first time
@@ -527,22 +482,6 @@ public final class TaskProcessor implements AutoCloseable {
             reply(record, ReplyStatus.FAILED, "the event was applied by task " + id
                     + ", but its reply could not be built: " + t);
         }
-        return false;
-    }
-
-    /** A record of the history a new decider takes before it decides ({@link Seeding}): applied, never answered. */
-    private boolean seeded(ConsumerRecord<byte[], byte[]> record) {
-        try {
-            seeding.take(record, plan, stream, role == TaskRole.ACTIVE);
-        } catch (Throwable t) {
-            TaskFailurePolicy.rethrowIfFatal(t);
-            LOG.error("task={} offset={} failed on the history it takes: rolling back to its last checkpoint", id,
-                    record.offset(), t);
-            failures.failed(t, System.currentTimeMillis());
-            reopen();
-            return true;
-        }
-        dirty = true;
         return false;
     }
 
@@ -648,16 +587,7 @@ public final class TaskProcessor implements AutoCloseable {
         }
         try {
             plan = opener.open(stream, all);
-            if (forwarder != null) {
-                plan.decider();
-                forwarder.opened(plan, stream);
-            }
-            if (seeding != null) {
-                seeding.opened(plan);
-            }
-            if (cut != null) {
-                cut.stopWriting();
-            }
+            links.opened(plan, stream);
         } catch (RuntimeException reopening) {
             LOG.error("task={} cannot reopen its data after a failure", id, reopening);
             stop("cannot reopen its data: " + reopening);
@@ -676,7 +606,7 @@ public final class TaskProcessor implements AutoCloseable {
      * ({@link Forwarder}'s failure hook). Whether it rolled back.
      */
     public boolean rollBackIfAForwardFailed() {
-        Exception lost = forwarder == null || state == TaskState.FAILED ? null : forwarder.takeFailure();
+        Exception lost = state == TaskState.FAILED ? null : links.takeFailure();
         if (lost == null) {
             return false;
         }
@@ -724,8 +654,9 @@ public final class TaskProcessor implements AutoCloseable {
 
     /** A reply with the task's metrics; a decider's says how many partitioners answer after it. */
     private byte[] encodeReply(ReplyStatus status, String message) {
-        return forwarder == null ? ReplyCodec.encode(status, message, metrics, results)
-                : ReplyCodec.encode(status, message, metrics, results, forwarder.followers(stream));
+        int followers = links.followers(stream);
+        return followers < 0 ? ReplyCodec.encode(status, message, metrics, results)
+                : ReplyCodec.encode(status, message, metrics, results, followers);
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */
@@ -745,7 +676,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints if anything was applied since the last checkpoint. */
     public void checkpointIfDirty() {
         if (dirty && state != TaskState.FAILED) {
-            if (forwarder != null && !forwarder.readyForCheckpoint(plan)) {
+            if (!links.readyForCheckpoint(plan)) {
                 return; // a forward failed: it rolls back to its last checkpoint first
             }
             plan.checkpoint();
@@ -770,12 +701,7 @@ public final class TaskProcessor implements AutoCloseable {
             return; // its plan is closed already
         }
         try {
-            if (forwarder != null && dirty) {
-                forwarder.awaitSent(); // its last checkpoint covers every decision, forwarded
-            }
-            if (seeding != null) {
-                seeding.stopMerge();
-            }
+            links.close(dirty);
             checkpointIfDirty();
         } finally {
             plan.close();
