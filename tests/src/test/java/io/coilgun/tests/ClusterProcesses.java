@@ -227,13 +227,18 @@ public final class ClusterProcesses implements AutoCloseable {
         }
     }
 
-    /** Keeps the processes' logs under target/cluster-logs (the test directory is deleted). */
+    /**
+     * Keeps the processes' logs (nodes, brokers; not the RocksDB and Kafka data files also named *.log) under
+     * {@code target/cluster-logs/<yyyyMMdd-HHmmss>}, when it closed (the test directory is deleted; one each).
+     */
     private void keepLogs() {
         try {
-            Path keep = Path.of("target", "cluster-logs");
+            Path keep = Path.of("target", "cluster-logs", java.time.LocalDateTime.now().format(
+                    java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             Files.createDirectories(keep);
-            try (var files = Files.walk(dir)) {
-                for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+            try (var files = Files.walk(dir, 2)) {
+                for (Path f : files.filter(f -> f.toString().endsWith(".log") && (f.getParent().equals(dir)
+                        || f.getParent().equals(dir.resolve("kafka")))).toList()) {
                     Files.copy(f, keep.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 }
             }

@@ -160,7 +160,9 @@ public final class IngestService {
      */
     private void waitForDecider(StreamDef stream, EventCodec codec, List<Object[]> rows, long[] assignedIds,
             boolean[] excluded, int round, CompletableFuture<Ingested> result) {
-        pauses.resumed(stream.name()).orTimeout(PAUSE_WAIT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((v, e) -> {
+        // a copy: the timeout of one statement must not end the wait of the others
+        CompletableFuture<Void> resumed = pauses.resumed(stream.name()).copy();
+        resumed.orTimeout(PAUSE_WAIT_MS, TimeUnit.MILLISECONDS).whenCompleteAsync((v, e) -> {
             if (e != null) {
                 result.completeExceptionally(new CoilgunException(SqlState.LOCK_NOT_AVAILABLE, "stream \""
                         + stream.name() + "\" is gaining a partitioner (ALTER STREAM … ADD PARTITION BY) and takes no "

@@ -406,6 +406,7 @@ public final class TaskProcessor implements AutoCloseable {
                 reopen();
                 return true;
             }
+            clock.streamTime(plan.streamTime()); // a new decider's history moves its stream time
             dirty = true;
             return false;
         }

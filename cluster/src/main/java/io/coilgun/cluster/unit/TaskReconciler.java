@@ -122,7 +122,10 @@ final class TaskReconciler {
     /** Adds the tasks the unit holds, and those on their way to it, to what it tells the assignor. */
     void addHeld(Map<TaskId, UnitInfo.Held> held) {
         for (TaskProcessor task : tasks.values()) {
-            held.put(task.id(), new UnitInfo.Held(task.role(), task.nextOffset()));
+            // a replica still filling a metric from history is not caught up: led by it, the metric would answer
+            // NULL until the fill ends, so a planned move waits for it (a failover still takes it over a cold copy)
+            boolean filling = task.role() == TaskRole.REPLICA && task.hasBackfillWork();
+            held.put(task.id(), new UnitInfo.Held(task.role(), filling ? 0 : task.nextOffset()));
         }
         for (TopicPartition tp : opening.keySet()) {
             held.putIfAbsent(TaskId.of(tp), new UnitInfo.Held(TaskRole.STALE, -1)); // its copy is on the way here

@@ -143,6 +143,11 @@ public final class NodeQueryData implements QueryData {
                         replicas.append(r.node()).append('/').append(c == null ? "unit-" + r.unit() : c.unit());
                         if (c != null) {
                             replicas.append(" (").append(c.state());
+                            String filling = fillingMetrics(c, catalog.metricsOf(s.name()), field);
+                            if (!filling.isEmpty()) {
+                                // a copy that takes over while it fills answers NULL for those metrics until done
+                                replicas.append(", filling ").append(filling);
+                            }
                             if (c.copyBytes() >= 0) {
                                 replicas.append(", copied ").append(c.copiedBytes()).append(" of ").append(c.copyBytes())
                                         .append(" bytes)");
@@ -268,6 +273,25 @@ public final class NodeQueryData implements QueryData {
             }
         }
         return rows;
+    }
+
+    /**
+     * The metrics a copy fills from history now (its status's backfills), or has still to fill (one made WITH
+     * (backfill) whose start marker it has not taken), space-separated; empty when none.
+     */
+    private static String fillingMetrics(NodeStatus.TaskCopy c, List<MetricDef> metrics, String field) {
+        Set<String> filling = new java.util.TreeSet<>();
+        for (String entry : c.backfills()) {
+            if (!entry.startsWith("+") && !entry.startsWith("=")) { // not a decider's partitioner fills
+                filling.add(entry.split(":")[0]);
+            }
+        }
+        for (MetricDef m : metrics) {
+            if (m.partitioner().equals(field) && m.backfills() && !c.metrics().contains(m.name())) {
+                filling.add(m.name());
+            }
+        }
+        return String.join(" ", filling);
     }
 
     private static NodeStatus.TaskCopy copy(Map<String, NodeStatus> statuses, String node, TaskId id) {
