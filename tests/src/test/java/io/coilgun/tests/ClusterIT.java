@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterIT {
     static final int CARDS = 48;
     /** Events copied in before the clients start: the history the card tasks hand their new decider. */
-    static final int HISTORY = 20_000;
+    static final int HISTORY = 10_000;
     static final int CLIENTS = 6;
     /** Events per second per client (6 clients: 240/s). */
     static final int RATE = 40;
@@ -136,10 +136,10 @@ class ClusterIT {
             awaitEveryCardAnsweredAfter(0);
             phase(t0, "every card answered once");
             String first = addMerchantKillingTheNewDecider(c);
-            phase(t0, "merchant added (the stream has its decider; " + first + " killed meanwhile, back), mm filled");
-            addDevice(c);
-            phase(t0, "device added, filled, its metric filled from history");
-            awaitSettled(c, null); // the young cluster's first moves are over: nothing fails over meanwhile
+            phase(t0, "merchant added (the stream has its decider; " + first + " killed meanwhile, back)");
+            addDeviceAndTheMetrics(c, first);
+            phase(t0, "device added, merchant and device filled, their metrics filled from history");
+            awaitSettled(c, null); // the young cluster's moves are over: nothing fails over meanwhile
             phase(t0, "settled");
             subscriptionSeesEveryNodesTasks(c.port("n2"));
             phase(t0, "subscription checked");
@@ -544,35 +544,32 @@ class ClusterIT {
         System.out.printf("ClusterIT: killed %s (leading the new decider) while the stream gained it; the ALTER "
                 + "answered %d ms after%n", victim, System.currentTimeMillis() - kill);
         c.startNode(victim);
-        // a decider moved soon after a partitioner went live fills it again (its metrics NULL meanwhile): the
-        // metric is made, and its values checked, once the young tasks have their places
-        awaitSettled(c, victim, 1 + 2 * 4);
-        String live = "n1".equals(victim) ? "n2" : "n1";
-        try (Connection conn = connect(c.port(live)); Statement st = conn.createStatement()) {
-            AddPartitionerIT.createOnceFilled(st, "CREATE METRIC mm AS SELECT SUM(amount) AS total, COUNT(*) AS n "
-                    + "FROM pay GROUP BY merchant OVER SLIDING 30 DAYS WITH (backfill = 'all')");
-            AddPartitionerIT.awaitRunning(st, "mm");
-            awaitReplicasFilled(st);
-        }
-        liveKeys.set(2);
         return victim;
     }
 
     /**
-     * ALTER STREAM … ADD PARTITION BY device while the clients insert; once the decider filled it (and its tasks have
-     * their places), md is created filled from the whole history ({@code backfill = 'all'}); from the moment it runs,
-     * every RETURNING row must carry its exact values, through the kills below.
+     * ALTER STREAM … ADD PARTITION BY device while the clients insert (the stream has its decider now), then, once
+     * the decider filled merchant and device and the young tasks have their places (a decider moved soon after a
+     * partitioner went live fills it again, its metrics NULL meanwhile), mm and md are created filled from the whole
+     * history ({@code backfill = 'all'}); from the moment they run (and their replicas filled them too), every
+     * RETURNING row must carry their exact values, through the kills below.
      */
-    private void addDevice(ClusterProcesses c) throws Exception {
-        try (Connection conn = connect(c.port("n2")); Statement st = conn.createStatement()) {
+    private void addDeviceAndTheMetrics(ClusterProcesses c, String restarted) throws Exception {
+        String live = "n1".equals(restarted) ? "n2" : "n1";
+        try (Connection conn = connect(c.port(live)); Statement st = conn.createStatement()) {
             st.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 4)");
-            awaitSettled(c, null);
-            AddPartitionerIT.createOnceFilled(st, "CREATE METRIC md AS SELECT SUM(amount) AS total, COUNT(*) AS n "
-                    + "FROM pay GROUP BY device OVER SLIDING 30 DAYS WITH (backfill = 'all')");
-            AddPartitionerIT.awaitRunning(st, "md");
+            awaitSettled(c, restarted);
+            for (int k = 1; k < KEYS.length; k++) {
+                AddPartitionerIT.createOnceFilled(st, "CREATE METRIC " + KEYS[k][1] + " AS SELECT SUM(amount) AS "
+                        + "total, COUNT(*) AS n FROM pay GROUP BY " + KEYS[k][0] + " OVER SLIDING 30 DAYS WITH "
+                        + "(backfill = 'all')");
+            }
+            for (int k = 1; k < KEYS.length; k++) {
+                AddPartitionerIT.awaitRunning(st, KEYS[k][1]);
+            }
             awaitReplicasFilled(st);
         }
-        liveKeys.set(3);
+        liveKeys.set(KEYS.length);
     }
 
     /**
