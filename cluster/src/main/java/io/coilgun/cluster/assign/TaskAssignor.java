@@ -21,8 +21,9 @@ import java.util.Set;
  * most one copy), and no unit takes more than its budget, {@code ceil(actives / units)} active copies and
  * {@code ceil(copies / units)} copies in all, unless the first invariant leaves no other choice. Within them, the
  * preferences, in order: a copy stays where it was; a task that lost its active is led by a unit holding its replica
- * (a change of role, no recovery), else by one holding its data stale (the shortest replay), else by the least loaded
- * unit; replicas go first to units holding the task's data, then to the least loaded.
+ * (a change of role, no recovery; over that unit's budget, warming a copy up where there is room, rather than opened
+ * cold elsewhere), else by one holding its data stale (the shortest replay), else by the least loaded unit; replicas
+ * go first to units holding the task's data, then to the least loaded.
  *
  * <p>A task asks for {@code copies} copies (the stream's {@code replicas}); it gets at most one per node.
  *
