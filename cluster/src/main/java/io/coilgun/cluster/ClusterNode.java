@@ -7,7 +7,6 @@ import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.cluster.feed.FeedRoutes;
 import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.ingest.EventPublisher;
-import io.coilgun.cluster.ingest.StreamPauses;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
@@ -40,7 +39,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.slf4j.Logger;
@@ -147,7 +145,7 @@ public final class ClusterNode implements AutoCloseable {
         TaskReads reads = new TaskReads(peers, tasks);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
-        this.conversions = new StreamConversions(config.nodeId(), publisher, tasks::view);
+        this.conversions = new StreamConversions(config.nodeId(), admin, publisher, tasks::view);
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
                 router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
@@ -363,29 +361,9 @@ public final class ClusterNode implements AutoCloseable {
         conversions.begin(converted, number);
     }
 
-    /** The stream's conversion ended (its catalog record): its statements go on, to its decider. */
-    public void endConversion(String stream) {
-        conversions.end(stream);
-    }
-
-    /** Whether the stream is gaining a decider on this node's view. */
-    public boolean converting(String stream) {
-        return conversions.converting(stream);
-    }
-
-    /** The streams whose statements wait for their decider (the front end's side). */
-    public StreamPauses streamPauses() {
-        return conversions.pauses();
-    }
-
-    /** What ends a conversion once the stream's decider has the history (not blocking; on a task's thread). */
-    public void onConversionSeeded(Consumer<String> action) {
-        conversions.onSeeded(action);
-    }
-
-    /** Deletes the topic through which a converted stream's tasks handed their history over. Blocking. */
-    public void deleteSeedTopic(String stream) {
-        admin.deleteTopics(List.of(Topics.seed(stream)));
+    /** The streams gaining a decider on this node: their statements' wait, the end of a conversion, its seed topic. */
+    public StreamConversions conversions() {
+        return conversions;
     }
 
     /** Deletes a dropped partitioner's topic. Blocking. */

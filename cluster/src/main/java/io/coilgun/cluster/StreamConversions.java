@@ -4,8 +4,10 @@ import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.ingest.StreamPauses;
 import io.coilgun.cluster.kafka.KafkaHeaders;
+import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.planner.model.StreamDef;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -25,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * the decider takes the tasks' history ({@code Seeding}) and its active copy says so ({@link #seeded}), which ends
  * the conversion in the catalog ({@link #onSeeded}); then the statements go on, to the decider.
  */
-final class StreamConversions implements AutoCloseable {
+public final class StreamConversions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamConversions.class);
     private static final long RECUT_MS = 2_000;
 
@@ -34,6 +36,7 @@ final class StreamConversions implements AutoCloseable {
     }
 
     private final String nodeId;
+    private final TopicAdmin admin;
     private final EventPublisher publisher;
     private final StreamPauses pauses = new StreamPauses();
     private final Supplier<ClusterView> view;
@@ -45,23 +48,26 @@ final class StreamConversions implements AutoCloseable {
     });
     private volatile Consumer<String> onSeeded = s -> { };
 
-    StreamConversions(String nodeId, EventPublisher publisher, Supplier<ClusterView> view) {
+    StreamConversions(String nodeId, TopicAdmin admin, EventPublisher publisher, Supplier<ClusterView> view) {
         this.nodeId = nodeId;
+        this.admin = admin;
         this.publisher = publisher;
         this.view = view;
         timer.scheduleWithFixedDelay(this::cutForLeftNodes, RECUT_MS, RECUT_MS, TimeUnit.MILLISECONDS);
     }
 
-    StreamPauses pauses() {
+    /** The streams whose statements wait for their decider (the front end's side). */
+    public StreamPauses pauses() {
         return pauses;
     }
 
-    boolean converting(String stream) {
+    /** Whether the stream is gaining a decider on this node's view. */
+    public boolean converting(String stream) {
         return converting.containsKey(stream);
     }
 
     /** What ends a conversion once its decider has the history (the catalog record; set by the node's catalog). */
-    void onSeeded(Consumer<String> action) {
+    public void onSeeded(Consumer<String> action) {
         this.onSeeded = action;
     }
 
@@ -87,7 +93,7 @@ final class StreamConversions implements AutoCloseable {
     }
 
     /** The conversion ended (its catalog record): statements go on, to the decider. */
-    void end(String stream) {
+    public void end(String stream) {
         if (converting.remove(stream) != null) {
             LOG.info("stream={} has its decider: events taken again", stream);
         }
@@ -99,6 +105,11 @@ final class StreamConversions implements AutoCloseable {
         if (converting(stream)) {
             onSeeded.accept(stream);
         }
+    }
+
+    /** Deletes the topic through which a converted stream's tasks handed their history over. Blocking. */
+    public void deleteSeedTopic(String stream) {
+        admin.deleteTopics(List.of(Topics.seed(stream)));
     }
 
     private void cut(Conversion c, String node) {

@@ -68,7 +68,7 @@ final class CatalogService {
         this.inserter = inserter;
         this.ddl = ddl;
         this.partitioners = new PartitionerCatalog(catalog, cluster);
-        cluster.onConversionSeeded(stream -> ddl.execute(() -> {
+        cluster.conversions().onSeeded(stream -> ddl.execute(() -> {
             try {
                 partitioners.seeded(stream, this::append);
             } catch (RuntimeException e) {
@@ -288,9 +288,9 @@ final class CatalogService {
      */
     private void awaitConverted(String stream) {
         try {
-            cluster.streamPauses().resumed(stream).get(CONVERSION_WAIT_MS, TimeUnit.MILLISECONDS);
+            cluster.conversions().pauses().resumed(stream).get(CONVERSION_WAIT_MS, TimeUnit.MILLISECONDS);
             if (!partitioners.converting(stream) && catalog.stream(stream).isPresent()) {
-                cluster.deleteSeedTopic(stream);
+                cluster.conversions().deleteSeedTopic(stream);
             }
         } catch (TimeoutException e) {
             LOG.warn("stream={} still gaining its decider after {} ms: the ALTER answers, the stream takes events "

@@ -108,7 +108,7 @@ final class PartitionerCatalog {
 
     private void converted(String stream) {
         if (conversions.remove(stream) != null) {
-            cluster.endConversion(stream);
+            cluster.conversions().end(stream);
             LOG.info("stream={} has its decider: its tasks' history is in it", stream);
         }
     }
@@ -189,7 +189,7 @@ final class PartitionerCatalog {
     private void apply(CatalogKey key, StreamDef altered, String field, boolean drop) {
         boolean converts = converts(altered);
         if (converts) {
-            cluster.streamPauses().pause(altered.name()); // before a statement sees the stream with its decider
+            cluster.conversions().pauses().pause(altered.name()); // before a statement sees the stream with its decider
         }
         catalog.addStream(altered);
         if (drop) {

@@ -92,13 +92,7 @@ class AddPartitionerIT {
             }
             // clients keep inserting while the device topic is filled
             Connection other = node.connect();
-            CompletableFuture<Void> meanwhile = CompletableFuture.runAsync(() -> {
-                try {
-                    insert(other, sent.subList(600, 1000), oracle, false);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> meanwhile = insertMeanwhile(other, sent.subList(600, 1000), oracle);
             try (Statement s = c.createStatement()) {
                 createOnceFilled(s, "CREATE METRIC by_device AS SELECT COUNT(*) AS n, SUM(amount) AS total FROM pay "
                         + "GROUP BY device OVER INFINITE WITH (backfill = 'all')");
@@ -156,13 +150,7 @@ class AddPartitionerIT {
             }
             insert(c, sent.subList(0, 700), oracle, false);
             Connection other = node.connect();
-            CompletableFuture<Void> meanwhile = CompletableFuture.runAsync(() -> {
-                try {
-                    insert(other, sent.subList(700, 1000), oracle, false); // some wait for the decider
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> meanwhile = insertMeanwhile(other, sent.subList(700, 1000), oracle); // some wait
             try (Statement s = c.createStatement()) {
                 Thread.sleep(50);
                 s.execute("ALTER STREAM pay ADD PARTITION BY device WITH (partitions = 2)");
@@ -232,6 +220,17 @@ class AddPartitionerIT {
                 }
             }
         }
+    }
+
+    /** {@link #insert} on another thread (a client inserting while the statement under test runs). */
+    static CompletableFuture<Void> insertMeanwhile(Connection c, List<Sent> events, Oracle oracle) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                insert(c, events, oracle, false);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** Creates a metric on an added partitioner, again while it is refused because the partitioner still fills. */
