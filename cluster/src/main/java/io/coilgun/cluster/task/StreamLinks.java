@@ -124,8 +124,9 @@ final class StreamLinks {
 
     /** Whether the record is one of the links' own (a decider's markers, history; a cut marker): no event. */
     boolean isControl(ConsumerRecord<byte[], byte[]> record) {
+        // a cut marker, like a decider's own markers, has no value: an event's record is never looked through for it
         return seeding != null && Seeding.isRecord(record.headers())
-                || cut != null && StreamCut.isMarker(record.headers())
+                || cut != null && record.value().length == 0 && StreamCut.isMarker(record.headers())
                 || forwarder != null && Forwarder.isMarker(record);
     }
 
