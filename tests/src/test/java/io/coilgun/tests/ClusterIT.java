@@ -608,8 +608,9 @@ class ClusterIT {
     }
 
     /** Where the test's time goes (it is the longest of the suite): the seconds since {@code t0}. */
-    private static void phase(long t0, String what) {
-        System.out.printf(java.util.Locale.ROOT, "ClusterIT: +%.1f s %s%n", (System.nanoTime() - t0) / 1e9, what);
+    private void phase(long t0, String what) {
+        System.out.printf(java.util.Locale.ROOT, "ClusterIT: +%.1f s (id %d) %s%n", (System.nanoTime() - t0) / 1e9,
+                ids.get(), what);
     }
 
     /** The live node (other than {@code except}) leading the most tasks, per coilgun.tasks. */

@@ -63,7 +63,7 @@ public final class Forwarder {
     /** Which partitioners live decisions go to: not those being filled. */
     private final Predicate<String> live = field -> fills.live(field);
     private EventCodec codec;
-    private PartitionerFills.Markers markers;
+    private TopicMarkers markers;
     /** The stream's partitioner topics now: a forward kept for one dropped since is not sent. */
     private Set<String> topics;
 
@@ -239,8 +239,13 @@ public final class Forwarder {
      * ({@link PartitionerFills}).
      */
     private void promoted(long committed) {
-        for (String field : fills.promoted(committed, markers)) {
+        List<String> again = fills.promoted(committed, markers);
+        for (String field : again) {
             ledger.forget(field);
+        }
+        if (!again.isEmpty()) { // their metrics answer NULL until the fill is over
+            LOG.warn("task={} taking over from the old active's commit {}: partitioners {} filled again (they went "
+                    + "live after it, or were filling)", markers.topic, committed, again);
         }
     }
 

@@ -315,14 +315,21 @@ final class TaskReconciler {
 
     /** The offset the task group committed for a partition (replies sent before it), or -1. */
     private long committed(TopicPartition tp) {
-        try {
-            OffsetAndMetadata c = active.committed(Set.of(tp), Duration.ofSeconds(5)).get(tp);
-            return c == null ? -1 : c.offset();
-        } catch (RuntimeException e) {
-            LOG.warn("unit={} task={} committed offset unknown ({}); every kept reply is sent", unitName, tp,
-                    e.toString());
-            return -1;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                OffsetAndMetadata c = active.committed(Set.of(tp), Duration.ofSeconds(5)).get(tp);
+                return c == null ? -1 : c.offset();
+            } catch (WakeupException e) {
+                // a command for the unit woke the consumer (meant for its poll, which waits 50 ms at most): ask
+                // again. Taken as "no commit", a promoted decider would fill every added partitioner again
+            } catch (RuntimeException e) {
+                LOG.warn("unit={} task={} committed offset unknown ({}); every kept reply is sent", unitName, tp,
+                        e.toString());
+                return -1;
+            }
         }
+        LOG.warn("unit={} task={} committed offset unknown (woken up 3 times); every kept reply is sent", unitName, tp);
+        return -1;
     }
 
     /**
