@@ -63,8 +63,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
-    /** How long a unit's consumer may go silent before the group gives its tasks to others (kill -9, a hang). */
-    static final int SESSION_TIMEOUT_MS = 6000;
+    /**
+     * How long a unit's consumer may go silent before the group gives its tasks to others (kill -9, a hang, a network
+     * cut): the larger of this and the brokers' {@code group.min.session.timeout.ms} ({@link #sessionTimeoutMs}).
+     */
+    static final int SESSION_TIMEOUT_MS = Integer.getInteger("coilgun.sessionTimeoutMs", 1000);
     /** How long DDL waits for the group to place a new stream's tasks. */
     private static final long PLACEMENT_TIMEOUT_MS = 60_000;
     /** How far back SELECT … FROM stream looks in each task's reservoir (micros): an hour of stream time. */
@@ -149,9 +152,9 @@ public final class ClusterNode implements AutoCloseable {
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
                 router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
+        int session = sessionTimeoutMs(admin);
         for (int i = 0; i < config.processorUnits(); i++) {
-            ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP,
-                    SESSION_TIMEOUT_MS, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
+            ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP, session, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
             unit.start();
             tasks.addUnit(unit);
         }
@@ -159,6 +162,21 @@ public final class ClusterNode implements AutoCloseable {
         this.status = new StatusPublisher(config, directory, tasks, host, directories, recovery);
         resubscribe(); // the units join the task group now: the node is part of the cluster's view
         status.start();
+    }
+
+    /**
+     * The session timeout the units join the task group with: {@link #SESSION_TIMEOUT_MS}, unless the brokers allow
+     * no session that short (Kafka's default minimum is 6 s; Coilgun's own brokers allow 500 ms), then theirs.
+     */
+    private static int sessionTimeoutMs(TopicAdmin admin) {
+        String min = admin.brokerSetting("group.min.session.timeout.ms");
+        int floor = min == null ? SESSION_TIMEOUT_MS : Integer.parseInt(min);
+        if (floor > SESSION_TIMEOUT_MS) {
+            LOG.warn("the brokers' group.min.session.timeout.ms is {}: a dead node's tasks move to their replicas "
+                    + "after {} ms instead of {} (set it to {} or less on the brokers for that)", floor, floor,
+                    SESSION_TIMEOUT_MS, SESSION_TIMEOUT_MS);
+        }
+        return Math.max(floor, SESSION_TIMEOUT_MS);
     }
 
     /**

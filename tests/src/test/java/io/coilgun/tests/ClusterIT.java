@@ -157,8 +157,8 @@ class ClusterIT {
             long kill2 = System.currentTimeMillis();
             c.kill(second);
             long failover2 = awaitEveryCardAnsweredAfter(kill2);
-            System.out.printf("ClusterIT: killed %s after %s rejoined; every card answered again after %d ms%n",
-                    second, first, failover2);
+            System.out.printf("ClusterIT: killed %s at %s after %s rejoined; every card answered again after %d ms%n",
+                    second, java.time.Instant.ofEpochMilli(kill2), first, failover2);
             c.startNode(second);
             phase(t0, second + " up again");
             awaitSettled(c, second);

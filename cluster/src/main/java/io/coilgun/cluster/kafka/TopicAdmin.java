@@ -11,9 +11,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -22,6 +24,8 @@ public final class TopicAdmin implements AutoCloseable {
     private final Admin admin;
     /** The replicas of the topics Coilgun creates: three, or as many brokers as there are when fewer. */
     private volatile short replication = 1;
+    /** A broker of the cluster (its id), as {@link #awaitReachable} found it; -1 before. */
+    private volatile int someBroker = -1;
 
     public TopicAdmin(String bootstrapServers) {
         this.admin = KafkaClients.admin(bootstrapServers);
@@ -34,13 +38,36 @@ public final class TopicAdmin implements AutoCloseable {
      */
     public void awaitReachable(String bootstrapServers, long timeoutMs) {
         try {
-            int brokers = admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS).size();
-            replication = (short) Math.max(1, Math.min(3, brokers));
+            Collection<org.apache.kafka.common.Node> brokers = admin.describeCluster().nodes()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS);
+            replication = (short) Math.max(1, Math.min(3, brokers.size()));
+            someBroker = brokers.isEmpty() ? -1 : brokers.iterator().next().id();
         } catch (TimeoutException | ExecutionException e) {
             throw new KafkaUnavailableException("cannot reach Kafka at " + bootstrapServers, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaUnavailableException("interrupted while connecting to Kafka", e);
+        }
+    }
+
+    /**
+     * A broker's setting {@code name} (after {@link #awaitReachable}), or null when it cannot be read (an ACL, a
+     * timeout): the group coordinator's bounds on session timeouts, say.
+     */
+    public String brokerSetting(String name) {
+        if (someBroker < 0) {
+            return null;
+        }
+        ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(someBroker));
+        try {
+            ConfigEntry e = admin.describeConfigs(List.of(broker)).all().get(15, TimeUnit.SECONDS).get(broker)
+                    .get(name);
+            return e == null ? null : e.value();
+        } catch (TimeoutException | ExecutionException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 

@@ -6,6 +6,7 @@ import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
+import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
 import java.time.Duration;
@@ -60,6 +61,10 @@ public final class ProcessorUnit implements AutoCloseable {
     /** Only asks for partitions' first offsets (no fetch in flight to wait behind). */
     private final KafkaConsumer<byte[], byte[]> offsets;
     private final GroupMembership membership;
+    /** Whether the unit may still answer as its tasks' active copy ({@link GroupLease}). */
+    private final GroupLease lease;
+    /** When the active consumer's current poll began (System.nanoTime()): a proof of membership in it is newer. */
+    private long activePollStarted;
     private final TaskOpener opener;
     private final TaskReconciler reconciler;
     private final CommitPolicy commits;
@@ -90,6 +95,7 @@ public final class ProcessorUnit implements AutoCloseable {
         this.name = "unit-" + index;
         this.chunkCache = chunkCache;
         this.membership = new GroupMembership(index, host, this::addHeld);
+        this.lease = new GroupLease(name, sessionTimeoutMs);
         String client = "coilgun-" + host.nodeId() + "-" + name;
         this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
                 CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, membership), 1000,
@@ -250,6 +256,7 @@ public final class ProcessorUnit implements AutoCloseable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> added) {
+            lease.proven(activePollStarted); // the group's answer came in this poll: a member when it began
             reconciler.reconcile(membership.lastView(), membership.memberId(), new HashSet<>(added));
         }
     }
@@ -318,6 +325,9 @@ public final class ProcessorUnit implements AutoCloseable {
             return true;
         }
         membership.rebalanceIfDue(active, System.nanoTime());
+        if (!topics.isEmpty()) {
+            lease.renewIfDue(active, System.nanoTime());
+        }
         // A unit with background work polls without waiting when its slice is due and it holds the node's slot,
         // else briefly.
         boolean backfilling = background.pending();
@@ -342,6 +352,9 @@ public final class ProcessorUnit implements AutoCloseable {
         ConsumerRecords<byte[], byte[]> records;
         busySince = 0;
         try {
+            if (consumer == active) {
+                activePollStarted = System.nanoTime();
+            }
             records = consumer.poll(timeout);
         } catch (WakeupException e) {
             return 0;
@@ -376,6 +389,10 @@ public final class ProcessorUnit implements AutoCloseable {
             List<ConsumerRecord<byte[], byte[]>> batch) {
         TaskProcessor task = reconciler.task(tp);
         if (task == null) {
+            return;
+        }
+        if (task.role() == TaskRole.ACTIVE && !lease.held(System.nanoTime())) {
+            lease.holdBack(consumer, tp, task.nextOffset(), System.nanoTime());
             return;
         }
         reconciler.taking(consumer, tp, task, batch.get(0).timestamp());

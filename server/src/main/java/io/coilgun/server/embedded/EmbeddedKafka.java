@@ -116,6 +116,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("share.coordinator.state.topic.replication.factor", replication);
         p.put("share.coordinator.state.topic.min.isr", minIsr);
         p.put("group.initial.rebalance.delay.ms", "0");
+        // a node's death is noticed after its units' session timeout: Coilgun's nodes ask for 1 s (Kafka's floor is 6)
+        p.put("group.min.session.timeout.ms", "500");
         p.put("auto.create.topics.enable", "false");
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");
