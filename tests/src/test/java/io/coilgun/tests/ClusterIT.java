@@ -49,6 +49,8 @@ class ClusterIT {
     /** Events copied in before the clients start: the history the card tasks hand their new decider. */
     static final int HISTORY = 10_000;
     static final int CLIENTS = 6;
+    /** How long a node stands still (SIGSTOP): past its session (1 s), so the group fails it over. */
+    static final long FREEZE_MS = 3_000;
     /** Events per second per client (6 clients: 240/s). */
     static final int RATE = 40;
     static final long T0 = Timestamp.valueOf("2026-11-25 00:00:00").getTime();
@@ -80,6 +82,10 @@ class ClusterIT {
      * values are checked from then on.
      */
     final AtomicInteger liveKeys = new AtomicInteger(1);
+    /** The node each client sends to now. */
+    final String[] clientNodes = new String[CLIENTS];
+    /** Raised to send every client back to its own node (client % 3) at its next statement. */
+    final AtomicInteger spread = new AtomicInteger();
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
@@ -163,6 +169,32 @@ class ClusterIT {
             phase(t0, second + " up again");
             awaitSettled(c, second);
             phase(t0, "settled");
+
+            // a false failover: a node stands still (SIGSTOP) past its session, as in a long GC pause; its tasks
+            // fail over to their replicas while it cannot know, and when it goes on its lease has run out, so it
+            // answers nothing as their active before it learns it is one no more (every RETURNING row stays exact)
+            String frozen = leadingMost(c, null);
+            spread.incrementAndGet(); // each client back to its own node (the kills moved them)
+            awaitEveryCardAnsweredAfter(System.currentTimeMillis());
+            int waitedBefore = occurrences(c.log(frozen), LEASE_RAN_OUT);
+            long freeze = System.currentTimeMillis();
+            Thread freezer = new Thread(() -> {
+                try {
+                    c.freeze(frozen, FREEZE_MS);
+                } catch (Exception e) {
+                    mismatches.add("freezing " + frozen + " failed: " + e);
+                }
+            });
+            freezer.start();
+            long failover3 = awaitEveryCardAnsweredAfter(freeze, client -> !frozen.equals(clientNodes[client]));
+            freezer.join();
+            System.out.printf("ClusterIT: froze %s for %d ms at %s; the other nodes' clients had every card answered "
+                    + "again after %d ms%n", frozen, FREEZE_MS, java.time.Instant.ofEpochMilli(freeze), failover3);
+            awaitEveryCardAnsweredAfter(System.currentTimeMillis());
+            awaitSettled(c, frozen);
+            phase(t0, frozen + " went on after " + FREEZE_MS + " ms (" + (occurrences(c.log(frozen), LEASE_RAN_OUT)
+                    > waitedBefore ? "its lease had run out: its active tasks' records waited" : "no records for its "
+                    + "active tasks before it learnt it lost them") + "), settled");
 
             String third = leadingMost(c, null);
             int errorsBefore = errors.size();
@@ -353,6 +385,7 @@ class ClusterIT {
         Connection conn = null;
         long next = System.currentTimeMillis();
         int turn = 0;
+        int spreadSeen = 0;
         while (running.get()) {
             String card = cards.get(turn++ % cards.size());
             String[] keys = {card, merchant(Integer.parseInt(card.substring(5))), device(client, random.nextInt(3))};
@@ -362,8 +395,21 @@ class ClusterIT {
             boolean late = turn > 10 && random.nextInt(30) == 0; // the stream has a stream time by then
             long time = T0 + id - (late ? 7_200_000L : 0);
             long deadline = System.currentTimeMillis() + 90_000;
+            if (spreadSeen != spread.get()) {
+                spreadSeen = spread.get();
+                if (node != client % 3 && conn != null) {
+                    try {
+                        conn.close();
+                    } catch (SQLException ignored) {
+                        // reconnecting anyway
+                    }
+                    conn = null;
+                }
+                node = client % 3;
+            }
             while (true) {
                 String on = nodes.get(node);
+                clientNodes[client] = on;
                 try {
                     if (conn == null) {
                         conn = connect(cluster[0].port(on));
@@ -585,19 +631,40 @@ class ClusterIT {
         }
     }
 
+    /** What a unit logs when its lease ran out ({@code GroupLease}). */
+    static final String LEASE_RAN_OUT = "no proof of its membership";
+
+    private static int occurrences(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     /** Waits until every card had an insert answered after {@code since}; how long after it the last one came. */
     private long awaitEveryCardAnsweredAfter(long since) throws InterruptedException {
+        return awaitEveryCardAnsweredAfter(since, client -> true);
+    }
+
+    /** The same, for the cards of the clients {@code counted} (by number). */
+    private long awaitEveryCardAnsweredAfter(long since, java.util.function.IntPredicate counted)
+            throws InterruptedException {
         long deadline = System.currentTimeMillis() + 90_000;
+        int cards = 0;
+        for (int card = 0; card < CARDS; card++) {
+            cards += counted.test(card % CLIENTS) ? 1 : 0;
+        }
         while (System.currentTimeMillis() < deadline && running.get()) {
             Map<Long, Long> firstAfter = new HashMap<>();
             synchronized (answered) {
                 for (long[] a : answered) {
-                    if (a[0] > since) {
+                    if (a[0] > since && counted.test((int) (a[1] % CLIENTS))) {
                         firstAfter.merge(a[1], a[0], Math::min);
                     }
                 }
             }
-            if (firstAfter.size() == CARDS) {
+            if (firstAfter.size() == cards) {
                 return firstAfter.values().stream().mapToLong(t -> t - since).max().orElse(0);
             }
             Thread.sleep(100);

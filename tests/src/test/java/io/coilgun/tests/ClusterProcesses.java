@@ -139,6 +139,26 @@ public final class ClusterProcesses implements AutoCloseable {
         p.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * SIGSTOP, then SIGCONT after {@code millis}: the whole JVM stands still, as in a long GC pause or on a starved
+     * CPU, and goes on where it was.
+     */
+    public void freeze(String id, long millis) throws Exception {
+        signal(id, "STOP");
+        try {
+            Thread.sleep(millis);
+        } finally {
+            signal(id, "CONT");
+        }
+    }
+
+    private void signal(String id, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid(id))).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new AssertionError("kill -" + signal + " of node " + id + " failed");
+        }
+    }
+
     /** SIGTERM: the node stops cleanly (its units leave the group, its tasks move at once). */
     public void stop(String id) throws InterruptedException {
         Process p = nodes.get(id);

@@ -59,6 +59,9 @@ final class ClusterBench {
         double warmup = o.number("warmup", 10);
         double duration = o.number("duration", 60);
         double killAt = o.number("kill-at", 20);
+        int killCount = o.integer("kills", 1);
+        double killEvery = o.number("kill-every", 25);
+        double restartAfter = o.number("restart-after", 8);
         int connections = o.integer("connections", 12);
         int timeoutS = o.integer("timeout", 60);
         Map<String, String> result = new java.util.LinkedHashMap<>();
@@ -83,27 +86,47 @@ final class ClusterBench {
             for (int i = 0; i < connections; i++) {
                 senders.add(new ClusterSender(c, ids, i % nodes, timeoutS, stats));
             }
-            // the kill, on its own thread at its time; the injector goes on meanwhile
+            // the kills, on their own thread at their times; the injector goes on meanwhile. Each victim is
+            // started again --restart-after seconds after its kill, so that every kill finds every node up
             long[] killedAt = {0};
             String[] victim = {null};
             Set<Integer> victimPartitions = new HashSet<>();
+            List<long[]> kills = java.util.Collections.synchronizedList(new ArrayList<>()); // time, then partitions
+            long start = System.currentTimeMillis();
             Thread killer = new Thread(() -> {
                 try {
-                    Thread.sleep((long) ((warmup + killAt) * 1000) + 50);
-                    Map<String, Set<Integer>> led = leaders(c, ids);
-                    victim[0] = led.entrySet().stream().max((a, b) -> a.getValue().size() - b.getValue().size())
-                            .orElseThrow().getKey();
-                    victimPartitions.addAll(led.get(victim[0]));
-                    killedAt[0] = System.currentTimeMillis();
-                    c.kill(victim[0]);
-                    System.out.printf("cluster: killed %s (it led %d of %d tasks)%n", victim[0],
-                            victimPartitions.size(), partitions);
+                    for (int k = 0; k < killCount; k++) {
+                        long due = start + (long) ((warmup + killAt + k * killEvery) * 1000) + 50;
+                        Thread.sleep(Math.max(0, due - System.currentTimeMillis()));
+                        Map<String, Set<Integer>> led = leaders(c, ids);
+                        String v = led.entrySet().stream().max((a, b) -> a.getValue().size() - b.getValue().size())
+                                .orElseThrow().getKey();
+                        long at = System.currentTimeMillis();
+                        c.kill(v);
+                        long[] kill = new long[1 + led.get(v).size()];
+                        kill[0] = at;
+                        int i = 1;
+                        for (int partition : led.get(v)) {
+                            kill[i++] = partition;
+                        }
+                        kills.add(kill);
+                        if (k == 0) {
+                            victim[0] = v;
+                            victimPartitions.addAll(led.get(v));
+                            killedAt[0] = at;
+                        }
+                        System.out.printf("cluster: killed %s (it led %d of %d tasks)%n", v, led.get(v).size(),
+                                partitions);
+                        Thread.sleep((long) (restartAfter * 1000));
+                        c.startNode(v);
+                    }
+                } catch (InterruptedException e) {
+                    // the run ended first
                 } catch (Exception e) {
-                    System.out.println("cluster: the kill failed: " + e);
+                    System.out.println("cluster: a kill failed: " + e);
                 }
             }, "bench-killer");
             killer.setDaemon(true);
-            long start = System.currentTimeMillis();
             killer.start();
             OpenLoop.Result r;
             try {
@@ -131,6 +154,25 @@ final class ClusterBench {
                 phase(result, "after", r, recovered, r.seconds().size());
             }
             result.put("failover_ms", String.valueOf(failoverMs));
+            // per kill: from it until every task the dead node led answered an event sent after it
+            List<Long> everyTask = new ArrayList<>();
+            synchronized (kills) {
+                for (long[] kill : kills) {
+                    long last = 0;
+                    for (int i = 1; i < kill.length; i++) {
+                        last = Math.max(last, stats.firstAnswerAfter(kill[0], Set.of((int) kill[i])) - kill[0]);
+                    }
+                    everyTask.add(last);
+                }
+            }
+            if (!everyTask.isEmpty()) {
+                List<Long> sorted = everyTask.stream().sorted().toList();
+                result.put("kills", String.valueOf(everyTask.size()));
+                result.put("failover_every_task_ms", everyTask.stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining(",")));
+                result.put("failover_every_task_p50_ms", String.valueOf(sorted.get((sorted.size() - 1) / 2)));
+                result.put("failover_every_task_max_ms", String.valueOf(sorted.get(sorted.size() - 1)));
+            }
             result.put("killed", victim[0] + "(" + victimPartitions.size() + "/" + partitions + "_tasks)");
 
             // the oracle: every card's 30-day count, read from a live node, against the events answered
