@@ -214,6 +214,21 @@ public final class ClusterNode implements AutoCloseable {
         return clusterFeed;
     }
 
+    /**
+     * Any thread: how long ago (ms) Kafka's group coordinator last confirmed a unit of this node in the task group
+     * (the most recent of its units), -1 before it ever did: a node silent for seconds is cut off from Kafka.
+     */
+    public long kafkaSilenceMs() {
+        long silence = -1;
+        for (ProcessorUnit unit : tasks.units()) {
+            long s = unit.groupSilenceMs();
+            if (s >= 0) {
+                silence = silence < 0 ? s : Math.min(silence, s);
+            }
+        }
+        return silence;
+    }
+
     public EventPublisher publisher() {
         return publisher;
     }

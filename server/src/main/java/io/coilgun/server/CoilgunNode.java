@@ -225,7 +225,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
         }
-        inserter = new Inserter(catalog, new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses()));
+        inserter = new Inserter(catalog, new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses(),
+                cluster::kafkaSilenceMs));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),

@@ -17,7 +17,11 @@ import java.util.concurrent.TimeUnit;
  * stop with SIGTERM and start again on the same data. Node output goes to {@code <dir>/<node>.log}.
  */
 public final class ClusterProcesses implements AutoCloseable {
+    private static final String KAFKA = "kafka";
     private final Path dir;
+    /** The private network the processes run in, or null: all on 127.0.0.1. */
+    private final PrivateNetwork net;
+    private final String kafkaHost;
     private final int kafkaPort;
     private final List<String> jit;
     private Process kafka;
@@ -35,16 +39,30 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** @param benchmark its processes compile as scripts/coilgun's do (C2, behind live work): what a user runs */
     public ClusterProcesses(Path dir, int brokers, boolean benchmark) throws Exception {
+        this(dir, brokers, benchmark, null);
+    }
+
+    /**
+     * A cluster on a {@link PrivateNetwork}: the brokers in one namespace, each node in its own, each on an address
+     * of its own (fixed ports: nothing else binds there).
+     */
+    ClusterProcesses(Path dir, int brokers, PrivateNetwork net) throws Exception {
+        this(dir, brokers, false, net);
+    }
+
+    private ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net) throws Exception {
         this.dir = dir;
+        this.net = net;
         Files.createDirectories(dir);
-        this.kafkaPort = freeBasePort();
+        this.kafkaHost = net == null ? "127.0.0.1" : net.add(KAFKA);
+        this.kafkaPort = net == null ? freeBasePort() : 19092;
         List<String> asUsers = new ArrayList<>(NodeJvm.JIT_BEHIND_LIVE_WORK);
         asUsers.addAll(NodeJvm.HUGE_PAGES);
         this.jit = benchmark ? asUsers : List.of("-XX:TieredStopAtLevel=1");
         List<String> kafkaJvm = new ArrayList<>(List.of("-Xmx384m"));
         kafkaJvm.addAll(jit); // coilgun kafka passes its -XX options to its brokers
-        kafka = java(kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",
-                String.valueOf(kafkaPort), "--data-dir", dir.resolve("kafka").toString())
+        kafka = java(net == null ? null : KAFKA, kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",
+                String.valueOf(kafkaPort), "--host", kafkaHost, "--data-dir", dir.resolve("kafka").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("kafka.log").toFile()).start();
         for (int id = 1; id <= brokers; id++) {
             awaitLine(dir.resolve("kafka").resolve("broker-" + id + ".log"), "ready on", 120_000);
@@ -52,7 +70,12 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     public String bootstrap() {
-        return "127.0.0.1:" + kafkaPort;
+        return kafkaHost + ":" + kafkaPort;
+    }
+
+    /** The address node {@code id} listens on (pgwire, HTTP). */
+    public String host(String id) {
+        return net == null ? "127.0.0.1" : net.address(id);
     }
 
     /** Starts (or restarts, on its data) node {@code id} and waits for its ready line. */
@@ -70,13 +93,19 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** Starts node {@code id} with more options of {@code coilgun start}. */
     public void startNode(String id, String... options) throws Exception {
-        int port = ports.computeIfAbsent(id, k -> freePort());
+        if (net != null && !ports.containsKey(id)) {
+            net.add(id);
+        }
+        int port = ports.computeIfAbsent(id, k -> net == null ? freePort() : 5433);
         Path log = dir.resolve(id + ".log");
         long from = Files.exists(log) ? Files.readString(log).length() : 0; // a restart appends to its log
         List<String> args = new java.util.ArrayList<>(List.of("start", "--kafka", bootstrap(), "--node-id", id,
                 "--port", String.valueOf(port), "--data-dir", dir.resolve(id).toString(), "--processor-units", "2"));
         if (!List.of(options).contains("--http-port")) {
             args.addAll(List.of("--http-port", "0")); // pgwire + 1000 may be another process's free port here
+        }
+        if (net != null) {
+            args.addAll(List.of("--host", net.address(id)));
         }
         args.addAll(List.of(options));
         // test faults armed, as in the test JVM: an event can make a task fail or a backfill slow (TestFaults)
@@ -89,7 +118,7 @@ public final class ClusterProcesses implements AutoCloseable {
                 jvm.add(option.replace("{node}", id + "-" + System.currentTimeMillis()));
             }
         }
-        Process p = java(jvm, args.toArray(String[]::new))
+        Process p = java(net == null ? null : id, jvm, args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         nodes.put(id, p);
         long deadline = System.currentTimeMillis() + 120_000;
@@ -192,8 +221,10 @@ public final class ClusterProcesses implements AutoCloseable {
         return Files.readString(dir.resolve(id + ".log"));
     }
 
-    private ProcessBuilder java(List<String> jvm, String... args) {
-        return new ProcessBuilder(NodeJvm.command(jvm, args));
+    /** A JVM of the project, in member {@code member}'s namespace of the private network (null: none). */
+    private ProcessBuilder java(String member, List<String> jvm, String... args) {
+        List<String> command = NodeJvm.command(jvm, args);
+        return new ProcessBuilder(member == null ? command : net.inside(member, command));
     }
 
     private static void awaitLine(Path log, String text, long timeoutMs) throws Exception {

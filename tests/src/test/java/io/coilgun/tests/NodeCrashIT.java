@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
-@OwnProcesses
+@SecondNodeLane // one node of its own process, its embedded broker inside: light beside the clusters
 class NodeCrashIT {
     @TempDir
     Path dir;

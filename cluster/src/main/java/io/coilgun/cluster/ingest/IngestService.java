@@ -1,5 +1,6 @@
 package io.coilgun.cluster.ingest;
 
+import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.planner.error.CoilgunException;
@@ -15,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): assigns the ids of
@@ -30,17 +32,66 @@ public final class IngestService {
     /** How long a statement waits for a stream that is gaining a decider ({@link StreamPauses}). */
     private static final long PAUSE_WAIT_MS = Long.getLong("coilgun.conversionWaitMs", 120_000);
 
+    /** How long a node may go without an answer from Kafka's group coordinator before it counts as cut off. */
+    static final long CUT_OFF_MS = Long.getLong("coilgun.cutOffMs", 3000);
+
     private final Catalog catalog;
+    private final LongSupplier kafkaSilenceMs;
     private final EventPublisher publisher;
     private final StreamPauses pauses;
     private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
     /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
     private final Map<String, Set<CompletableFuture<Ingested>>> inflight = new ConcurrentHashMap<>();
 
-    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses) {
+    /**
+     * @param kafkaSilenceMs how long ago (ms) Kafka last confirmed one of the node's units in the task group (-1:
+     *     not yet); past {@link #CUT_OFF_MS} the node counts as cut off from Kafka
+     */
+    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses, LongSupplier kafkaSilenceMs) {
         this.catalog = catalog;
         this.publisher = publisher;
         this.pauses = pauses;
+        this.kafkaSilenceMs = kafkaSilenceMs;
+        Thread watch = new Thread(this::watchKafka, "coilgun-ingest-kafka-watch");
+        watch.setDaemon(true);
+        watch.start();
+    }
+
+    /**
+     * A node cut off from Kafka (a network partition) answers its clients at once rather than let them wait for
+     * replies that cannot come: a statement fails with {@link KafkaUnavailableException} (08006), those waiting
+     * too, every quarter second. Its events may be applied or not; the client retries on another node, where a
+     * retry of an applied event is a duplicate, never counted twice.
+     */
+    private void watchKafka() {
+        while (true) {
+            try {
+                Thread.sleep(250);
+                KafkaUnavailableException cutOff = cutOff();
+                if (cutOff != null) {
+                    for (Set<CompletableFuture<Ingested>> running : inflight.values()) {
+                        for (CompletableFuture<Ingested> r : running) {
+                            r.completeExceptionally(cutOff);
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // a supplier that failed once: look again
+            }
+        }
+    }
+
+    /** The error a statement gets on a node cut off from Kafka, or null while it is not. */
+    private KafkaUnavailableException cutOff() {
+        long silence = kafkaSilenceMs.getAsLong();
+        if (silence <= CUT_OFF_MS) {
+            return null;
+        }
+        return new KafkaUnavailableException("this node has had no answer from Kafka's group coordinator for "
+                + silence + " ms (it is cut off from Kafka); the statement's events may or may not be applied: retry "
+                + "it on another node (a retry with the same event id is never counted twice)", null);
     }
 
     /** What became of a row. */
@@ -75,6 +126,10 @@ public final class IngestService {
      * task refused a published row), or a {@link CoilgunException} 42P01 when the stream is dropped meanwhile.
      */
     public CompletableFuture<Ingested> ingest(StreamDef stream, List<Object[]> rows) {
+        KafkaUnavailableException cutOff = cutOff();
+        if (cutOff != null) {
+            return CompletableFuture.failedFuture(cutOff);
+        }
         EventCodec codec = codecs.computeIfAbsent(stream, EventCodec::new);
         long[] assignedIds = new long[rows.size()];
         for (int i = 0; i < rows.size(); i++) {

@@ -39,6 +39,9 @@ final class GroupLease {
     /** When the last renewal was asked, and whether its answer is still to come. */
     private long askedAt;
     private boolean asking;
+    private static final long NEVER = Long.MIN_VALUE;
+    /** {@link #provenAt} for other threads (the front end asks whether the node still reaches Kafka). */
+    private volatile long lastProof = NEVER;
     /** The partitions of active tasks held back while the lease ran out: paused at their task's next offset. */
     private final List<Map.Entry<Consumer<?, ?>, TopicPartition>> heldBack = new ArrayList<>();
     private final String unitName;
@@ -61,6 +64,7 @@ final class GroupLease {
         if (!proven || sentAt - provenAt > 0) {
             provenAt = sentAt;
             proven = true;
+            lastProof = sentAt;
         }
         if (!heldBack.isEmpty() && held(System.nanoTime())) {
             LOG.info("unit={} membership proven again: its active tasks go on", unitName);
@@ -103,8 +107,14 @@ final class GroupLease {
         });
     }
 
-    /** How long ago the last proof was sent (ms), or -1 before any: for the unit's status. */
+    /** How long ago the last proof was sent (ms), or -1 before any. */
     long ageMs(long now) {
         return proven ? (now - provenAt) / 1_000_000L : -1;
+    }
+
+    /** Any thread: {@link #ageMs} as of the last proof this thread can see. */
+    long silenceMs() {
+        long last = lastProof;
+        return last == NEVER ? -1 : (System.nanoTime() - last) / 1_000_000L;
     }
 }

@@ -124,6 +124,14 @@ public final class ProcessorUnit implements AutoCloseable {
         reconciler.addHeld(held);
     }
 
+    /**
+     * Any thread: how long ago (ms) the unit last had its membership in the task group confirmed by Kafka, -1 before
+     * it ever was ({@link GroupLease}).
+     */
+    public long groupSilenceMs() {
+        return lease.silenceMs();
+    }
+
     /** Any thread: see {@link #busySince}. */
     long busySince() {
         return busySince;

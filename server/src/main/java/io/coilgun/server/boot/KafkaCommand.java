@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
  * be killed), for running a Coilgun cluster on one machine. Production points {@code --kafka} at its own Kafka.
  */
 @Command(name = "kafka", mixinStandardHelpOptions = true,
-        description = "Run a KRaft Kafka cluster of --brokers processes on 127.0.0.1 (bootstrap 127.0.0.1:--port).")
+        description = "Run a KRaft Kafka cluster of --brokers processes on --host (bootstrap --host:--port).")
 final class KafkaCommand implements Callable<Integer> {
     @Option(names = "--brokers", defaultValue = "3", description = "Brokers (default ${DEFAULT-VALUE}).")
     int brokers;
@@ -33,6 +33,10 @@ final class KafkaCommand implements Callable<Integer> {
 
     @Option(names = "--heap-mb", defaultValue = "512", description = "Heap of each broker (default ${DEFAULT-VALUE}).")
     int heapMb;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "The address every broker listens on and "
+            + "advertises (default ${DEFAULT-VALUE}; tests give a private address in a network namespace).")
+    String host;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -50,12 +54,12 @@ final class KafkaCommand implements Callable<Integer> {
             cmd.addAll(ClassDataSharing.inheritedOptions()); // the class-data archive: a broker starts in half the time
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "kafka-broker",
                     "--id", String.valueOf(id), "--brokers", String.valueOf(brokers), "--port", String.valueOf(port),
-                    "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id", clusterId));
+                    "--host", host, "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id", clusterId));
             processes.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
-        System.out.println("coilgun kafka: " + brokers + " brokers starting, bootstrap 127.0.0.1:" + port
-                + "; logs in " + dataDir.toAbsolutePath() + "/broker-<n>.log. Start nodes with --kafka 127.0.0.1:"
+        System.out.println("coilgun kafka: " + brokers + " brokers starting, bootstrap " + host + ":" + port
+                + "; logs in " + dataDir.toAbsolutePath() + "/broker-<n>.log. Start nodes with --kafka " + host + ":"
                 + port + ". Stop with Ctrl-C.");
         System.out.flush();
         for (Process p : processes) {
@@ -79,12 +83,15 @@ final class KafkaCommand implements Callable<Integer> {
         @Option(names = "--data-dir", required = true)
         Path dataDir;
 
+        @Option(names = "--host", defaultValue = "127.0.0.1")
+        String host;
+
         @Option(names = "--cluster-id", required = true)
         String clusterId;
 
         @Override
         public Integer call() throws InterruptedException {
-            EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, id, brokers, port, clusterId);
+            EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, host, id, brokers, port, clusterId);
             CountDownLatch stopped = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 kafka.close();

@@ -28,12 +28,15 @@ import org.apache.kafka.server.common.MetadataVersion;
  */
 public final class EmbeddedKafka implements AutoCloseable {
     private static final String CONTROLLER = "CONTROLLER";
+    private static final String LOOPBACK = "127.0.0.1";
 
     private final KafkaRaftServer server;
+    private final String host;
     private final int port;
 
-    private EmbeddedKafka(KafkaRaftServer server, int port) {
+    private EmbeddedKafka(KafkaRaftServer server, String host, int port) {
         this.server = server;
+        this.host = host;
         this.port = port;
     }
 
@@ -51,24 +54,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         int brokerPort = port == 0 ? freePort(-1) : port;
         int controllerPort = freePort(brokerPort);
-        Properties p = config(1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1);
+        Properties p = config(LOOPBACK, 1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1);
         if (!Files.exists(logDir.resolve("meta.properties"))) {
             format(logDir, 1, Uuid.randomUuid().toString());
         }
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
-        return new EmbeddedKafka(server, brokerPort);
+        return new EmbeddedKafka(server, LOOPBACK, brokerPort);
     }
 
     /**
      * One member of a KRaft cluster of {@code brokers} nodes, each broker and controller (combined mode), on
-     * 127.0.0.1: node {@code id} (1-based) listens on {@code basePort + id - 1} for clients and
+     * {@code host} (127.0.0.1, or a test's private address): node {@code id} (1-based) listens on {@code basePort + id - 1} for clients and
      * {@code basePort + 100 + id - 1} for the controller quorum. Topics get {@code min(3, brokers)} replicas and, with
      * three brokers or more, {@code min.insync.replicas = 2}: an acknowledged write survives one broker's loss.
      *
      * @param clusterId the same for every member (the launcher picks it once)
      */
-    public static EmbeddedKafka startMember(Path logDir, int id, int brokers, int basePort, String clusterId) {
+    public static EmbeddedKafka startMember(Path logDir, String host, int id, int brokers, int basePort,
+            String clusterId) {
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
@@ -76,30 +80,32 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         StringBuilder voters = new StringBuilder();
         for (int n = 1; n <= brokers; n++) {
-            voters.append(n == 1 ? "" : ",").append(n).append("@127.0.0.1:").append(basePort + 100 + n - 1);
+            voters.append(n == 1 ? "" : ",").append(n).append('@').append(host).append(':')
+                    .append(basePort + 100 + n - 1);
         }
         int brokerPort = basePort + id - 1;
-        Properties p = config(id, brokerPort, basePort + 100 + id - 1, voters.toString(), logDir.toAbsolutePath(),
-                brokers);
+        Properties p = config(host, id, brokerPort, basePort + 100 + id - 1, voters.toString(),
+                logDir.toAbsolutePath(), brokers);
         if (!Files.exists(logDir.resolve("meta.properties"))) {
             format(logDir.toAbsolutePath(), id, clusterId);
         }
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
-        return new EmbeddedKafka(server, brokerPort);
+        return new EmbeddedKafka(server, host, brokerPort);
     }
 
     /** A combined broker and controller's settings, small thread pools (a laptop or a test machine). */
-    private static Properties config(int id, int brokerPort, int controllerPort, String voters, Path logDir,
-            int brokers) {
+    private static Properties config(String host, int id, int brokerPort, int controllerPort, String voters,
+            Path logDir, int brokers) {
         String replication = String.valueOf(Math.min(3, brokers));
         String minIsr = brokers >= 3 ? "2" : "1";
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", String.valueOf(id));
         p.put("controller.quorum.voters", voters);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        p.put("listeners", "PLAINTEXT://" + host + ":" + brokerPort + "," + CONTROLLER + "://" + host + ":"
+                + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://" + host + ":" + brokerPort);
         p.put("controller.listener.names", CONTROLLER);
         p.put("inter.broker.listener.name", "PLAINTEXT");
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");
@@ -165,7 +171,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return host + ":" + port;
     }
 
     @Override
