@@ -9,6 +9,7 @@ import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.ingest.EventPublisher;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.kafka.KafkaClients;
+import io.coilgun.cluster.kafka.KafkaContact;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.cluster.kafka.TopicAdmin;
 import io.coilgun.cluster.kafka.Topics;
@@ -84,6 +85,7 @@ public final class ClusterNode implements AutoCloseable {
     private final TopicAdmin admin;
     private final KafkaProducer<byte[], byte[]> producer;
     private final ReplyRouter router;
+    private final KafkaContact kafkaContact;
     /** Requests to and from the other nodes (reads and subscriptions over their tasks). */
     private final PeerLink peers;
     private final ClusterFeed clusterFeed;
@@ -145,7 +147,8 @@ public final class ClusterNode implements AutoCloseable {
         }, feed);
         this.recovery = new PeerRecovery(config, deployments, directories, tasks, directory, reservoirIO,
                 COPY_MIN_EVENTS);
-        TaskReads reads = new TaskReads(peers, tasks);
+        this.kafkaContact = new KafkaContact(this::kafkaSilenceMs);
+        TaskReads reads = new TaskReads(peers, tasks, kafkaContact);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
         this.conversions = new StreamConversions(config.nodeId(), admin, publisher, tasks::view);
@@ -214,11 +217,16 @@ public final class ClusterNode implements AutoCloseable {
         return clusterFeed;
     }
 
+    /** Whether this node still reaches Kafka ({@link KafkaContact}). */
+    public KafkaContact kafkaContact() {
+        return kafkaContact;
+    }
+
     /**
      * Any thread: how long ago (ms) Kafka's group coordinator last confirmed a unit of this node in the task group
      * (the most recent of its units), -1 before it ever did: a node silent for seconds is cut off from Kafka.
      */
-    public long kafkaSilenceMs() {
+    private long kafkaSilenceMs() {
         long silence = -1;
         for (ProcessorUnit unit : tasks.units()) {
             long s = unit.groupSilenceMs();

@@ -84,6 +84,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     /** REPLAY: this node's tasks, and the other nodes' through the peer link. */
     private RemoteReplays replays;
     private Inserter inserter;
+    private IngestService ingest;
     /** The DDL operations and the catalog's recovery at start. */
     private CatalogService catalogService;
     /** The server's version, as coilgun.nodes shows it. */
@@ -225,8 +226,9 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
         }
-        inserter = new Inserter(catalog, new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses(),
-                cluster::kafkaSilenceMs));
+        ingest = new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses(),
+                cluster.kafkaContact());
+        inserter = new Inserter(catalog, ingest);
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
@@ -409,6 +411,9 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         if (http != null) {
             http.close();
             http = null;
+        }
+        if (ingest != null) {
+            ingest.close();
         }
         ddl.shutdown();
         queries.shutdownNow();

@@ -23,6 +23,9 @@ public final class ClusterProcesses implements AutoCloseable {
     private final PrivateNetwork net;
     private final String kafkaHost;
     private final int kafkaPort;
+    private final int brokerCount;
+    /** Brokers started again by {@link #startBroker} (no longer children of the launcher). */
+    private final Map<Integer, Process> restartedBrokers = new LinkedHashMap<>();
     private final List<String> jit;
     private Process kafka;
     private final Map<String, Process> nodes = new LinkedHashMap<>();
@@ -53,6 +56,7 @@ public final class ClusterProcesses implements AutoCloseable {
     private ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net) throws Exception {
         this.dir = dir;
         this.net = net;
+        this.brokerCount = brokers;
         Files.createDirectories(dir);
         this.kafkaHost = net == null ? "127.0.0.1" : net.add(KAFKA);
         this.kafkaPort = net == null ? freeBasePort() : 19092;
@@ -149,6 +153,44 @@ public final class ClusterProcesses implements AutoCloseable {
         List<Long> pids = new ArrayList<>(List.of(kafka.pid()));
         kafka.descendants().forEach(h -> pids.add(h.pid()));
         return pids;
+    }
+
+    /**
+     * SIGKILL of broker {@code id} (1-based, a child of {@code coilgun kafka}, or one {@link #startBroker} started
+     * again).
+     */
+    public void killBroker(int id) throws Exception {
+        // its pid, from the last ready line of its log (a restarted broker appends its own)
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("ready on \\S+ \\(pid (\\d+)\\)")
+                .matcher(Files.readString(dir.resolve("kafka").resolve("broker-" + id + ".log")));
+        long pid = -1;
+        while (m.find()) {
+            pid = Long.parseLong(m.group(1));
+        }
+        ProcessHandle broker = ProcessHandle.of(pid).orElseThrow(() -> new AssertionError("no broker " + id));
+        broker.destroyForcibly();
+        broker.onExit().join();
+    }
+
+    /** Starts broker {@code id} again on its data (after {@link #killBroker}) and waits until it is ready. */
+    public void startBroker(int id) throws Exception {
+        Path log = dir.resolve("kafka").resolve("broker-" + id + ".log");
+        long from = Files.exists(log) ? Files.size(log) : 0;
+        String clusterId = Files.readString(dir.resolve("kafka").resolve("cluster-id")).trim();
+        List<String> jvm = new ArrayList<>(List.of("-Xmx384m"));
+        jvm.addAll(jit);
+        Process p = java(net == null ? null : KAFKA, jvm, "kafka-broker", "--id", String.valueOf(id), "--brokers",
+                String.valueOf(brokerCount), "--port", String.valueOf(kafkaPort), "--host", kafkaHost, "--data-dir",
+                dir.resolve("kafka").resolve("broker-" + id).toString(), "--cluster-id", clusterId)
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        restartedBrokers.put(id, p);
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (!(Files.size(log) > from && Files.readString(log).substring((int) from).contains("ready on"))) {
+            if (!p.isAlive() || System.currentTimeMillis() > deadline) {
+                throw new AssertionError("broker " + id + " did not start again:\n" + tail(Files.readString(log)));
+            }
+            Thread.sleep(100);
+        }
     }
 
     /** The operating system's process id of node {@code id} (for /proc readings in benchmarks). */
@@ -304,6 +346,7 @@ public final class ClusterProcesses implements AutoCloseable {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
         }
+        restartedBrokers.values().forEach(Process::destroyForcibly);
         if (kafka != null) {
             List<ProcessHandle> brokers = kafka.descendants().toList();
             kafka.destroy();

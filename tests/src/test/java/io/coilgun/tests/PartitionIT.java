@@ -75,7 +75,7 @@ class PartitionIT {
             }
             try (Connection conn = connect("n1"); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH ("
-                        + "event_id = 'id', partition_by = 'card', partitions = 6, replicas = 2)");
+                        + "event_id = 'id', partition_by = 'card', partitions = 6, replicas = 3)");
                 st.execute("CREATE METRIC m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
                         + "OVER SLIDING 30 DAYS");
             }
@@ -139,6 +139,42 @@ class PartitionIT {
             net.heal(a, b);
             System.out.printf("PartitionIT: %s and %s cut off from each other for 4 s: every card answered (the last "
                     + "%d ms after the 3rd second)%n", a, b, everyone);
+
+            // 4. one broker of three killed under load (replication 3, min.insync.replicas 2): writes go on
+            awaitSettled(c);
+            long brokerKill = System.currentTimeMillis();
+            int errorsBeforeKill = errors.size();
+            c.killBroker(2);
+            long afterKill = awaitAnsweredAfter(brokerKill, t -> true);
+            Thread.sleep(5_000);
+            long restart = System.currentTimeMillis();
+            c.startBroker(2);
+            Thread.sleep(5_000);
+            System.out.printf("PartitionIT: broker 2 of 3 killed: every card answered again after %d ms; p99.9 "
+                    + "%d ms while it was down, %d ms after it came back; client errors %s%n", afterKill,
+                    p999(brokerKill, restart), p999(restart, System.currentTimeMillis()),
+                    errorStates(errorsBeforeKill));
+
+            // 5. two brokers of three killed: writes fail with a clear error, reads of state go on; one back, all on
+            awaitSettled(c);
+            int errorsBeforeTwo = errors.size();
+            long twoKill = System.currentTimeMillis();
+            c.killBroker(2);
+            c.killBroker(3);
+            Thread.sleep(8_000);
+            List<String> refused = errorStates(errorsBeforeTwo);
+            for (String n : List.of("n1", "n2", "n3")) {
+                state(n); // each node answers from its own copies (replicas = 3: it has one of every task)
+            }
+            long back = System.currentTimeMillis();
+            c.startBroker(2);
+            long resumed = awaitAnsweredAfter(back, t -> true);
+            System.out.printf("PartitionIT: brokers 2 and 3 of 3 killed for 8 s: clients got %s; every node read "
+                    + "its state meanwhile; broker 2 back: every card answered again after %d ms%n", refused,
+                    resumed);
+            assertTrue(!refused.isEmpty() && refused.stream().allMatch(e -> e.startsWith("08006")),
+                    "with two brokers of three gone, writes fail with 08006: " + refused);
+            c.startBroker(3);
 
             running.set(false);
             for (Thread th : clients) {
@@ -277,6 +313,33 @@ class PartitionIT {
         throw new AssertionError("not every client answered within 90 s of " + since + "; mismatches " + mismatches
                 + "; last errors " + errors.subList(Math.max(0, errors.size() - 5), errors.size()).stream()
                         .map(e -> e[1] + ": " + e[2] + " " + e[3]).toList());
+    }
+
+    /** p99.9 (ms) of the statements first sent in [from, to), from their first send to their answer. */
+    private long p999(long from, long to) {
+        List<Long> latencies = new ArrayList<>();
+        synchronized (answered) {
+            for (long[] a : answered) {
+                if (a[2] >= from && a[2] < to) {
+                    latencies.add(a[0] - a[2]);
+                }
+            }
+        }
+        Collections.sort(latencies);
+        return latencies.isEmpty() ? -1 : latencies.get((int) Math.min(latencies.size() - 1,
+                Math.ceil(latencies.size() * 0.999) - 1));
+    }
+
+    /** The distinct SQLSTATEs and first words of the errors clients saw since error number {@code from}. */
+    private List<String> errorStates(int from) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        synchronized (errors) {
+            for (Object[] e : errors.subList(from, errors.size())) {
+                String message = String.valueOf(e[3]);
+                out.add(e[2] + " " + message.substring(0, Math.min(60, message.length())));
+            }
+        }
+        return new ArrayList<>(out);
     }
 
     /** The node leading the most tasks. */

@@ -1,5 +1,6 @@
 package io.coilgun.cluster.ingest;
 
+import io.coilgun.cluster.kafka.KafkaContact;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyStatus;
@@ -16,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): assigns the ids of
@@ -25,36 +25,38 @@ import java.util.function.LongSupplier;
  * dedup horizon is a duplicate, not late), waits for every task's reply and maps it to an outcome per row or to an
  * error. What is about a pgwire statement (RETURNING rows, the tag, error wording per row) stays with the caller.
  */
-public final class IngestService {
+public final class IngestService implements AutoCloseable {
     /** How many rounds of probes a statement may take when its rows keep looking late (a fast-moving stream). */
     private static final int MAX_PROBE_ROUNDS = 3;
 
     /** How long a statement waits for a stream that is gaining a decider ({@link StreamPauses}). */
     private static final long PAUSE_WAIT_MS = Long.getLong("coilgun.conversionWaitMs", 120_000);
 
-    /** How long a node may go without an answer from Kafka's group coordinator before it counts as cut off. */
-    static final long CUT_OFF_MS = Long.getLong("coilgun.cutOffMs", 3000);
-
     private final Catalog catalog;
-    private final LongSupplier kafkaSilenceMs;
+    private final KafkaContact kafka;
+    /** Fails the statements of a node cut off from Kafka ({@link #watchKafka}). */
+    private final Thread watch;
     private final EventPublisher publisher;
     private final StreamPauses pauses;
     private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
     /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
     private final Map<String, Set<CompletableFuture<Ingested>>> inflight = new ConcurrentHashMap<>();
 
-    /**
-     * @param kafkaSilenceMs how long ago (ms) Kafka last confirmed one of the node's units in the task group (-1:
-     *     not yet); past {@link #CUT_OFF_MS} the node counts as cut off from Kafka
-     */
-    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses, LongSupplier kafkaSilenceMs) {
+    /** @param kafka whether the node still reaches Kafka (a node cut off fails its statements at once) */
+    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses, KafkaContact kafka) {
         this.catalog = catalog;
         this.publisher = publisher;
         this.pauses = pauses;
-        this.kafkaSilenceMs = kafkaSilenceMs;
-        Thread watch = new Thread(this::watchKafka, "coilgun-ingest-kafka-watch");
+        this.kafka = kafka;
+        this.watch = new Thread(this::watchKafka, "coilgun-ingest-kafka-watch");
         watch.setDaemon(true);
         watch.start();
+    }
+
+    /** The node stops: the watch of its contact with Kafka too. */
+    @Override
+    public void close() {
+        watch.interrupt();
     }
 
     /**
@@ -85,13 +87,7 @@ public final class IngestService {
 
     /** The error a statement gets on a node cut off from Kafka, or null while it is not. */
     private KafkaUnavailableException cutOff() {
-        long silence = kafkaSilenceMs.getAsLong();
-        if (silence <= CUT_OFF_MS) {
-            return null;
-        }
-        return new KafkaUnavailableException("this node has had no answer from Kafka's group coordinator for "
-                + silence + " ms (it is cut off from Kafka); the statement's events may or may not be applied: retry "
-                + "it on another node (a retry with the same event id is never counted twice)", null);
+        return kafka.unavailable();
     }
 
     /** What became of a row. */

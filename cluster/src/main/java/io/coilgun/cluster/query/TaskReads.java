@@ -1,5 +1,6 @@
 package io.coilgun.cluster.query;
 
+import io.coilgun.cluster.kafka.KafkaContact;
 import io.coilgun.cluster.kafka.ValueCodec;
 import io.coilgun.cluster.peer.PeerException;
 import io.coilgun.cluster.peer.PeerLink;
@@ -39,10 +40,13 @@ public final class TaskReads {
 
     private final PeerLink peers;
     private final TaskRouter router;
+    private final KafkaContact kafka;
 
-    public TaskReads(PeerLink peers, TaskRouter router) {
+    /** @param kafka whether the node reaches Kafka: when cut off, reads answer from this node's copies at once */
+    public TaskReads(PeerLink peers, TaskRouter router, KafkaContact kafka) {
         this.peers = peers;
         this.router = router;
+        this.kafka = kafka;
     }
 
     /**
@@ -65,6 +69,15 @@ public final class TaskReads {
     public byte[] read(TaskId id, String kind, byte[] request, BiFunction<TaskProcessor, byte[], byte[]> read) {
         long deadline = System.currentTimeMillis() + TASK_TIMEOUT_MS;
         while (true) {
+            if (kafka.cutOff()) { // no peer is reached (they are reached through Kafka) and no failover comes
+                byte[] here = local(id, request, read).join();
+                if (here != null) {
+                    return here;
+                }
+                throw new CoilgunException(SqlState.OBJECT_NOT_IN_PREREQUISITE_STATE, "task " + id + " has no copy "
+                        + "on this node, and this node cannot reach Kafka (which joins it to its peers): read it on a "
+                        + "node that holds a copy (coilgun.tasks), or when Kafka is back");
+            }
             String leader = router.activeNodeOf(id);
             byte[] answer = leader == null || leader.equals(router.nodeId()) ? local(id, request, read).join()
                     : remote(leader, id, kind, request);

@@ -9,6 +9,7 @@ import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.task.TaskRole;
 import io.coilgun.cluster.task.TaskState;
 import io.coilgun.storage.reservoir.ChunkCache;
+import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -61,6 +62,8 @@ public final class ProcessorUnit implements AutoCloseable {
     /** Only asks for partitions' first offsets (no fetch in flight to wait behind). */
     private final KafkaConsumer<byte[], byte[]> offsets;
     private final GroupMembership membership;
+    /** Times the group removed this unit (its session expired) while it lived. */
+    private final Counter sessionsLost;
     /** Whether the unit may still answer as its tasks' active copy ({@link GroupLease}). */
     private final GroupLease lease;
     /** When the active consumer's current poll began (System.nanoTime()): a proof of membership in it is newer. */
@@ -96,6 +99,10 @@ public final class ProcessorUnit implements AutoCloseable {
         this.chunkCache = chunkCache;
         this.membership = new GroupMembership(index, host, this::addHeld);
         this.lease = new GroupLease(name, sessionTimeoutMs);
+        this.sessionsLost = Counter.builder("coilgun.unit.sessions.lost")
+                .description("Times the task group went on without a processor unit (its session expired: a dead, "
+                        + "stalled or cut-off node's failover; on a live node, a false one)")
+                .tag("unit", name).register(host.meters());
         String client = "coilgun-" + host.nodeId() + "-" + name;
         this.active = KafkaClients.groupConsumer(bootstrapServers, client, group, sessionTimeoutMs,
                 CoilgunAssignor.class, Map.of(CoilgunAssignor.CONTEXT, membership), 1000,
@@ -259,7 +266,12 @@ public final class ProcessorUnit implements AutoCloseable {
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            // the group went on without this unit: its tasks are reconciled with the next assignment
+            // the group went on without this unit (silent past its session: a stall, a network cut): its tasks were
+            // given to others, it stopped answering for them when its lease ran out, and the next assignment
+            // reconciles them (its copies become replicas)
+            sessionsLost.increment();
+            LOG.warn("unit={} the task group went on without it (no heartbeat for its session: the node stood still "
+                    + "or lost Kafka); its tasks moved to their replicas, it rejoins", name);
         }
 
         @Override

@@ -97,7 +97,8 @@ final class KafkaCommand implements Callable<Integer> {
                 kafka.close();
                 stopped.countDown();
             }));
-            System.out.println("coilgun kafka-broker " + id + " ready on " + kafka.bootstrapServers());
+            System.out.println("coilgun kafka-broker " + id + " ready on " + kafka.bootstrapServers() + " (pid "
+                    + ProcessHandle.current().pid() + ")");
             System.out.flush();
             stopped.await();
             return 0;

@@ -124,6 +124,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("group.initial.rebalance.delay.ms", "0");
         // a node's death is noticed after its units' session timeout: Coilgun's nodes ask for 1 s (Kafka's floor is 6)
         p.put("group.min.session.timeout.ms", "500");
+        // a broker that died is fenced (its partitions led elsewhere) after 3 s rather than Kafka's 9
+        p.put("broker.session.timeout.ms", "3000");
+        p.put("broker.heartbeat.interval.ms", "500");
         p.put("auto.create.topics.enable", "false");
         p.put("num.network.threads", "2");
         p.put("num.io.threads", "2");

@@ -159,19 +159,22 @@ final class ClusterBench {
             synchronized (kills) {
                 for (long[] kill : kills) {
                     long last = 0;
-                    for (int i = 1; i < kill.length; i++) {
-                        last = Math.max(last, stats.firstAnswerAfter(kill[0], Set.of((int) kill[i])) - kill[0]);
+                    for (int i = 1; i < kill.length && last >= 0; i++) {
+                        long answer = stats.firstAnswerAfter(kill[0], Set.of((int) kill[i])) - kill[0];
+                        last = answer < 0 ? -1 : Math.max(last, answer); // -1: not answered before the run ended
                     }
                     everyTask.add(last);
                 }
             }
             if (!everyTask.isEmpty()) {
-                List<Long> sorted = everyTask.stream().sorted().toList();
+                List<Long> sorted = everyTask.stream().filter(t -> t >= 0).sorted().toList();
                 result.put("kills", String.valueOf(everyTask.size()));
                 result.put("failover_every_task_ms", everyTask.stream().map(String::valueOf)
                         .collect(java.util.stream.Collectors.joining(",")));
-                result.put("failover_every_task_p50_ms", String.valueOf(sorted.get((sorted.size() - 1) / 2)));
-                result.put("failover_every_task_max_ms", String.valueOf(sorted.get(sorted.size() - 1)));
+                result.put("failover_every_task_p50_ms", sorted.isEmpty() ? "-"
+                        : String.valueOf(sorted.get((sorted.size() - 1) / 2)));
+                result.put("failover_every_task_max_ms", sorted.isEmpty() ? "-"
+                        : String.valueOf(sorted.get(sorted.size() - 1)));
             }
             result.put("killed", victim[0] + "(" + victimPartitions.size() + "/" + partitions + "_tasks)");
 
@@ -184,10 +187,20 @@ final class ClusterBench {
             result.put("partitions", String.valueOf(partitions));
             result.put("replicas", String.valueOf(replicas));
             write(r, killSecond, victim[0]);
+            // false failovers: a live unit the group went on without (its session expired), and the times a unit's
+            // lease ran out while records for its active tasks came (it held them back)
+            long sessionsLost = 0;
+            long leaseLapses = 0;
             for (String id : ids) {
                 Files.copy(dir.resolve(id + ".log"), runDir.resolve("node-" + id + ".log"),
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                for (String line : Files.readAllLines(dir.resolve(id + ".log"))) {
+                    sessionsLost += line.contains("the task group went on without it") ? 1 : 0;
+                    leaseLapses += line.contains("no proof of its membership") ? 1 : 0;
+                }
             }
+            result.put("sessions_lost", String.valueOf(sessionsLost));
+            result.put("lease_lapses", String.valueOf(leaseLapses));
         }
         return result;
     }
