@@ -99,7 +99,7 @@ class PartitionIT {
             long others = awaitAnsweredAfter(cut, t -> !isolated.equals(home(t)));
             System.out.printf("PartitionIT: %s cut off from everyone; the other nodes' clients answered again after "
                     + "%d ms%n", isolated, others);
-            Thread.sleep(4_000);
+            Thread.sleep(2_000);
             net.reconnect(isolated);
             awaitAnsweredAfter(System.currentTimeMillis(), t -> true);
             awaitSettled(c);
@@ -125,7 +125,7 @@ class PartitionIT {
                     frontEnd, firstError, seen.isEmpty() ? "none" : seen.get(0));
             assertTrue(!seen.isEmpty() && seen.get(0).startsWith("08006") && seen.get(0).contains("cut off from Kafka"),
                     "a node cut off from Kafka answers its clients 08006 itself (no client-side timeout): " + seen);
-            Thread.sleep(3_000);
+            Thread.sleep(1_000);
             net.heal(frontEnd, "kafka");
             awaitSettled(c);
 
@@ -134,11 +134,11 @@ class PartitionIT {
             String b = "n2";
             long peerCut = System.currentTimeMillis();
             net.cut(a, b);
-            Thread.sleep(4_000);
-            long everyone = awaitAnsweredAfter(peerCut + 3_000, t -> true);
+            Thread.sleep(3_000);
+            long everyone = awaitAnsweredAfter(peerCut + 2_000, t -> true);
             net.heal(a, b);
-            System.out.printf("PartitionIT: %s and %s cut off from each other for 4 s: every card answered (the last "
-                    + "%d ms after the 3rd second)%n", a, b, everyone);
+            System.out.printf("PartitionIT: %s and %s cut off from each other for 3 s: every card answered (the last "
+                    + "%d ms after the 2nd second)%n", a, b, everyone);
 
             // 4. one broker of three killed under load (replication 3, min.insync.replicas 2): writes go on
             awaitSettled(c);
@@ -146,10 +146,10 @@ class PartitionIT {
             int errorsBeforeKill = errors.size();
             c.killBroker(2);
             long afterKill = awaitAnsweredAfter(brokerKill, t -> true);
-            Thread.sleep(5_000);
+            Thread.sleep(2_000);
             long restart = System.currentTimeMillis();
             c.startBroker(2);
-            Thread.sleep(5_000);
+            Thread.sleep(3_000);
             System.out.printf("PartitionIT: broker 2 of 3 killed: every card answered again after %d ms; p99.9 "
                     + "%d ms while it was down, %d ms after it came back; client errors %s%n", afterKill,
                     p999(brokerKill, restart), p999(restart, System.currentTimeMillis()),
@@ -161,7 +161,7 @@ class PartitionIT {
             long twoKill = System.currentTimeMillis();
             c.killBroker(2);
             c.killBroker(3);
-            Thread.sleep(8_000);
+            Thread.sleep(5_000);
             List<String> refused = errorStates(errorsBeforeTwo);
             for (String n : List.of("n1", "n2", "n3")) {
                 state(n); // each node answers from its own copies (replicas = 3: it has one of every task)
@@ -169,7 +169,7 @@ class PartitionIT {
             long back = System.currentTimeMillis();
             c.startBroker(2);
             long resumed = awaitAnsweredAfter(back, t -> true);
-            System.out.printf("PartitionIT: brokers 2 and 3 of 3 killed for 8 s: clients got %s; every node read "
+            System.out.printf("PartitionIT: brokers 2 and 3 of 3 killed for 5 s: clients got %s; every node read "
                     + "its state meanwhile; broker 2 back: every card answered again after %d ms%n", refused,
                     resumed);
             assertTrue(!refused.isEmpty() && refused.stream().allMatch(e -> e.startsWith("08006")),
