@@ -56,19 +56,15 @@ import org.slf4j.LoggerFactory;
  * versions), {@link TaskDirectories} (the tasks' data on disk), {@link NodeTasks} (which unit holds each task, the
  * latest placement, runs on a task's unit thread), {@link NodeUnitHost} (what the units ask of the node: opening a
  * task), {@link PeerRecovery} (snapshots for peers, copies from peers), {@link StatusPublisher} (this node's status),
- * {@link ReplayWait} and {@link Drain}. This class wires them and carries out DDL on them; it is the cluster's one
- * door for the server, so it stays a little over 500 lines of short methods that each hand over to a room.
+ * {@link ReplayWait}, {@link Drain} and {@link GroupSession} (the units' session, whether the node reaches Kafka).
+ * This class wires them and carries out DDL on them; it is the cluster's one door for the server, so it stays short
+ * methods that each hand over to a room.
  *
  * <p>Threads: {@link #deployStream} and {@link #deployMetric} block on Kafka admin calls and must not run on
  * network or processor threads; {@link #publisher()} is non-blocking.
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
-    /**
-     * How long a unit's consumer may go silent before the group gives its tasks to others (kill -9, a hang, a network
-     * cut): the larger of this and the brokers' {@code group.min.session.timeout.ms} ({@link #sessionTimeoutMs}).
-     */
-    static final int SESSION_TIMEOUT_MS = Integer.getInteger("coilgun.sessionTimeoutMs", 1000);
     /** How long DDL waits for the group to place a new stream's tasks. */
     private static final long PLACEMENT_TIMEOUT_MS = 60_000;
     /** How far back SELECT … FROM stream looks in each task's reservoir (micros): an hour of stream time. */
@@ -147,7 +143,7 @@ public final class ClusterNode implements AutoCloseable {
         }, feed);
         this.recovery = new PeerRecovery(config, deployments, directories, tasks, directory, reservoirIO,
                 COPY_MIN_EVENTS);
-        this.kafkaContact = new KafkaContact(this::kafkaSilenceMs);
+        this.kafkaContact = GroupSession.contact(tasks);
         TaskReads reads = new TaskReads(peers, tasks, kafkaContact);
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
@@ -155,7 +151,7 @@ public final class ClusterNode implements AutoCloseable {
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
                 router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
-        int session = sessionTimeoutMs(admin);
+        int session = GroupSession.timeoutMs(admin);
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP, session, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
             unit.start();
@@ -165,21 +161,6 @@ public final class ClusterNode implements AutoCloseable {
         this.status = new StatusPublisher(config, directory, tasks, host, directories, recovery);
         resubscribe(); // the units join the task group now: the node is part of the cluster's view
         status.start();
-    }
-
-    /**
-     * The session timeout the units join the task group with: {@link #SESSION_TIMEOUT_MS}, unless the brokers allow
-     * no session that short (Kafka's default minimum is 6 s; Coilgun's own brokers allow 500 ms), then theirs.
-     */
-    private static int sessionTimeoutMs(TopicAdmin admin) {
-        String min = admin.brokerSetting("group.min.session.timeout.ms");
-        int floor = min == null ? SESSION_TIMEOUT_MS : Integer.parseInt(min);
-        if (floor > SESSION_TIMEOUT_MS) {
-            LOG.warn("the brokers' group.min.session.timeout.ms is {}: a dead node's tasks move to their replicas "
-                    + "after {} ms instead of {} (set it to {} or less on the brokers for that)", floor, floor,
-                    SESSION_TIMEOUT_MS, SESSION_TIMEOUT_MS);
-        }
-        return Math.max(floor, SESSION_TIMEOUT_MS);
     }
 
     /**
@@ -220,21 +201,6 @@ public final class ClusterNode implements AutoCloseable {
     /** Whether this node still reaches Kafka ({@link KafkaContact}). */
     public KafkaContact kafkaContact() {
         return kafkaContact;
-    }
-
-    /**
-     * Any thread: how long ago (ms) Kafka's group coordinator last confirmed a unit of this node in the task group
-     * (the most recent of its units), -1 before it ever did: a node silent for seconds is cut off from Kafka.
-     */
-    private long kafkaSilenceMs() {
-        long silence = -1;
-        for (ProcessorUnit unit : tasks.units()) {
-            long s = unit.groupSilenceMs();
-            if (s >= 0) {
-                silence = silence < 0 ? s : Math.min(silence, s);
-            }
-        }
-        return silence;
     }
 
     public EventPublisher publisher() {
