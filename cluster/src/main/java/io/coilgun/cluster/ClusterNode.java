@@ -153,7 +153,8 @@ public final class ClusterNode implements AutoCloseable {
                 router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
         int session = GroupSession.timeoutMs(admin);
         for (int i = 0; i < config.processorUnits(); i++) {
-            ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP, session, host, new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
+            ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP, session, host,
+                    new ChunkCache(config.chunkCacheChunks(), config.chunkCacheBytes()));
             unit.start();
             tasks.addUnit(unit);
         }

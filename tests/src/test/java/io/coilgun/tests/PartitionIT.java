@@ -217,7 +217,8 @@ class PartitionIT {
                     Object[] row = insert(conn, id, card, amount);
                     long[] e = expected.get(card);
                     if (row[1] != null) { // null: a duplicate of an earlier attempt that was applied
-                        if (((Number) row[1]).longValue() != e[0] + 1 || ((Number) row[0]).doubleValue() != e[1] + amount) {
+                        if (((Number) row[1]).longValue() != e[0] + 1
+                                || ((Number) row[0]).doubleValue() != e[1] + amount) {
                             mismatches.add(card + " id " + id + ": got n=" + row[1] + " total=" + row[0]
                                     + ", expected n=" + (e[0] + 1) + " total=" + (e[1] + amount));
                         }

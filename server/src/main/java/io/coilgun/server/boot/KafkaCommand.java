@@ -54,7 +54,8 @@ final class KafkaCommand implements Callable<Integer> {
             cmd.addAll(ClassDataSharing.inheritedOptions()); // the class-data archive: a broker starts in half the time
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "kafka-broker",
                     "--id", String.valueOf(id), "--brokers", String.valueOf(brokers), "--port", String.valueOf(port),
-                    "--host", host, "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id", clusterId));
+                    "--host", host, "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id",
+                    clusterId));
             processes.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));

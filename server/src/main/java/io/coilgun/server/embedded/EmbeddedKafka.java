@@ -65,7 +65,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * One member of a KRaft cluster of {@code brokers} nodes, each broker and controller (combined mode), on
-     * {@code host} (127.0.0.1, or a test's private address): node {@code id} (1-based) listens on {@code basePort + id - 1} for clients and
+     * {@code host} (127.0.0.1, or a test's private address): node {@code id} (1-based) listens on
+     * {@code basePort + id - 1} for clients and
      * {@code basePort + 100 + id - 1} for the controller quorum. Topics get {@code min(3, brokers)} replicas and, with
      * three brokers or more, {@code min.insync.replicas = 2}: an acknowledged write survives one broker's loss.
      *
