@@ -615,6 +615,7 @@ public final class ClusterNode implements AutoCloseable {
         clusterFeed.close();
         peers.close();
         reservoirIO.close();
+        publisher.close();
         router.close();
         producer.close(Duration.ofSeconds(5));
         admin.close();

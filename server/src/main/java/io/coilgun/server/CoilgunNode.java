@@ -228,7 +228,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         }
         ingest = new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses(),
                 cluster.kafkaContact());
-        inserter = new Inserter(catalog, ingest);
+        inserter = new Inserter(catalog, ingest, config.dataDir().resolve("copy-spool"));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),

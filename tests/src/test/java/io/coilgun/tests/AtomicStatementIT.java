@@ -1,10 +1,16 @@
 package io.coilgun.tests;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.StringReader;
+import java.nio.file.Files;
+import java.sql.ResultSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -80,5 +86,76 @@ class AtomicStatementIT {
             StreamDropIT.assertTotals(s, "INSERT INTO payments VALUES " + row(17, "10:00:15", "c1", 1.0)
                     + " RETURNING *", 15.0, 6);
         }
+    }
+
+    /**
+     * A COPY bigger than what the node keeps in memory (10,000 rows; past them it spools and publishes in batches of
+     * 5,000) is still all or none: a row late only against the COPY's own earlier rows, 15,000 rows and two batches
+     * later, and a bad value at line 20,000, each apply nothing; the whole COPY then applies every row, exactly,
+     * and sent again counts none twice. The spool is gone after each.
+     */
+    @Test
+    void aCopyBiggerThanMemoryIsStillAllOrNone() throws Exception {
+        int rows = 30_000;
+        try (TestNode node = new TestNode(dir); Connection c = node.connect(); Statement s = c.createStatement()) {
+            s.execute(WalkingSkeletonIT.CREATE_STREAM); // lateness 10 seconds, late_events reject
+            s.execute(WalkingSkeletonIT.CREATE_METRIC);
+            var copy = c.unwrap(PGConnection.class).getCopyAPI();
+            java.util.function.IntFunction<String> line = i -> i + ",2026-01-01 10:00:" + String.format("%02d.%03d",
+                    i / 1000, i % 1000) + ",c" + (i % 50) + ",m1," + (i % 100) + "\n";
+            StringBuilder good = new StringBuilder();
+            for (int i = 1; i <= rows; i++) {
+                good.append(line.apply(i));
+            }
+            // line 25,000 at 10:00:00.500: late only against the COPY's rows before it (stream time 10:00:24.999)
+            String late = good.toString().replace(line.apply(25_000), "25000,2026-01-01 10:00:00.500,c0,m1,1\n");
+            PSQLException lateCopy = assertThrows(PSQLException.class, () -> copy.copyIn(
+                    "COPY payments FROM STDIN WITH (FORMAT csv)", new StringReader(late)));
+            assertEquals("22008", lateCopy.getSQLState());
+            assertTrue(lateCopy.getServerErrorMessage().getMessage().startsWith(
+                    "row 25000 of the COPY (line 25000) is late"), lateCopy.getMessage());
+            String bad = good.toString().replace(line.apply(20_000), "20000,2026-01-01 10:00:20,c0,m1,x\n");
+            PSQLException badCopy = assertThrows(PSQLException.class, () -> copy.copyIn(
+                    "COPY payments FROM STDIN WITH (FORMAT csv)", new StringReader(bad)));
+            assertEquals("22P02", badCopy.getSQLState(), badCopy.getMessage());
+            assertTrue(badCopy.getServerErrorMessage().getWhere().contains("line 20000"), badCopy.getMessage());
+            assertEquals(0, StreamDropIT.rows(s, "SELECT * FROM card_5m"), "nothing applied");
+            assertEquals(List.of(), spooled(), "the spool of the failed COPYs is gone");
+
+            assertEquals(rows, copy.copyIn("COPY payments FROM STDIN WITH (FORMAT csv)",
+                    new StringReader(good.toString())));
+            Map<String, double[]> expected = new HashMap<>();
+            for (int i = 1; i <= rows; i++) {
+                double[] v = expected.computeIfAbsent("c" + (i % 50), k -> new double[2]);
+                v[0] += i % 100;
+                v[1]++;
+            }
+            assertEquals(expected.keySet(), totals(s).keySet());
+            totals(s).forEach((card, v) -> assertArrayEquals(expected.get(card), v, 0.0, card));
+            assertEquals(0, copy.copyIn("COPY payments FROM STDIN WITH (FORMAT csv)",
+                    new StringReader(good.toString())), "sent again: every row a duplicate");
+            totals(s).forEach((card, v) -> assertArrayEquals(expected.get(card), v, 0.0, card));
+            assertEquals(List.of(), spooled(), "the spool is gone");
+        }
+    }
+
+    private List<Path> spooled() throws java.io.IOException {
+        Path spool = dir.resolve("copy-spool");
+        if (!Files.isDirectory(spool)) {
+            return List.of();
+        }
+        try (var files = Files.list(spool)) {
+            return files.toList();
+        }
+    }
+
+    private static Map<String, double[]> totals(Statement s) throws java.sql.SQLException {
+        Map<String, double[]> out = new HashMap<>();
+        try (ResultSet rs = s.executeQuery("SELECT card_id, total, n FROM card_5m")) {
+            while (rs.next()) {
+                out.put(rs.getString(1), new double[] {rs.getDouble(2), rs.getLong(3)});
+            }
+        }
+        return out;
     }
 }

@@ -25,10 +25,11 @@ import org.apache.kafka.common.utils.Utils;
  * The front end's side of the event path (paper, figure 3): publishes each event once per partitioner topic of
  * its stream, keyed by that field's value, with this node as reply address, and waits for the tasks' replies.
  */
-public final class EventPublisher {
+public final class EventPublisher implements AutoCloseable {
     private final String nodeId;
     private final byte[] nodeIdBytes;
-    private final KafkaProducer<byte[], byte[]> producer;
+    /** Every record of the publisher goes through it: in the order handed over, no caller waits on the producer. */
+    private final SendQueue sends;
     private final ReplyRouter router;
     private final AtomicLong correlations = new AtomicLong(System.nanoTime());
     private final AtomicLong assignedIds;
@@ -39,10 +40,16 @@ public final class EventPublisher {
     public EventPublisher(String nodeId, KafkaProducer<byte[], byte[]> producer, ReplyRouter router) {
         this.nodeId = nodeId;
         this.nodeIdBytes = nodeId.getBytes(StandardCharsets.UTF_8);
-        this.producer = producer;
+        this.sends = new SendQueue(producer, nodeId);
         this.router = router;
         // Ids for streams without an event_id column: microseconds at start, then counting up.
         this.assignedIds = new AtomicLong(System.currentTimeMillis() * 1000);
+    }
+
+    /** The node stops: records not yet sent are answered with an error. Before the producer closes. */
+    @Override
+    public void close() {
+        sends.close();
     }
 
     public String nodeId() {
@@ -106,20 +113,12 @@ public final class EventPublisher {
      */
     public List<CompletableFuture<List<Reply>>> publishAll(StreamDef stream, EventCodec codec, List<Object[]> rows,
             long[] assignedIds, boolean[] excluded) {
+        Routes r = routes(stream, rows);
         List<String> fields = entryFields(stream);
-        String[] topics = new String[fields.size()];
-        TaskClock[][] taskClocks = new TaskClock[fields.size()][];
-        byte[][][] keys = new byte[fields.size()][rows.size()][];
-        int[][] partitions = new int[fields.size()][rows.size()];
-        for (int f = 0; f < fields.size(); f++) {
-            topics[f] = entryTopic(stream, fields.get(f));
-            taskClocks[f] = clocks.get(topics[f]);
-            int column = stream.columnIndex(fields.get(f)).orElseThrow();
-            for (int i = 0; i < rows.size(); i++) {
-                keys[f][i] = GroupKeys.encodeOne(rows.get(i)[column]);
-                partitions[f][i] = decided(stream) ? 0 : partition(keys[f][i], stream.partitions(fields.get(f)));
-            }
-        }
+        String[] topics = r.topics();
+        TaskClock[][] taskClocks = r.clocks();
+        byte[][][] keys = r.keys();
+        int[][] partitions = r.partitions();
         refuseStoppedTasks(taskClocks, partitions, topics);
         if (decided(stream)) {
             refuseStoppedPartitioners(stream, rows);
@@ -143,6 +142,40 @@ public final class EventPublisher {
                     expectedReplies(stream)));
         }
         return replies;
+    }
+
+    /**
+     * Judges rows for lateness as {@link #publishAll} would, without publishing them: {@code judged} carries the
+     * simulated stream times on to the next call (a COPY too big to publish at once, judged whole first). The caller
+     * holds {@link #ingestLock} of the stream.
+     *
+     * @throws LateEventException listing every late row of {@code rows}
+     */
+    public void judge(StreamDef stream, List<Object[]> rows, boolean[] excluded, LateJudgement judged) {
+        Routes r = routes(stream, rows);
+        IngestGate.check(stream, rows, r.clocks(), r.partitions(), r.topics(), excluded, judged);
+    }
+
+    /** Per entry topic of a stream: its name, its tasks' clocks, and each row's key and partition there. */
+    private record Routes(String[] topics, TaskClock[][] clocks, byte[][][] keys, int[][] partitions) {
+    }
+
+    private Routes routes(StreamDef stream, List<Object[]> rows) {
+        List<String> fields = entryFields(stream);
+        String[] topics = new String[fields.size()];
+        TaskClock[][] taskClocks = new TaskClock[fields.size()][];
+        byte[][][] keys = new byte[fields.size()][rows.size()][];
+        int[][] partitions = new int[fields.size()][rows.size()];
+        for (int f = 0; f < fields.size(); f++) {
+            topics[f] = entryTopic(stream, fields.get(f));
+            taskClocks[f] = clocks.get(topics[f]);
+            int column = stream.columnIndex(fields.get(f)).orElseThrow();
+            for (int i = 0; i < rows.size(); i++) {
+                keys[f][i] = GroupKeys.encodeOne(rows.get(i)[column]);
+                partitions[f][i] = decided(stream) ? 0 : partition(keys[f][i], stream.partitions(fields.get(f)));
+            }
+        }
+        return new Routes(topics, taskClocks, keys, partitions);
     }
 
     /**
@@ -186,7 +219,7 @@ public final class EventPublisher {
         headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
         headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
         headers.add(KafkaHeaders.PROBE, new byte[] {1});
-        producer.send(new ProducerRecord<>(entryTopic(stream, field), decided(stream) ? 0
+        sends.send(new ProducerRecord<>(entryTopic(stream, field), decided(stream) ? 0
                 : partition(key, stream.partitions(field)), key, codec.encode(row, assignedId), headers), (md, e) -> {
                     if (e != null) {
                         router.cancel(correlation);
@@ -212,7 +245,7 @@ public final class EventPublisher {
             headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
             headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
             headers.add(KafkaHeaders.START_METRIC, metric.getBytes(StandardCharsets.UTF_8));
-            producer.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
+            sends.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
                 if (e != null) {
                     router.cancel(correlation);
                     reply.completeExceptionally(e);
@@ -233,7 +266,7 @@ public final class EventPublisher {
             RecordHeaders headers = new RecordHeaders();
             headers.add(KafkaHeaders.CUT, marker);
             CompletableFuture<Void> ack = new CompletableFuture<>();
-            producer.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
+            sends.send(new ProducerRecord<>(topic, p, (byte[]) null, new byte[0], headers), (md, e) -> {
                 if (e != null) {
                     ack.completeExceptionally(e);
                 } else {
@@ -316,7 +349,7 @@ public final class EventPublisher {
             headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
             headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
             CompletableFuture<Void> ack = new CompletableFuture<>();
-            producer.send(new ProducerRecord<>(topics[f], partitions[f], keys[f], payload, headers), (md, e) -> {
+            sends.send(new ProducerRecord<>(topics[f], partitions[f], keys[f], payload, headers), (md, e) -> {
                         if (e != null) {
                             ack.completeExceptionally(e);
                         } else {

@@ -14,8 +14,8 @@ import java.util.TreeMap;
  * <p>For each partitioner topic, each row goes to the task {@code partitions[topic][row]}; the task's stream time
  * is simulated across the statement's rows in order, starting from {@link TaskClock#expected()}, exactly as the
  * task will judge them: a row is late if {@code t < S - lateness}, and an accepted row raises S to {@code max(S,
- * t)}. Run under the stream's ingest lock, and followed by the publication of the rows under the same lock, the
- * verdict holds when the tasks take the rows (see docs/architecture.md, "Atomic statements").
+ * t)}. Run under the stream's ingest lock, and followed by the queueing of the rows for Kafka under the same lock
+ * (sent in that order, {@link SendQueue}), the verdict holds when the tasks take the rows (see docs/architecture.md, "Atomic statements").
  */
 final class IngestGate {
     private IngestGate() {
@@ -39,6 +39,15 @@ final class IngestGate {
      */
     static void check(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions,
             String[] topics, boolean[] excluded) {
+        check(stream, rows, clocks, partitions, topics, excluded, new LateJudgement(clocks.length));
+    }
+
+    /**
+     * As {@link #check(StreamDef, List, TaskClock[][], int[][], String[], boolean[])}, the simulated stream times
+     * carried in {@code judged} from the statement's earlier rows (a big COPY judged batch after batch).
+     */
+    static void check(StreamDef stream, List<Object[]> rows, TaskClock[][] clocks, int[][] partitions,
+            String[] topics, boolean[] excluded, LateJudgement judged) {
         if (stream.latePolicy() != LatePolicy.REJECT) {
             return;
         }
@@ -51,8 +60,8 @@ final class IngestGate {
             if (tasks == null) {
                 continue;
             }
-            long[] s = new long[tasks.length];
-            boolean[] known = new boolean[tasks.length];
+            long[] s = judged.times(f, tasks.length);
+            boolean[] known = judged.known(f, tasks.length);
             for (int i = 0; i < rows.size(); i++) {
                 int p = partitions[f][i];
                 if (p >= tasks.length || excluded != null && excluded[i]) {

@@ -8,6 +8,7 @@ import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.event.EventCodec;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamDef;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): assigns the ids of
- * a stream without an event_id column, judges lateness and publishes under the stream's ingest lock (all rows or
- * none, {@link EventPublisher#publishAll}), probes rows that look late in case they are retries (a retry within the
+ * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): waits for room in
+ * the node's bound of events in flight ({@link InflightBudget}), assigns the ids of a stream without an event_id
+ * column, judges lateness and queues the rows for Kafka under the stream's ingest lock (all rows or none,
+ * {@link EventPublisher#publishAll}; the sends themselves happen outside it, {@link SendQueue}), probes rows that look late in case they are retries (a retry within the
  * dedup horizon is a duplicate, not late), waits for every task's reply and maps it to an outcome per row or to an
  * error. What is about a pgwire statement (RETURNING rows, the tag, error wording per row) stays with the caller.
  */
@@ -37,6 +39,7 @@ public final class IngestService implements AutoCloseable {
     /** Fails the statements of a node cut off from Kafka ({@link #watchKafka}). */
     private final Thread watch;
     private final EventPublisher publisher;
+    private final InflightBudget budget;
     private final StreamPauses pauses;
     private final Map<StreamDef, EventCodec> codecs = new ConcurrentHashMap<>();
     /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
@@ -44,8 +47,16 @@ public final class IngestService implements AutoCloseable {
 
     /** @param kafka whether the node still reaches Kafka (a node cut off fails its statements at once) */
     public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses, KafkaContact kafka) {
+        this(catalog, publisher, new InflightBudget(InflightBudget.DEFAULT_LIMIT, InflightBudget.DEFAULT_WAIT_MS),
+                pauses, kafka);
+    }
+
+    /** @param budget the bound of the node's events in flight (statements wait for room, or fail with 53000) */
+    public IngestService(Catalog catalog, EventPublisher publisher, InflightBudget budget, StreamPauses pauses,
+            KafkaContact kafka) {
         this.catalog = catalog;
         this.publisher = publisher;
+        this.budget = budget;
         this.pauses = pauses;
         this.kafka = kafka;
         this.watch = new Thread(this::watchKafka, "coilgun-ingest-kafka-watch");
@@ -136,8 +147,65 @@ public final class IngestService implements AutoCloseable {
                 k -> ConcurrentHashMap.newKeySet());
         running.add(result);
         result.whenComplete((r, e) -> running.remove(result));
-        publish(stream, codec, rows, assignedIds, new boolean[rows.size()], 0, result);
+        CompletableFuture<Integer> room = budget.acquire(rows.size());
+        room.whenComplete((taken, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e); // no room: nothing published
+                return;
+            }
+            result.whenComplete((r, f) -> budget.release(taken));
+            if (!result.isDone()) { // not failed while it waited (cut off from Kafka, stream dropped)
+                publish(stream, codec, rows, assignedIds, new boolean[rows.size()], 0, result);
+            }
+        });
         return result;
+    }
+
+    /** The state {@link #judgeAhead} carries from one batch of a statement to the next. */
+    public LateJudgement newJudgement(StreamDef stream) {
+        return new LateJudgement(stream.partitionBy().size());
+    }
+
+    /**
+     * Judges a batch of a statement too big to publish at once (a big COPY) for lateness, before any of it is
+     * published, so that a late row in it applies nothing, as in a small one: completes when each row of the batch
+     * is on time for its tasks (simulated from the batches before, {@code judged}) or the retry of an accepted event
+     * (probed: a duplicate); exceptionally with the {@link LateEventException} of the first row that is neither.
+     * Publishes nothing and marks nothing published: each batch is judged again when it is published.
+     */
+    public CompletableFuture<Void> judgeAhead(StreamDef stream, List<Object[]> rows, LateJudgement judged) {
+        if (stream.latePolicy() != LatePolicy.REJECT) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            synchronized (publisher.ingestLock(stream.name())) {
+                publisher.judge(stream, rows, null, judged);
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (LateEventException late) {
+            if (stream.eventIdIndex() < 0) {
+                return CompletableFuture.failedFuture(late); // an id assigned on ingest: never a retry
+            }
+            EventCodec codec = codecs.computeIfAbsent(stream, EventCodec::new);
+            List<Map.Entry<Integer, LateEventException>> lateRows = List.copyOf(late.lateRows().entrySet());
+            List<CompletableFuture<Boolean>> probes = new ArrayList<>(lateRows.size());
+            for (Map.Entry<Integer, LateEventException> row : lateRows) {
+                probes.add(publisher.probe(stream, codec, rows.get(row.getKey()), 0, row.getValue().topicIndex()));
+            }
+            return CompletableFuture.allOf(probes.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                for (int i = 0; i < lateRows.size(); i++) {
+                    if (!probes.get(i).join()) {
+                        throw lateRows.get(i).getValue();
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    /** The bound of the node's events in flight. */
+    public InflightBudget budget() {
+        return budget;
     }
 
     /**

@@ -16,6 +16,7 @@ import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.compile.InsertStatement;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,10 +33,39 @@ import java.util.stream.Collectors;
 public final class Inserter {
     private final Catalog catalog;
     private final IngestService ingest;
+    private final Path spoolDir;
 
-    public Inserter(Catalog catalog, IngestService ingest) {
+    /**
+     * @param spoolDir where a big COPY keeps its rows until CopyDone ({@link CopySpool}); what a node that stopped
+     *     in the middle of one left there is deleted
+     */
+    public Inserter(Catalog catalog, IngestService ingest, Path spoolDir) {
         this.catalog = catalog;
         this.ingest = ingest;
+        this.spoolDir = spoolDir;
+        CopySpool.deleteLeftovers(spoolDir);
+    }
+
+    IngestService ingestService() {
+        return ingest;
+    }
+
+    Path spoolDir() {
+        return spoolDir;
+    }
+
+    /**
+     * A batch of a big COPY ({@link CopyBatches}): its rows' outcomes, no RETURNING; errors worded as for a
+     * statement.
+     */
+    CompletableFuture<IngestService.Ingested> ingestBatch(StreamDef stream, List<Object[]> rows,
+            IntFunction<String> rowName, IntFunction<String> rowContext) {
+        return ingest.ingest(stream, rows).handle((done, e) -> {
+            if (e != null) {
+                throw new CompletionException(error(stream, e, rowName, rowContext));
+            }
+            return done;
+        });
     }
 
     public CompletableFuture<QueryResult> insert(InsertStatement ins) {
@@ -99,7 +129,7 @@ public final class Inserter {
     }
 
     /** An ingest failure as the statement's error. */
-    private static Throwable error(StreamDef stream, Throwable failure, IntFunction<String> rowName,
+    static Throwable error(StreamDef stream, Throwable failure, IntFunction<String> rowName,
             IntFunction<String> rowContext) {
         Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
                 : failure;
@@ -124,7 +154,7 @@ public final class Inserter {
         return e;
     }
 
-    private static PgException lateError(StreamDef stream, LateEventException late, IntFunction<String> rowName,
+    static PgException lateError(StreamDef stream, LateEventException late, IntFunction<String> rowName,
             IntFunction<String> rowContext) {
         String context = rowContext.apply(late.row());
         String message = rowName.apply(late.row()) + " is late: its event time " + timestamp(late.eventTime())

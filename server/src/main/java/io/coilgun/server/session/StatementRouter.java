@@ -86,7 +86,7 @@ final class StatementRouter {
             return node.inserter().insert(ins, x.described());
         } else if (compiled instanceof CopyStatement copy) {
             return CompletableFuture.completedFuture(QueryResult.copyIn(
-                    new StreamCopyIn(copy, node.compiler(), node.inserter(), x.timeoutMs())));
+                    new StreamCopyIn(copy, node.compiler(), node.inserter(), node.queryExecutor(), x.timeoutMs())));
         } else if (compiled instanceof CreateStreamStatement cs) {
             return node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
         } else if (compiled instanceof AlterStreamStatement as) {

@@ -16,17 +16,27 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * {@code COPY stream FROM STDIN}: every row is converted and checked as it arrives (the first bad one fails the
- * COPY, with its line), and only at CopyDone are the rows published, all of them, as one multi-row INSERT.
+ * COPY, with its line), and only at CopyDone are the rows published: up to {@link #IN_MEMORY_ROWS} of them as one
+ * multi-row INSERT; the rows of a bigger COPY past those go to a spool file as they come and are published in
+ * batches ({@link CopyBatches}).
  */
 final class StreamCopyIn implements CopyIn {
+    /** The rows a COPY keeps in memory; past them it spools. */
+    static final int IN_MEMORY_ROWS = Integer.getInteger("coilgun.copyInMemoryRows", 10_000);
+
     private final CopyStatement copy;
     private final CopyFormat format;
     private final StatementCompiler compiler;
     private final Inserter inserter;
+    /** Where a big COPY's batches are read and converted (never a network thread). */
+    private final Executor executor;
     private List<Object[]> rows = new ArrayList<>();
+    /** The rows past the first {@link #IN_MEMORY_ROWS}, or null while there are none. */
+    private CopySpool spool;
     /** The line of the data each row came from, for errors about a row found at the end (a late event). */
     private long[] lines = new long[64];
 
@@ -34,7 +44,9 @@ final class StreamCopyIn implements CopyIn {
     private final long deadline;
 
     /** @param timeoutMs statement_timeout from now, the start of the COPY (0 for none) */
-    StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter, long timeoutMs) {
+    StreamCopyIn(CopyStatement copy, StatementCompiler compiler, Inserter inserter, Executor executor,
+            long timeoutMs) {
+        this.executor = executor;
         this.deadline = timeoutMs <= 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMs * 1_000_000L;
         this.copy = copy;
         this.compiler = compiler;
@@ -87,11 +99,18 @@ final class StreamCopyIn implements CopyIn {
     @Override
     public void row(long line, String[] fields) {
         if (System.nanoTime() - deadline > 0) {
-            rows = new ArrayList<>();
+            abort();
             throw StatementTimeout.expired(); // nothing of the COPY is applied
         }
         try {
             Object[] row = compiler.copyRow(copy, fields);
+            if (rows.size() >= IN_MEMORY_ROWS) {
+                if (spool == null) {
+                    spool = new CopySpool(inserter.spoolDir());
+                }
+                spool.add(line, fields); // checked; converted again when its batch is published
+                return;
+            }
             if (rows.size() == lines.length) {
                 lines = Arrays.copyOf(lines, lines.length * 2);
             }
@@ -118,7 +137,16 @@ final class StreamCopyIn implements CopyIn {
         }
         long left = deadline == Long.MAX_VALUE ? 0 : (deadline - System.nanoTime()) / 1_000_000L;
         if (deadline != Long.MAX_VALUE && left <= 0) {
+            abort();
             return CompletableFuture.failedFuture(StatementTimeout.expired()); // nothing published
+        }
+        if (spool != null) {
+            CopySpool big = spool;
+            spool = null;
+            CompletableFuture<QueryResult> done = new CopyBatches(copy, compiler, inserter, all, lines, big, executor)
+                    .run();
+            StatementTimeout.arm(done, left, () -> { });
+            return done;
         }
         long[] at = lines;
         String name = copy.stream().name();
@@ -136,5 +164,9 @@ final class StreamCopyIn implements CopyIn {
     @Override
     public void abort() {
         rows = List.of();
+        if (spool != null) {
+            spool.close();
+            spool = null;
+        }
     }
 }
