@@ -25,14 +25,13 @@ import org.slf4j.LoggerFactory;
  * Subscriptions over the whole cluster (SUBSCRIBE): a subscriber on this node takes the events of the tasks led
  * here from the node's {@link ResultFeed}, and those of the tasks led elsewhere through the peer link. Each other
  * node of the view holds a lease for the subscription, renewed every {@link #RENEW_MS} (which also reaches a node
- * that joined since); it forwards the events its active tasks apply, in batches, and forgets the subscription when
+ * that joined since); it forwards the events its tasks' copies apply, in batches, and forgets the subscription when
  * the lease is not renewed for {@link #LEASE_MS} (the subscribing node died) or when it is cancelled.
  *
- * <p>Only active copies feed, so each event reaches a subscriber once while its task does not move. When a task
- * fails over, the events its old leader applied but had not forwarded yet are not sent by the new leader (its copy
- * applied them as a replica), and the events the new leader applies from its own position may repeat some the old
- * one forwarded: a subscription is exact between failovers, and around one may miss or repeat that task's events
- * (docs/sql.md says so). A subscriber that falls behind anywhere ends with an error, as on one node.
+ * <p>Every copy of a task feeds, its replicas too, each event with its partition and offset, and the subscriber
+ * keeps each event once ({@link FeedSubscriber#poll}): when a task fails over, the events its old leader applied
+ * but had not forwarded come from the copy that takes over (which applied them as a replica), and those the old one
+ * did forward are not repeated. A subscriber that falls behind anywhere ends with an error, as on one node.
  */
 public final class ClusterFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterFeed.class);
@@ -68,7 +67,7 @@ public final class ClusterFeed implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::renew, RENEW_MS, RENEW_MS, TimeUnit.MILLISECONDS);
     }
 
-    /** Starts feeding {@code subscriber} with the events every node's active tasks apply from now on. */
+    /** Starts feeding {@code subscriber} with the events the tasks of every node apply from now on. */
     public void add(FeedSubscriber subscriber) {
         local.add(subscriber);
         long id = ids.incrementAndGet();
@@ -167,7 +166,7 @@ public final class ClusterFeed implements AutoCloseable {
     /** The most events held for one remote subscriber between two sends. */
     static final int FORWARD_CAPACITY = 20_000;
 
-    /** One other node's subscription, fed from this node's active tasks. */
+    /** One other node's subscription, fed from the copies of tasks on this node. */
     private final class Forward {
         final String node;
         final long id;
@@ -220,6 +219,9 @@ public final class ClusterFeed implements AutoCloseable {
                 out.writeBoolean(overflowed);
                 out.writeInt(events.size());
                 for (FeedEvent e : events) {
+                    out.writeInt(e.partition());
+                    out.writeLong(e.offset());
+                    out.writeBoolean(e.active());
                     out.writeLong(e.assignedId());
                     ValueCodec.writeAll(out, e.values());
                     out.writeShort(e.metrics().size());
@@ -249,6 +251,9 @@ public final class ClusterFeed implements AutoCloseable {
             }
             int n = in.readInt();
             for (int i = 0; i < n; i++) {
+                int partition = in.readInt();
+                long offset = in.readLong();
+                boolean active = in.readBoolean();
                 long assignedId = in.readLong();
                 Object[] values = ValueCodec.readAll(in);
                 int metricCount = in.readShort();
@@ -259,7 +264,8 @@ public final class ClusterFeed implements AutoCloseable {
                     widths[m] = in.readShort();
                 }
                 Object[] results = ValueCodec.readAll(in);
-                subscriber.offer(localEvent(subscriber.topic(), assignedId, values, names, widths, results));
+                subscriber.offer(localEvent(subscriber.topic(), partition, offset, active, assignedId, values, names,
+                        widths, results));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -267,8 +273,8 @@ public final class ClusterFeed implements AutoCloseable {
     }
 
     /** The event with the metrics this node knows (by name; values of others dropped). */
-    private FeedEvent localEvent(String topic, long assignedId, Object[] values, String[] names, int[] widths,
-            Object[] results) {
+    private FeedEvent localEvent(String topic, int partition, long offset, boolean active, long assignedId,
+            Object[] values, String[] names, int[] widths, Object[] results) {
         List<MetricDef> metrics = new ArrayList<>();
         List<Object> kept = new ArrayList<>();
         int at = 0;
@@ -282,7 +288,7 @@ public final class ClusterFeed implements AutoCloseable {
             }
             at += widths[m];
         }
-        return new FeedEvent(topic, assignedId, values, metrics, kept.toArray());
+        return new FeedEvent(topic, partition, offset, active, assignedId, values, metrics, kept.toArray());
     }
 
     @Override

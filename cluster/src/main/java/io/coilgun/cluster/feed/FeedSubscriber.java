@@ -1,5 +1,6 @@
 package io.coilgun.cluster.feed;
 
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,6 +16,9 @@ public final class FeedSubscriber {
     private final ConcurrentLinkedQueue<FeedEvent> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
     private volatile boolean overflowed;
+    private static final long NONE_YET = Long.MIN_VALUE;
+    /** The offset of the last event kept, by partition (the reader's thread only). */
+    private long[] kept = new long[0];
     private volatile Runnable listener = () -> { };
     /** The subscription's id in the cluster ({@link ClusterFeed}), 0 before it was added. */
     private volatile long clusterId;
@@ -71,13 +75,29 @@ public final class FeedSubscriber {
         listener.run();
     }
 
-    /** The next event, or null when none waits (the reader's thread). */
+    /**
+     * The next event, or null when none waits (the reader's thread). Every copy of a task feeds (the active and its
+     * replicas, on any node), so each event may come more than once: it is kept the first time, when its offset is
+     * past the last one kept of its task's partition, so the events of a task come once each and in order across a
+     * failover. A task's first event since the subscription began is taken from its active copy only (a replica
+     * may still be catching up on events from before).
+     */
     public FeedEvent poll() {
-        FeedEvent event = queue.poll();
-        if (event != null) {
+        FeedEvent event;
+        while ((event = queue.poll()) != null) {
             size.decrementAndGet();
+            int p = event.partition();
+            if (p >= kept.length) {
+                int from = kept.length;
+                kept = Arrays.copyOf(kept, Math.max(p + 1, kept.length * 2));
+                Arrays.fill(kept, from, kept.length, NONE_YET);
+            }
+            if (kept[p] == NONE_YET ? event.active() : event.offset() > kept[p]) {
+                kept[p] = event.offset();
+                return event;
+            }
         }
-        return event;
+        return null;
     }
 
     /** True once more than the capacity waited: events were lost to this subscriber. */

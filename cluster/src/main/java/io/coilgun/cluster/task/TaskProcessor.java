@@ -85,7 +85,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
     private long answeredThrough = -1;
     private TaskState state = TaskState.RUNNING;
-    /** A replica applies every record as the active does but answers none (it keeps them) and feeds nobody. */
+    /** A replica applies every record as the active does but answers none (it keeps them). */
     private TaskRole role = TaskRole.ACTIVE;
     /** What the task does for the other tasks of its stream: forwards, history, a cut ({@link StreamLinks}). */
     private final StreamLinks links = new StreamLinks();
@@ -464,14 +464,16 @@ public final class TaskProcessor implements AutoCloseable {
         answeredThrough = offset;
         outcomes[status.ordinal()]++;
         try {
+            // every copy feeds (one volatile read; empty while nobody subscribes): a subscriber keeps each event
+            // once by its offset, and a failover then loses none the old leader had not forwarded yet
+            FeedSubscriber[] subscribers = feed.subscribers();
+            if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
+                feed(subscribers, offset);
+            }
             if (role != TaskRole.ACTIVE) {
-                // a replica: the active answers and feeds; the reply is kept in case this copy takes over
+                // a replica: the active answers; the reply is kept in case this copy takes over
                 replies.keep(record, encodeReply(status, message));
                 return false;
-            }
-            FeedSubscriber[] subscribers = feed.subscribers(); // one volatile read; empty while nobody subscribes
-            if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
-                feed(subscribers);
             }
             replies.send(record, encodeReply(status, message));
             meters.answered(record.timestamp());
@@ -661,12 +663,13 @@ public final class TaskProcessor implements AutoCloseable {
     }
 
     /** Hands the event just applied to the subscribers of this task's topic (copies: the arrays are reused). */
-    private void feed(FeedSubscriber[] subscribers) {
+    private void feed(FeedSubscriber[] subscribers, long offset) {
         FeedEvent event = null;
         for (FeedSubscriber subscriber : subscribers) {
             if (subscriber.wants(id.topic())) {
                 if (event == null) {
-                    event = new FeedEvent(id.topic(), plan.assignedId(), plan.lastEvent().clone(), metrics,
+                    event = new FeedEvent(id.topic(), id.partition(), offset, role == TaskRole.ACTIVE,
+                            plan.assignedId(), plan.lastEvent().clone(), metrics,
                             results.clone());
                 }
                 subscriber.offer(event);

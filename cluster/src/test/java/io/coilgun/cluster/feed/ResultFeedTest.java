@@ -12,7 +12,12 @@ import org.junit.jupiter.api.Test;
 
 class ResultFeedTest {
     private static FeedEvent event(long id) {
-        return new FeedEvent("t", id, new Object[0], List.of(), new Object[0]);
+        return event(0, id, true);
+    }
+
+    /** Event {@code offset} of partition {@code p} from the active copy or a replica (its assigned id = offset). */
+    private static FeedEvent event(int p, long offset, boolean active) {
+        return new FeedEvent("t", p, offset, active, offset, new Object[0], List.of(), new Object[0]);
     }
 
     @Test
@@ -53,5 +58,32 @@ class ResultFeedTest {
         assertEquals(3, s.poll().assignedId());
         assertEquals(4, s.poll().assignedId());
         assertNull(s.poll());
+    }
+
+    /**
+     * Every copy of a task feeds: a subscriber keeps each event of a partition once, in order, whichever copy it came
+     * from first, so a failover neither loses what the old leader had not forwarded nor repeats what it had; a
+     * replica's events count only once the active copy gave the partition's first.
+     */
+    @Test
+    void eachEventIsKeptOnceWhicheverCopyItCameFrom() {
+        FeedSubscriber s = new FeedSubscriber("t", 100);
+        s.offer(event(0, 3, false)); // a replica catching up: from before the subscription, perhaps
+        s.offer(event(0, 5, true));
+        s.offer(event(0, 5, false));
+        s.offer(event(0, 6, false)); // the replica is ahead of the active now
+        s.offer(event(0, 6, true));
+        s.offer(event(1, 9, true)); // another partition has its own offsets
+        s.offer(event(0, 7, true));
+        // the leader dies having forwarded 7; the replica, promoted, sends what it applied as a replica, then on
+        s.offer(event(0, 7, false));
+        s.offer(event(0, 8, false));
+        s.offer(event(0, 9, true));
+        List<String> kept = new java.util.ArrayList<>();
+        FeedEvent e;
+        while ((e = s.poll()) != null) {
+            kept.add(e.partition() + ":" + e.offset());
+        }
+        assertEquals(List.of("0:5", "0:6", "1:9", "0:7", "0:8", "0:9"), kept);
     }
 }
