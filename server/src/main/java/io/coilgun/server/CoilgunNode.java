@@ -4,6 +4,7 @@ import io.coilgun.cluster.ClusterConfig;
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.Progress;
 import io.coilgun.cluster.feed.ClusterFeed;
+import io.coilgun.cluster.ingest.InflightBudget;
 import io.coilgun.cluster.ingest.IngestService;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
 import io.coilgun.cluster.unit.TaskSample;
@@ -226,8 +227,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
                     + "); is it running and reachable?"), e);
         }
-        ingest = new IngestService(catalog, cluster.publisher(), cluster.conversions().pauses(),
-                cluster.kafkaContact());
+        ingest = new IngestService(catalog, cluster.publisher(), new InflightBudget(config.maxInflightEvents(),
+                InflightBudget.DEFAULT_WAIT_MS), cluster.conversions().pauses(), cluster.kafkaContact());
         inserter = new Inserter(catalog, ingest, config.dataDir().resolve("copy-spool"));
         catalogService = new CatalogService(catalog, compiler, cluster, inserter, ddl);
         replays = new RemoteReplays(cluster, () -> catalog);
@@ -235,7 +236,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             config.dataDir().toString(), cluster.unitCount(), VERSION};
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
         queryEngine = new QueryEngine(queryData);
-        meters.bind(cluster, sessions::size);
+        meters.bind(cluster, sessions::size, ingest.budget());
     }
 
     /** The HTTP listener for operators (metrics, status page, health), unless --http-port says none. */

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 final class TestNode implements AutoCloseable {
     private final Path dataDir;
     private final String kafka;
+    private final java.util.function.UnaryOperator<NodeConfig> configured;
     private CoilgunNode node;
 
     TestNode(Path dataDir) {
@@ -23,13 +24,20 @@ final class TestNode implements AutoCloseable {
 
     /** A node using the Kafka at {@code kafka} (host:port), or its own embedded broker when null. */
     TestNode(Path dataDir, String kafka) {
+        this(dataDir, kafka, c -> c);
+    }
+
+    /** A node whose configuration {@code configured} changes (e.g. a small bound of events in flight). */
+    TestNode(Path dataDir, String kafka, java.util.function.UnaryOperator<NodeConfig> configured) {
         this.dataDir = dataDir;
         this.kafka = kafka;
+        this.configured = configured;
         start();
     }
 
     private void start() {
-        node = CoilgunNode.start(new NodeConfig(NodeConfig.DEFAULT_HOST, 0, dataDir, kafka, 0, "node-1", 2, 15_000));
+        node = CoilgunNode.start(configured.apply(new NodeConfig(NodeConfig.DEFAULT_HOST, 0, dataDir, kafka, 0,
+                "node-1", 2, 15_000)));
     }
 
     void restart() {

@@ -17,8 +17,6 @@ import java.util.concurrent.TimeoutException;
  * <p>Never blocks: {@link #acquire} answers with a future, completed on the thread that releases room.
  */
 public final class InflightBudget {
-    /** The default bound of a node (events in flight). */
-    public static final int DEFAULT_LIMIT = Integer.getInteger("coilgun.maxInflightEvents", 10_000);
     /** How long a statement waits for room by default. */
     public static final long DEFAULT_WAIT_MS = Long.getLong("coilgun.inflightWaitMs", 5_000);
 
@@ -29,6 +27,9 @@ public final class InflightBudget {
     private final long waitMs;
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private int available;
+    /** Statements that had to wait for room, and those that found none in time. */
+    private long waited;
+    private long refused;
 
     public InflightBudget(int limit, long waitMs) {
         if (limit <= 0) {
@@ -42,6 +43,16 @@ public final class InflightBudget {
     /** The bound. */
     public int limit() {
         return limit;
+    }
+
+    /** Statements that had to wait for room since the node started. */
+    public synchronized long waited() {
+        return waited;
+    }
+
+    /** Statements that found no room in time (53000) since the node started. */
+    public synchronized long refused() {
+        return refused;
     }
 
     /** Events in flight now. */
@@ -63,12 +74,14 @@ public final class InflightBudget {
                 return CompletableFuture.completedFuture(n);
             }
             waiters.add(new Waiter(n, granted));
+            waited++;
         }
         // a waiter that times out gives up its place; room granted at the same moment is given back
         return granted.orTimeout(waitMs, TimeUnit.MILLISECONDS).exceptionallyCompose(e -> {
             if (e instanceof TimeoutException) {
                 synchronized (this) {
                     waiters.removeIf(w -> w.granted() == granted);
+                    refused++;
                 }
                 return CompletableFuture.failedFuture(full(n));
             }
@@ -78,7 +91,7 @@ public final class InflightBudget {
 
     private CoilgunException full(int n) {
         return new CoilgunException(SqlState.INSUFFICIENT_RESOURCES, "the node is at its bound of " + limit
-                + " events in flight (coilgun.maxInflightEvents): the statement's " + n + " found no room within "
+                + " events in flight (--max-inflight-events): the statement's " + n + " found no room within "
                 + waitMs + " ms and nothing of it was applied; the node takes events more slowly than they come, "
                 + "try again later or spread the load over more nodes");
     }

@@ -45,13 +45,10 @@ public final class IngestService implements AutoCloseable {
     /** The statements of each stream waiting for their replies (failed at once if the stream is dropped). */
     private final Map<String, Set<CompletableFuture<Ingested>>> inflight = new ConcurrentHashMap<>();
 
-    /** @param kafka whether the node still reaches Kafka (a node cut off fails its statements at once) */
-    public IngestService(Catalog catalog, EventPublisher publisher, StreamPauses pauses, KafkaContact kafka) {
-        this(catalog, publisher, new InflightBudget(InflightBudget.DEFAULT_LIMIT, InflightBudget.DEFAULT_WAIT_MS),
-                pauses, kafka);
-    }
-
-    /** @param budget the bound of the node's events in flight (statements wait for room, or fail with 53000) */
+    /**
+     * @param budget the bound of the node's events in flight (statements wait for room, or fail with 53000)
+     * @param kafka whether the node still reaches Kafka (a node cut off fails its statements at once)
+     */
     public IngestService(Catalog catalog, EventPublisher publisher, InflightBudget budget, StreamPauses pauses,
             KafkaContact kafka) {
         this.catalog = catalog;

@@ -153,6 +153,11 @@ public final class Main {
                 + "port; -1: none).")
         Integer httpPort;
 
+        @Option(names = "--max-inflight-events", defaultValue = "" + NodeConfig.DEFAULT_MAX_INFLIGHT_EVENTS,
+                description = "Events the node has published and not yet answered, at most: past it statements wait "
+                + "for room (5 s), then fail with 53000 (default ${DEFAULT-VALUE}).")
+        int maxInflightEvents;
+
         @Option(names = "--log-format", defaultValue = "kv", description = "Log lines as kv (key=value, default) "
                 + "or json (one object per line).")
         String logFormat;
@@ -166,7 +171,8 @@ public final class Main {
                     .withPeerRecovery(peerPort, recoveryMbPerSecond)
                     .withReplicaRestore(replicaRestoreSeconds)
                     .withHttpPort(httpPort == null ? NodeConfig.HTTP_PORT_DEFAULT
-                            : httpPort < 0 ? NodeConfig.HTTP_OFF : httpPort);
+                            : httpPort < 0 ? NodeConfig.HTTP_OFF : httpPort)
+                    .withMaxInflightEvents(maxInflightEvents);
         }
 
         @Override

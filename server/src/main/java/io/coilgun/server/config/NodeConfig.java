@@ -19,13 +19,26 @@ import java.nio.file.Path;
  * @param httpPort the port of the HTTP listener for operators (/metrics, the status page, /health, /ready) on
  *     {@code host}: {@link #HTTP_PORT_DEFAULT} for the pgwire port + 1000 (any free port when pgwire's is 0), 0 for
  *     any free port, {@link #HTTP_OFF} for none
+ * @param maxInflightEvents the events the node has published and not yet answered, at most: past it statements wait
+ *     for room, then fail with 53000 (default {@link #DEFAULT_MAX_INFLIGHT_EVENTS})
  */
 public record NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
         int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
         SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds,
-        int httpPort) {
+        int httpPort, int maxInflightEvents) {
 
     public static final int HTTP_PORT_DEFAULT = -1;
+    /** Events a node has published and not yet answered, at most, by default. */
+    public static final int DEFAULT_MAX_INFLIGHT_EVENTS = 10_000;
+
+    public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
+            int processorUnits, long kafkaConnectTimeoutMs, int chunkCacheChunks, long chunkCacheMb,
+            SecurityConfig security, int peerPort, double recoveryMbPerSecond, double replicaRestoreSeconds,
+            int httpPort) {
+        this(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs, chunkCacheChunks,
+                chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                DEFAULT_MAX_INFLIGHT_EVENTS);
+    }
     public static final int HTTP_OFF = -2;
 
     public NodeConfig(String host, int port, Path dataDir, String kafka, int kafkaPort, String nodeId,
@@ -48,7 +61,8 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withHttpPort(int p) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, p);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, p,
+                maxInflightEvents);
     }
 
     public static final long DEFAULT_RECOVERY_MB_PER_SECOND = 50;
@@ -86,7 +100,8 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withSecurity(SecurityConfig s) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, s, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                maxInflightEvents);
     }
 
     public boolean embeddedKafka() {
@@ -95,26 +110,38 @@ public record NodeConfig(String host, int port, Path dataDir, String kafka, int 
 
     public NodeConfig withPort(int p) {
         return new NodeConfig(host, p, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                maxInflightEvents);
     }
 
     public NodeConfig withDataDir(Path d) {
         return new NodeConfig(host, port, d, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                maxInflightEvents);
     }
 
     public NodeConfig withKafka(String k) {
         return new NodeConfig(host, port, dataDir, k, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                maxInflightEvents);
     }
 
     public NodeConfig withPeerRecovery(int peer, double mbPerSecond) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond, replicaRestoreSeconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, security, peer, mbPerSecond, replicaRestoreSeconds, httpPort,
+                maxInflightEvents);
     }
 
     public NodeConfig withReplicaRestore(double seconds) {
         return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
-                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, seconds, httpPort);
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, seconds, httpPort,
+                maxInflightEvents);
+    }
+
+    /** The bound of the node's events in flight (statements wait for room, then fail with 53000). */
+    public NodeConfig withMaxInflightEvents(int n) {
+        return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits, kafkaConnectTimeoutMs,
+                chunkCacheChunks, chunkCacheMb, security, peerPort, recoveryMbPerSecond, replicaRestoreSeconds, httpPort,
+                n);
     }
 }

@@ -1,6 +1,7 @@
 package io.coilgun.server.observe;
 
 import io.coilgun.cluster.ClusterNode;
+import io.coilgun.cluster.ingest.InflightBudget;
 import io.coilgun.cluster.reply.ReplyStatus;
 import io.coilgun.cluster.unit.TaskSample;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -66,9 +67,20 @@ public final class NodeMeters implements AutoCloseable {
     }
 
     /** Gauges of the node's front end and cluster layer. */
-    public void bind(ClusterNode cluster, IntSupplier connections) {
+    public void bind(ClusterNode cluster, IntSupplier connections, InflightBudget budget) {
         Gauge.builder("coilgun.pgwire.connections", connections::getAsInt)
                 .description("Open pgwire client connections").register(registry);
+        Gauge.builder("coilgun.ingest.inflight.events", budget::inflight)
+                .description("Events of running statements holding room in the node's bound (statements past it "
+                        + "wait, then fail with 53000)").register(registry);
+        Gauge.builder("coilgun.ingest.inflight.limit", budget::limit)
+                .description("The node's bound of events in flight (--max-inflight-events)").register(registry);
+        FunctionCounter.builder("coilgun.ingest.waited", budget, InflightBudget::waited)
+                .description("Statements that waited for room in the node's bound of events in flight")
+                .register(registry);
+        FunctionCounter.builder("coilgun.ingest.refused", budget, InflightBudget::refused)
+                .description("Statements that found no room in time (53000): the node was overloaded")
+                .register(registry);
         Gauge.builder("coilgun.replies.in.flight", cluster::repliesInFlight)
                 .description("Events this node published for its clients whose answers it still awaits")
                 .register(registry);
