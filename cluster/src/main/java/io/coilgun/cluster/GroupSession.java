@@ -35,17 +35,24 @@ final class GroupSession {
         return Math.max(floor, SESSION_TIMEOUT_MS);
     }
 
-    /** Whether the node reaches Kafka, from the proofs of membership of its units (the most recent one). */
+    /**
+     * Whether the node reaches Kafka, from the proofs of membership of its units (the most recent one) and from when
+     * a broker last answered one of them.
+     */
     static KafkaContact contact(NodeTasks tasks) {
-        return new KafkaContact(() -> {
-            long silence = -1;
-            for (ProcessorUnit unit : tasks.units()) {
-                long s = unit.groupSilenceMs();
-                if (s >= 0) {
-                    silence = silence < 0 ? s : Math.min(silence, s);
-                }
+        return new KafkaContact(() -> least(tasks, ProcessorUnit::groupSilenceMs),
+                () -> least(tasks, ProcessorUnit::brokerSilenceMs));
+    }
+
+    /** The least of the units' silences (ms), -1 when none has a value yet. */
+    private static long least(NodeTasks tasks, java.util.function.ToLongFunction<ProcessorUnit> silence) {
+        long least = -1;
+        for (ProcessorUnit unit : tasks.units()) {
+            long s = silence.applyAsLong(unit);
+            if (s >= 0) {
+                least = least < 0 ? s : Math.min(least, s);
             }
-            return silence;
-        });
+        }
+        return least;
     }
 }

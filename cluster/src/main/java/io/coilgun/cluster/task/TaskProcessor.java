@@ -85,6 +85,11 @@ public final class TaskProcessor implements AutoCloseable {
     /** The highest offset already answered: records up to it that come again after a rollback are not answered. */
     private long answeredThrough = -1;
     private TaskState state = TaskState.RUNNING;
+    /**
+     * A replica feeds subscribers only the events published this recently: those its active may not have forwarded
+     * before a failover, not the history of a copy catching up (which would flood every subscription).
+     */
+    static final long REPLICA_FEEDS_MS = 30_000;
     /** A replica applies every record as the active does but answers none (it keeps them). */
     private TaskRole role = TaskRole.ACTIVE;
     /** What the task does for the other tasks of its stream: forwards, history, a cut ({@link StreamLinks}). */
@@ -467,7 +472,8 @@ public final class TaskProcessor implements AutoCloseable {
             // every copy feeds (one volatile read; empty while nobody subscribes): a subscriber keeps each event
             // once by its offset, and a failover then loses none the old leader had not forwarded yet
             FeedSubscriber[] subscribers = feed.subscribers();
-            if (subscribers.length != 0 && status == ReplyStatus.APPLIED) {
+            if (subscribers.length != 0 && status == ReplyStatus.APPLIED && (role == TaskRole.ACTIVE
+                    || record.timestamp() > System.currentTimeMillis() - REPLICA_FEEDS_MS)) {
                 feed(subscribers, offset);
             }
             if (role != TaskRole.ACTIVE) {

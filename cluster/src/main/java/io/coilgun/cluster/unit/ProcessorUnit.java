@@ -66,6 +66,8 @@ public final class ProcessorUnit implements AutoCloseable {
     private final Counter sessionsLost;
     /** Whether the unit may still answer as its tasks' active copy ({@link GroupLease}). */
     private final GroupLease lease;
+    /** When a broker last answered the unit's consumer (cut off from Kafka, or a coordinator moving?). */
+    private final BrokerHearing hearing = new BrokerHearing();
     /** When the active consumer's current poll began (System.nanoTime()): a proof of membership in it is newer. */
     private long activePollStarted;
     private final TaskOpener opener;
@@ -137,6 +139,11 @@ public final class ProcessorUnit implements AutoCloseable {
      */
     public long groupSilenceMs() {
         return lease.silenceMs();
+    }
+
+    /** Any thread: how long ago (ms) any broker last answered the unit's consumer, -1 before one did. */
+    public long brokerSilenceMs() {
+        return hearing.silenceMs();
     }
 
     /** Any thread: see {@link #busySince}. */
@@ -346,7 +353,9 @@ public final class ProcessorUnit implements AutoCloseable {
         }
         membership.rebalanceIfDue(active, System.nanoTime());
         if (!topics.isEmpty()) {
-            lease.renewIfDue(active, System.nanoTime());
+            long now = System.nanoTime();
+            lease.renewIfDue(active, now);
+            hearing.sample(active, now);
         }
         // A unit with background work polls without waiting when its slice is due and it holds the node's slot,
         // else briefly.

@@ -1,0 +1,47 @@
+package io.coilgun.cluster.unit;
+
+import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+
+/**
+ * When a unit's consumer last got bytes from a broker: its heartbeats and fetches come back several times a second
+ * while any broker answers. What tells a node cut off from Kafka (nothing comes back at all) from one whose group
+ * coordinator is moving after a broker died (the others still answer): {@link io.coilgun.cluster.kafka.KafkaContact}.
+ * Sampled on the unit's thread; read from any thread.
+ */
+final class BrokerHearing {
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private Metric incoming;
+    private double lastBytes = -1;
+    private volatile long heardAt = NEVER;
+
+    /** Looks at the consumer's bytes received so far (the unit's thread, between polls). */
+    void sample(Consumer<?, ?> consumer, long now) {
+        if (incoming == null) {
+            for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
+                if (e.getKey().name().equals("incoming-byte-total") && e.getKey().group().equals("consumer-metrics")) {
+                    incoming = e.getValue();
+                    break;
+                }
+            }
+            if (incoming == null) {
+                return;
+            }
+        }
+        Object value = incoming.metricValue();
+        double bytes = value instanceof Number n ? n.doubleValue() : -1;
+        if (bytes > lastBytes) {
+            lastBytes = bytes;
+            heardAt = now;
+        }
+    }
+
+    /** How long ago (ms) a broker last answered the unit, or -1 before any did. */
+    long silenceMs() {
+        long at = heardAt;
+        return at == NEVER ? -1 : (System.nanoTime() - at) / 1_000_000L;
+    }
+}
