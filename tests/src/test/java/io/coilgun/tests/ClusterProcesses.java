@@ -53,7 +53,8 @@ public final class ClusterProcesses implements AutoCloseable {
         this(dir, brokers, false, net);
     }
 
-    private ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net) throws Exception {
+    /** A cluster on a {@link PrivateNetwork} (null: on 127.0.0.1), its processes compiling as a user's if benchmark. */
+    public ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net) throws Exception {
         this.dir = dir;
         this.net = net;
         this.brokerCount = brokers;

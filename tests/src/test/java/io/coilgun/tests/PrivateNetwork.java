@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * address (cut off from the brokers, or from one peer, while its clients still reach it). Nothing leaves the bridge;
  * {@link #close} (also a shutdown hook) deletes the namespaces, the links and the bridge.
  */
-final class PrivateNetwork implements AutoCloseable {
+public final class PrivateNetwork implements AutoCloseable {
     private final String tag = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
     private final String prefix = "10.213." + ThreadLocalRandom.current().nextInt(1, 250) + ".";
     private final String bridge = "cgbr" + tag;
@@ -25,7 +25,7 @@ final class PrivateNetwork implements AutoCloseable {
     private final Map<String, Integer> members = new LinkedHashMap<>();
     private final Thread cleanup = new Thread(this::deleteAll, "private-network-cleanup");
 
-    PrivateNetwork() throws IOException, InterruptedException {
+    public PrivateNetwork() throws IOException, InterruptedException {
         Runtime.getRuntime().addShutdownHook(cleanup);
         run("ip", "link", "add", bridge, "type", "bridge");
         run("ip", "addr", "add", prefix + "1/24", "dev", bridge);
@@ -33,7 +33,7 @@ final class PrivateNetwork implements AutoCloseable {
     }
 
     /** Whether this machine lets a test make namespaces (root, iproute2). */
-    static boolean available() {
+    public static boolean available() {
         try {
             String ns = "cgprobe" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
             run("ip", "netns", "add", ns);
@@ -79,12 +79,12 @@ final class PrivateNetwork implements AutoCloseable {
     }
 
     /** Member {@code name}'s link goes down: it reaches no one and no one reaches it. */
-    void isolate(String name) throws IOException, InterruptedException {
+    public void isolate(String name) throws IOException, InterruptedException {
         run("ip", "netns", "exec", namespace(name), "ip", "link", "set", "cgn" + tag + members.get(name), "down");
     }
 
     /** Its link up again (and its address's route with it). */
-    void reconnect(String name) throws IOException, InterruptedException {
+    public void reconnect(String name) throws IOException, InterruptedException {
         String inside = "cgn" + tag + members.get(name);
         run("ip", "netns", "exec", namespace(name), "ip", "link", "set", inside, "up");
     }

@@ -37,7 +37,7 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count, cluster, rebalance");
+            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count, cluster, rebalance, chaos, backfill");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         BenchMain b = new BenchMain(args[0], new BenchOptions(rest));
@@ -49,6 +49,7 @@ public final class BenchMain {
                 case "window-count" -> b.windowCount();
                 case "cluster" -> b.finish(new ClusterBench(b.o, b.runDir).run(b::liveSource));
                 case "rebalance" -> b.finish(new RebalanceBench(b.o, b.runDir).run(b::liveSource));
+                case "chaos" -> b.finish(new ChaosBench(b.o, b.runDir).run(b::liveSource));
                 case "backfill" -> b.finish(new BackfillBench(b.o, b.runDir).run());
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }

@@ -210,8 +210,13 @@ final class ClusterBench {
      * events the injector saw accepted; puts accepted, lost, double_counted and client_errors.
      */
     static void oracle(Map<String, String> result, Stats stats, int port, String sql) throws SQLException {
+        oracle(result, stats, "127.0.0.1", port, sql);
+    }
+
+    static void oracle(Map<String, String> result, Stats stats, String host, int port, String sql)
+            throws SQLException {
         Map<String, Long> counted = new HashMap<>();
-        try (Connection conn = connect(port, 120); Statement st = conn.createStatement();
+        try (Connection conn = connect(host, port, 120); Statement st = conn.createStatement();
                 ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
                 counted.put(rs.getString(1), rs.getLong(2));
@@ -277,10 +282,10 @@ final class ClusterBench {
     }
 
     /** The partitions each live node leads, per coilgun.tasks. */
-    private static Map<String, Set<Integer>> leaders(ClusterProcesses c, List<String> ids) throws SQLException {
+    static Map<String, Set<Integer>> leaders(ClusterProcesses c, List<String> ids) throws SQLException {
         String live = ids.stream().filter(c::alive).findFirst().orElseThrow();
         Map<String, Set<Integer>> led = new HashMap<>();
-        try (Connection conn = connect(c.port(live), 30); Statement st = conn.createStatement();
+        try (Connection conn = connect(c.host(live), c.port(live), 30); Statement st = conn.createStatement();
                 ResultSet rs = st.executeQuery("SELECT node, kafka_partition FROM coilgun.tasks "
                         + "WHERE stream_name = 'payments' AND node IS NOT NULL")) {
             while (rs.next()) {
@@ -291,7 +296,11 @@ final class ClusterBench {
     }
 
     static Connection connect(int port, int timeoutS) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/coilgun?user=bench"
+        return connect("127.0.0.1", port, timeoutS);
+    }
+
+    static Connection connect(String host, int port, int timeoutS) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://" + host + ":" + port + "/coilgun?user=bench"
                 + "&connectTimeout=10&socketTimeout=" + timeoutS + "&tcpKeepAlive=true");
     }
 
@@ -362,7 +371,7 @@ final class ClusterBench {
             while (true) {
                 try {
                     if (conn == null) {
-                        conn = connect(cluster.port(nodes.get(node)), timeoutS);
+                        conn = connect(cluster.host(nodes.get(node)), cluster.port(nodes.get(node)), timeoutS);
                         insert = conn.prepareStatement("INSERT INTO payments VALUES (?, ?, ?, ?, ?) RETURNING *");
                     }
                     insert.setLong(1, p.id());
