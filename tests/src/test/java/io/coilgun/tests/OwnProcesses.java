@@ -11,8 +11,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /**
  * A test class whose nodes and brokers are processes of their own ({@link ClusterProcesses}, a child JVM): it runs in
  * a lane of its own, beside the two lanes of classes that run a node in the test JVM (the default lane, one class
- * after another, and {@link SecondNodeLane}) and the {@link PrivateNetworkLane}, and never beside another class of
- * this lane (two clusters of seven JVMs under load would starve each other's timing on this machine's two cores). The processes bind their own ports and directories. See the failsafe configuration
+ * after another, and {@link SecondNodeLane}), and never beside another class of this lane (a cluster's seven JVMs fit
+ * this machine once, not twice). The processes bind their own ports and directories. See the failsafe configuration
  * in tests/pom.xml.
  */
 @Target(ElementType.TYPE)
