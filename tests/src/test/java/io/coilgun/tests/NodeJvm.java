@@ -12,8 +12,8 @@ import java.util.stream.Collectors;
 /**
  * The command line of a node or a broker the tests start as a process of its own: this JVM's jars (not the test
  * classes: nodes run the server's code only) and the class-data sharing archive of them, made once per build under
- * target/ (about half a minute; then each node starts about 2 s sooner and each broker 2.5 s sooner, which a cluster
- * test does tens of times). {@code COILGUN_IT_CDS=off} starts them without it, to compare.
+ * target/ (about half a minute, in the background; then each node starts about 2 s sooner and each broker 2.5 s
+ * sooner, which a cluster test does tens of times). {@code COILGUN_IT_CDS=off} starts them without it, to compare.
  */
 public final class NodeJvm {
     private static final String JARS = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
@@ -22,6 +22,7 @@ public final class NodeJvm {
             .filter(e -> !Path.of(e).toAbsolutePath().startsWith(Path.of("target").toAbsolutePath()))
             .collect(Collectors.joining(File.pathSeparator));
     private static List<String> sharing;
+    private static Thread dumping;
     /**
      * What scripts/coilgun gives a node and a broker besides heap and archive: the JIT compiler's threads behind live
      * work (nice 10). Benchmarks use it (they measure what a user runs); tests do not (C1 only, compiled at once).
@@ -57,14 +58,29 @@ public final class NodeJvm {
         return cmd;
     }
 
+    /**
+     * The archive's options once it is made; none until then. The first process asks for it to be made, in the
+     * background: the processes started meanwhile (a cluster test's first brokers and nodes) go without it rather
+     * than wait half a minute for it.
+     */
     private static synchronized List<String> sharing() {
         if (sharing == null && "off".equals(System.getenv("COILGUN_IT_CDS"))) {
             sharing = List.of();
         }
-        if (sharing == null) {
-            sharing = ClassDataSharing.jvmOptions(
-                    ClassDataSharing.archive(Path.of("target", "coilgun-it.jsa").toAbsolutePath(), JARS));
+        if (sharing != null) {
+            return sharing;
         }
-        return sharing;
+        if (dumping == null) {
+            dumping = new Thread(() -> {
+                List<String> options = ClassDataSharing.jvmOptions(ClassDataSharing.archive(
+                        Path.of("target", "coilgun-it.jsa").toAbsolutePath(), JARS));
+                synchronized (NodeJvm.class) {
+                    sharing = options;
+                }
+            }, "class-data-sharing-dump");
+            dumping.setDaemon(true);
+            dumping.start();
+        }
+        return List.of();
     }
 }
