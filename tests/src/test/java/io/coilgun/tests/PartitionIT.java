@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("integration")
 @Timeout(600)
-@PrivateNetworkLane
+@OwnProcesses
 class PartitionIT {
     static final int CLIENTS = 6;
     /** Two nodes (each holds a copy of every task: reads answer on both while Kafka is gone); three brokers. */
