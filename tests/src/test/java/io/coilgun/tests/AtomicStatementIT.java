@@ -89,36 +89,36 @@ class AtomicStatementIT {
     }
 
     /**
-     * A COPY bigger than what the node keeps in memory (10,000 rows; past them it spools and publishes in batches of
-     * 5,000) is still all or none: a row late only against the COPY's own earlier rows, 15,000 rows and two batches
-     * later, and a bad value at line 20,000, each apply nothing; the whole COPY then applies every row, exactly,
-     * and sent again counts none twice. The spool is gone after each.
+     * A COPY bigger than what the node keeps in memory (1,000 rows in the tests' JVM, see tests/pom.xml; past them it
+     * spools and publishes in batches of 400) is still all or none: a row late only against the COPY's own earlier
+     * rows, 1,500 rows and several batches later, and a bad value at line 2,000, each apply nothing; the whole COPY
+     * then applies every row, exactly, and sent again counts none twice. The spool is gone after each.
      */
     @Test
     void aCopyBiggerThanMemoryIsStillAllOrNone() throws Exception {
-        int rows = 30_000;
+        int rows = 3_000;
         try (TestNode node = new TestNode(dir); Connection c = node.connect(); Statement s = c.createStatement()) {
             s.execute(WalkingSkeletonIT.CREATE_STREAM); // lateness 10 seconds, late_events reject
             s.execute(WalkingSkeletonIT.CREATE_METRIC);
             var copy = c.unwrap(PGConnection.class).getCopyAPI();
-            java.util.function.IntFunction<String> line = i -> i + ",2026-01-01 10:00:" + String.format("%02d.%03d",
-                    i / 1000, i % 1000) + ",c" + (i % 50) + ",m1," + (i % 100) + "\n";
+            java.util.function.IntFunction<String> line = i -> i + ",2026-01-01 10:00:" + String.format("%02d.%02d",
+                    i / 100, i % 100) + ",c" + (i % 50) + ",m1," + (i % 100) + "\n";
             StringBuilder good = new StringBuilder();
             for (int i = 1; i <= rows; i++) {
                 good.append(line.apply(i));
             }
-            // line 25,000 at 10:00:00.500: late only against the COPY's rows before it (stream time 10:00:24.999)
-            String late = good.toString().replace(line.apply(25_000), "25000,2026-01-01 10:00:00.500,c0,m1,1\n");
+            // line 2,500 at 10:00:00.50: late only against the COPY's rows before it (stream time 10:00:24.99)
+            String late = good.toString().replace(line.apply(2_500), "2500,2026-01-01 10:00:00.50,c0,m1,1\n");
             PSQLException lateCopy = assertThrows(PSQLException.class, () -> copy.copyIn(
                     "COPY payments FROM STDIN WITH (FORMAT csv)", new StringReader(late)));
             assertEquals("22008", lateCopy.getSQLState());
             assertTrue(lateCopy.getServerErrorMessage().getMessage().startsWith(
-                    "row 25000 of the COPY (line 25000) is late"), lateCopy.getMessage());
-            String bad = good.toString().replace(line.apply(20_000), "20000,2026-01-01 10:00:20,c0,m1,x\n");
+                    "row 2500 of the COPY (line 2500) is late"), lateCopy.getMessage());
+            String bad = good.toString().replace(line.apply(2_000), "2000,2026-01-01 10:00:20,c0,m1,x\n");
             PSQLException badCopy = assertThrows(PSQLException.class, () -> copy.copyIn(
                     "COPY payments FROM STDIN WITH (FORMAT csv)", new StringReader(bad)));
             assertEquals("22P02", badCopy.getSQLState(), badCopy.getMessage());
-            assertTrue(badCopy.getServerErrorMessage().getWhere().contains("line 20000"), badCopy.getMessage());
+            assertTrue(badCopy.getServerErrorMessage().getWhere().contains("line 2000"), badCopy.getMessage());
             assertEquals(0, StreamDropIT.rows(s, "SELECT * FROM card_5m"), "nothing applied");
             assertEquals(List.of(), spooled(), "the spool of the failed COPYs is gone");
 
