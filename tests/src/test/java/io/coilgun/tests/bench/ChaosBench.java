@@ -115,7 +115,8 @@ final class ChaosBench {
                 int second = (int) ((f.at() - start) / 1000);
                 double max = 0;
                 for (int s = second; s < Math.min(second + 10, r.perSecond().size()); s++) {
-                    max = Math.max(max, r.perSecond().get(s)[5]);
+                    double p999 = r.perSecond().get(s)[5];
+                    max = Double.isNaN(p999) ? max : Math.max(max, p999); // NaN: a second with no answer
                 }
                 worst.add(f.kind() + ":" + f.target() + "=" + Math.round(max));
             }
