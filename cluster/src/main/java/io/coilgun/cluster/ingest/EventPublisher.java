@@ -28,7 +28,7 @@ import org.apache.kafka.common.utils.Utils;
 public final class EventPublisher implements AutoCloseable {
     private final String nodeId;
     private final byte[] nodeIdBytes;
-    /** Every record of the publisher goes through it: in the order handed over, no caller waits on the producer. */
+    /** Every record of the publisher goes through it, in the order queued; sent outside the stream's ingest lock. */
     private final SendQueue sends;
     private final ReplyRouter router;
     private final AtomicLong correlations = new AtomicLong(System.nanoTime());
@@ -40,7 +40,7 @@ public final class EventPublisher implements AutoCloseable {
     public EventPublisher(String nodeId, KafkaProducer<byte[], byte[]> producer, ReplyRouter router) {
         this.nodeId = nodeId;
         this.nodeIdBytes = nodeId.getBytes(StandardCharsets.UTF_8);
-        this.sends = new SendQueue(producer, nodeId);
+        this.sends = new SendQueue(producer);
         this.router = router;
         // Ids for streams without an event_id column: microseconds at start, then counting up.
         this.assignedIds = new AtomicLong(System.currentTimeMillis() * 1000);
@@ -50,6 +50,14 @@ public final class EventPublisher implements AutoCloseable {
     @Override
     public void close() {
         sends.close();
+    }
+
+    /**
+     * Sends the records {@link #publishAll} queued (and any queued before them), in order. Called once the stream's
+     * ingest lock is released: the lock is never held across {@code producer.send}.
+     */
+    public void flush() {
+        sends.flush();
     }
 
     public String nodeId() {
@@ -95,7 +103,7 @@ public final class EventPublisher implements AutoCloseable {
     /**
      * Publishes a statement's events, all or none: under {@code late_events = 'reject'} every row is first judged
      * against its tasks' stream times ({@link IngestGate}); if one is late nothing is published. The caller holds
-     * {@link #ingestLock} of the stream.
+     * {@link #ingestLock} of the stream; the events are queued, and sent by its {@link #flush} after the lock.
      *
      * @return per row, its replies (one per partitioner topic)
      * @throws LateEventException for the first late row
@@ -336,7 +344,10 @@ public final class EventPublisher implements AutoCloseable {
             keys[f] = GroupKeys.encodeOne(values[stream.columnIndex(fields.get(f)).orElseThrow()]);
             partitions[f] = decided(stream) ? 0 : partition(keys[f], stream.partitions(fields.get(f)));
         }
-        return send(codec.encode(values, assignedId), topics, keys, partitions, expectedReplies(stream));
+        CompletableFuture<List<Reply>> replies = send(codec.encode(values, assignedId), topics, keys, partitions,
+                expectedReplies(stream));
+        sends.flush();
+        return replies;
     }
 
     private CompletableFuture<List<Reply>> send(byte[] payload, String[] topics, byte[][] keys,
@@ -349,7 +360,7 @@ public final class EventPublisher implements AutoCloseable {
             headers.add(KafkaHeaders.REPLY_TO, nodeIdBytes);
             headers.add(KafkaHeaders.CORRELATION, ReplyCodec.correlationKey(correlation));
             CompletableFuture<Void> ack = new CompletableFuture<>();
-            sends.send(new ProducerRecord<>(topics[f], partitions[f], keys[f], payload, headers), (md, e) -> {
+            sends.add(new ProducerRecord<>(topics[f], partitions[f], keys[f], payload, headers), (md, e) -> {
                         if (e != null) {
                             ack.completeExceptionally(e);
                         } else {

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): waits for room in
  * the node's bound of events in flight ({@link InflightBudget}), assigns the ids of a stream without an event_id
  * column, judges lateness and queues the rows for Kafka under the stream's ingest lock (all rows or none,
- * {@link EventPublisher#publishAll}; the sends themselves happen outside it, {@link SendQueue}), probes rows that look late in case they are retries (a retry within the
+ * {@link EventPublisher#publishAll}; they are sent once it is released, {@link SendQueue}), probes rows that look late in case they are retries (a retry within the
  * dedup horizon is a duplicate, not late), waits for every task's reply and maps it to an outcome per row or to an
  * error. What is about a pgwire statement (RETURNING rows, the tag, error wording per row) stays with the caller.
  */
@@ -232,9 +232,13 @@ public final class IngestService implements AutoCloseable {
                 late = e;
                 pending = null;
             } catch (RuntimeException e) {
-                result.completeExceptionally(e); // a stopped task, or Kafka refused a send
-                return;
+                result.completeExceptionally(e); // a stopped task, or a row that could not be encoded
+                pending = null;
             }
+        }
+        publisher.flush(); // outside the lock: never held across producer.send
+        if (pending == null && late == null) {
+            return;
         }
         if (late != null) {
             probeLateRows(stream, codec, rows, assignedIds, excluded, round, late, result);

@@ -1,8 +1,7 @@
 package io.coilgun.cluster.ingest;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -11,93 +10,89 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The front end's records, handed to Kafka's producer on a thread of their own, in the order they were queued.
+ * The front end's records, handed to Kafka's producer in the order they were queued, by whichever caller finds the
+ * queue free to drain ({@link #flush}): no thread of its own, so a statement's records cost no hand-over between
+ * threads on the way out.
  *
- * <p>A statement's rows are judged for lateness and queued under the stream's ingest lock, so their order in each
- * partition is the order they were judged in (what {@link IngestGate}'s verdict needs); but the lock is never held
- * across {@code producer.send}, which blocks when the producer's buffer is full or a topic's metadata is missing (up
- * to {@code max.block.ms}). Only this thread waits then; the statements behind it wait for their replies within
- * their timeouts, and {@link InflightBudget} turns new ones away.
+ * <p>A statement's rows are judged for lateness and {@link #add queued} under the stream's ingest lock, so their order
+ * in each partition is the order they were judged in (what {@link IngestGate}'s verdict needs); they are flushed after
+ * the lock is released, so the lock is never held across {@code producer.send}, which blocks when the producer's
+ * buffer is full or a topic's metadata is missing (up to {@code max.block.ms}; the node's bound of events in flight,
+ * {@link InflightBudget}, keeps the buffer from filling, and topics' metadata is fetched when they are deployed).
+ * A caller that finds another draining returns at once: the drainer sends its records too, in order.
  */
-final class SendQueue implements AutoCloseable {
+final class SendQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SendQueue.class);
 
     private record Queued(ProducerRecord<byte[], byte[]> record, Callback callback) {
     }
 
     private final KafkaProducer<byte[], byte[]> producer;
-    private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
-    private final Thread thread;
+    private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
     private volatile boolean closed;
 
-    SendQueue(KafkaProducer<byte[], byte[]> producer, String nodeId) {
+    SendQueue(KafkaProducer<byte[], byte[]> producer) {
         this.producer = producer;
-        this.thread = new Thread(this::run, "coilgun-send-" + nodeId);
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /**
-     * Queues a record: sent after every record queued before it. {@code callback} gets Kafka's answer, or the error
-     * that kept it from being sent (the producer refused it, the node stopped).
+     * Queues a record, sent after every record queued before it by the next {@link #flush}. {@code callback} gets
+     * Kafka's answer, or the error that kept it from being sent (the producer refused it, the node stopped).
      */
-    void send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-        if (closed) {
-            callback.onCompletion(null, new KafkaException("the node is stopping: the event was not published"));
-            return;
-        }
+    void add(ProducerRecord<byte[], byte[]> record, Callback callback) {
         queue.add(new Queued(record, callback));
     }
 
-    private void run() {
-        List<Queued> batch = new ArrayList<>();
-        while (true) {
+    /** {@link #add}, then {@link #flush}: for a caller that holds no lock. */
+    void send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+        add(record, callback);
+        flush();
+    }
+
+    /**
+     * Sends what is queued, in order, unless another caller is doing so (it sends these too before it stops). Never
+     * under a lock other callers wait for.
+     */
+    void flush() {
+        while (!queue.isEmpty() && draining.compareAndSet(false, true)) {
             try {
-                batch.add(queue.take());
-            } catch (InterruptedException e) {
-                break;
+                Queued q;
+                while ((q = queue.poll()) != null) {
+                    sendNow(q);
+                }
+            } finally {
+                draining.set(false);
             }
-            queue.drainTo(batch);
-            for (Queued q : batch) {
-                sendNow(q);
-            }
-            batch.clear();
-        }
-        // the node stops: what is left is answered, not left waiting
-        queue.drainTo(batch);
-        for (Queued q : batch) {
-            q.callback().onCompletion(null, new KafkaException("the node is stopping: the event was not published"));
+            // a record queued after the last poll and before the flag came down is sent by this loop's next turn
         }
     }
 
     private void sendNow(Queued q) {
+        if (closed) {
+            refuse(q, new KafkaException("the node is stopping: the event was not published"));
+            return;
+        }
         try {
             producer.send(q.record(), q.callback());
         } catch (RuntimeException e) {
             // the producer is closed, or refused the record before sending it (it answers most refusals through
             // the callback itself)
-            try {
-                q.callback().onCompletion(null, e);
-            } catch (RuntimeException again) {
-                LOG.warn("A send's callback failed", again);
-            }
+            refuse(q, e);
         }
     }
 
-    /** Stops the thread; records still queued are answered with an error. Before the producer closes. */
-    @Override
-    public void close() {
-        closed = true;
-        thread.interrupt();
+    private static void refuse(Queued q, RuntimeException e) {
         try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            q.callback().onCompletion(null, e);
+        } catch (RuntimeException again) {
+            LOG.warn("A send's callback failed", again);
         }
-        List<Queued> left = new ArrayList<>();
-        queue.drainTo(left); // queued while it stopped
-        for (Queued q : left) {
-            q.callback().onCompletion(null, new KafkaException("the node is stopping: the event was not published"));
-        }
+    }
+
+    /** The node stops: what is still queued is answered with an error. Before the producer closes. */
+    void close() {
+        closed = true;
+        flush();
     }
 }

@@ -50,10 +50,10 @@ final class ChaosBench {
             throw new IllegalStateException("chaos needs network namespaces (root and iproute2) for its partitions");
         }
         int partitions = o.integer("partitions", 12);
-        double rate = o.number("rate", 300);
-        double warmup = o.number("warmup", 10);
-        double duration = o.number("duration", 180);
-        double faultEvery = o.number("fault-every", 20);
+        double rate = o.number("rate", 50);
+        double warmup = o.number("warmup", 60);
+        double duration = o.number("duration", 200);
+        double faultEvery = o.number("fault-every", 25);
         double restartAfter = o.number("restart-after", 8);
         double freezeS = o.number("freeze", 3);
         double isolateS = o.number("isolate", 5);
