@@ -141,7 +141,7 @@ public final class ClusterFeed implements AutoCloseable {
             long id = in.readLong();
             String topic = in.readUTF();
             Forward f = forwards.computeIfAbsent(node + "/" + id, k -> {
-                Forward created = new Forward(node, id, new FeedSubscriber(topic, FORWARD_CAPACITY));
+                Forward created = new Forward(node, id, FeedSubscriber.forwarding(topic, FORWARD_CAPACITY));
                 created.subscriber.onAvailable(created::schedule);
                 local.add(created.subscriber);
                 return created;

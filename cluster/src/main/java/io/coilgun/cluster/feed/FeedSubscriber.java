@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FeedSubscriber {
     private final String topic;
     private final int capacity;
+    /** Whether {@link #poll} keeps each event once (the subscription's own end), or passes all on (a forward). */
+    private final boolean keepsOnce;
     private final ConcurrentLinkedQueue<FeedEvent> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
     private volatile boolean overflowed;
@@ -28,8 +30,22 @@ public final class FeedSubscriber {
      * @param capacity the most events held for a reader that is behind
      */
     public FeedSubscriber(String topic, int capacity) {
+        this(topic, capacity, true);
+    }
+
+    private FeedSubscriber(String topic, int capacity, boolean keepsOnce) {
         this.topic = topic;
         this.capacity = capacity;
+        this.keepsOnce = keepsOnce;
+    }
+
+    /**
+     * A subscriber that forwards this node's events to a subscription on another node ({@link ClusterFeed}): it
+     * passes every event on, replicas' too, and the subscription at the end keeps each once ({@link #poll}); here a
+     * replica's events would otherwise wait for an active copy this node may never have.
+     */
+    static FeedSubscriber forwarding(String topic, int capacity) {
+        return new FeedSubscriber(topic, capacity, false);
     }
 
     /** The partitioner topic whose tasks' events this subscriber takes. */
@@ -86,6 +102,9 @@ public final class FeedSubscriber {
         FeedEvent event;
         while ((event = queue.poll()) != null) {
             size.decrementAndGet();
+            if (!keepsOnce) {
+                return event;
+            }
             int p = event.partition();
             if (p >= kept.length) {
                 int from = kept.length;

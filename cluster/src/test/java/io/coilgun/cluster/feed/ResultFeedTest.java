@@ -86,4 +86,18 @@ class ResultFeedTest {
         }
         assertEquals(List.of("0:5", "0:6", "1:9", "0:7", "0:8", "0:9"), kept);
     }
+
+    /**
+     * A node forwarding its copies' events to a subscription elsewhere passes a replica's on (that node may never
+     * lead the task): the subscription at the end keeps each once. A failover's missing events come that way.
+     */
+    @Test
+    void aForwardPassesReplicasEventsOn() {
+        FeedSubscriber forward = FeedSubscriber.forwarding("t", 100);
+        forward.offer(event(0, 7, false));
+        forward.offer(event(0, 8, false));
+        assertEquals(7, forward.poll().offset());
+        assertEquals(8, forward.poll().offset());
+        assertNull(forward.poll());
+    }
 }
