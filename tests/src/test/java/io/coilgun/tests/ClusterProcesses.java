@@ -286,7 +286,7 @@ public final class ClusterProcesses implements AutoCloseable {
     }
 
     /** A free port for a node's pgwire, below the ephemeral range and the brokers' (see {@link #freeBasePort}). */
-    private static int freePort() {
+    static int freePort() {
         for (int attempt = 0; attempt < 100; attempt++) {
             int port = 10_000 + (int) (Math.random() * 10_000);
             if (free(port)) {

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -100,9 +98,11 @@ class NodeCrashIT {
                 + "/coilgun?preferQueryMode=simple&user=tester&connectTimeout=10&socketTimeout=60");
     }
 
-    static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    /**
+     * A port below the ephemeral range, free now: the node binds it again at each restart, and a port of the
+     * ephemeral range could meanwhile be taken by a client socket.
+     */
+    static int freePort() {
+        return ClusterProcesses.freePort();
     }
 }

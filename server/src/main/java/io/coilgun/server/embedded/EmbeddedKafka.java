@@ -158,10 +158,20 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * A port free on 127.0.0.1 now, other than {@code taken}: the OS may hand the same ephemeral port out twice in a
-     * row once the first probe closed it (seen in CI: broker and controller on one port, refused by Kafka).
+     * A port free on 127.0.0.1 now, other than {@code taken}, below the ephemeral range (Linux hands out 32768 and up
+     * to outgoing connections): a port probed free there could be taken by some client's socket before the broker
+     * binds it (seen in CI: a node restarted on its data failed with "Address already in use"). Falls back to an
+     * ephemeral one when none below is free. The OS may also hand the same ephemeral port out twice in a row once
+     * the first probe closed it (seen in CI: broker and controller on one port, refused by Kafka).
      */
     private static int freePort(int taken) {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            if (port != taken && free(port)) {
+                return port;
+            }
+        }
         for (int attempt = 0; attempt < 20; attempt++) {
             try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 if (s.getLocalPort() != taken) {
@@ -172,6 +182,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
         }
         throw new IllegalStateException("no free port on 127.0.0.1 other than " + taken);
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     public String bootstrapServers() {
