@@ -64,6 +64,9 @@ public final class ClusterProcesses implements AutoCloseable {
         List<String> asUsers = new ArrayList<>(NodeJvm.JIT_BEHIND_LIVE_WORK);
         asUsers.addAll(NodeJvm.HUGE_PAGES);
         this.jit = benchmark ? asUsers : List.of("-XX:TieredStopAtLevel=1");
+        if (benchmark) {
+            NodeJvm.awaitSharing(); // a benchmark's processes start as users' do, with the archive
+        }
         List<String> kafkaJvm = new ArrayList<>(List.of("-Xmx384m"));
         kafkaJvm.addAll(jit); // coilgun kafka passes its -XX options to its brokers
         kafka = java(net == null ? null : KAFKA, kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",

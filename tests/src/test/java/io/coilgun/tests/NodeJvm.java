@@ -59,6 +59,21 @@ public final class NodeJvm {
     }
 
     /**
+     * Waits until the archive is made (a benchmark: its processes start with it, and no dump competes with their
+     * warm-up for the cores).
+     */
+    public static void awaitSharing() throws InterruptedException {
+        Thread t;
+        synchronized (NodeJvm.class) {
+            sharing();
+            t = dumping;
+        }
+        if (t != null) {
+            t.join();
+        }
+    }
+
+    /**
      * The archive's options once it is made; none until then. The first process asks for it to be made, in the
      * background: the processes started meanwhile (a cluster test's first brokers and nodes) go without it rather
      * than wait half a minute for it.

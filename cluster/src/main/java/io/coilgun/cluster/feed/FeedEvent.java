@@ -18,5 +18,6 @@ import java.util.List;
  * @param metrics the task's metrics, in the order of {@code results}
  * @param results each aggregation's value of each metric (Long, Double or null)
  */
-public record FeedEvent(String topic, int partition, long offset, boolean active, long assignedId, Object[] values, List<MetricDef> metrics, Object[] results) {
+public record FeedEvent(String topic, int partition, long offset, boolean active, long assignedId, Object[] values,
+        List<MetricDef> metrics, Object[] results) {
 }

@@ -15,7 +15,8 @@ import java.util.TreeMap;
  * is simulated across the statement's rows in order, starting from {@link TaskClock#expected()}, exactly as the
  * task will judge them: a row is late if {@code t < S - lateness}, and an accepted row raises S to {@code max(S,
  * t)}. Run under the stream's ingest lock, and followed by the queueing of the rows for Kafka under the same lock
- * (sent in that order, {@link SendQueue}), the verdict holds when the tasks take the rows (see docs/architecture.md, "Atomic statements").
+ * (sent in that order, {@link SendQueue}), the verdict holds when the tasks take the rows (see docs/architecture.md,
+ * "Atomic statements").
  */
 final class IngestGate {
     private IngestGate() {

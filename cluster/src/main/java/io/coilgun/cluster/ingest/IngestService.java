@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
  * The ingest transaction of a statement's rows, whatever front end sent them (an INSERT, a COPY): waits for room in
  * the node's bound of events in flight ({@link InflightBudget}), assigns the ids of a stream without an event_id
  * column, judges lateness and queues the rows for Kafka under the stream's ingest lock (all rows or none,
- * {@link EventPublisher#publishAll}; they are sent once it is released, {@link SendQueue}), probes rows that look late in case they are retries (a retry within the
- * dedup horizon is a duplicate, not late), waits for every task's reply and maps it to an outcome per row or to an
- * error. What is about a pgwire statement (RETURNING rows, the tag, error wording per row) stays with the caller.
+ * {@link EventPublisher#publishAll}; they are sent once it is released, {@link SendQueue}), probes rows that look
+ * late in case they are retries (a retry within the dedup horizon is a duplicate, not late), waits for every task's
+ * reply and maps it to an outcome per row or to an error. What is about a pgwire statement (RETURNING rows, the tag,
+ * error wording per row) stays with the caller.
  */
 public final class IngestService implements AutoCloseable {
     /** How many rounds of probes a statement may take when its rows keep looking late (a fast-moving stream). */

@@ -18,7 +18,8 @@ class KafkaContactTest {
         assertNull(contact.unavailable());
         proof.set(3_500);
         brokers.set(3_500);
-        assertTrue(contact.unavailable().getMessage().contains("cut off from Kafka"), contact.unavailable().getMessage());
+        String message = contact.unavailable().getMessage();
+        assertTrue(message.contains("cut off from Kafka"), message);
     }
 
     /** A broker died and the group coordinator moves: the others still answer, so clients get no error for 8 s. */

@@ -37,7 +37,8 @@ public final class BenchMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count, cluster, rebalance, chaos, backfill");
+            throw new IllegalArgumentException("a scenario: e2e, max-rate, window-sizes, window-count, cluster, "
+                    + "rebalance, chaos, backfill");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
         BenchMain b = new BenchMain(args[0], new BenchOptions(rest));
