@@ -14,12 +14,20 @@ import org.apache.kafka.common.MetricName;
 final class BrokerHearing {
     private static final long NEVER = Long.MIN_VALUE;
 
+    /** How often the metric is read (the unit loops far more often; the silences judged are seconds). */
+    private static final long SAMPLE_EVERY_NS = 100_000_000L;
+
     private Metric incoming;
+    private long sampledAt = NEVER;
     private double lastBytes = -1;
     private volatile long heardAt = NEVER;
 
     /** Looks at the consumer's bytes received so far (the unit's thread, between polls). */
     void sample(Consumer<?, ?> consumer, long now) {
+        if (sampledAt != NEVER && now - sampledAt < SAMPLE_EVERY_NS) {
+            return;
+        }
+        sampledAt = now;
         if (incoming == null) {
             for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
                 if (e.getKey().name().equals("incoming-byte-total") && e.getKey().group().equals("consumer-metrics")) {
