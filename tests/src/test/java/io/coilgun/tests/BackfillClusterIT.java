@@ -42,9 +42,7 @@ class BackfillClusterIT {
     @Test
     void replicasFillThemselvesAndTakeOverInTheMiddleOfAFill() throws Exception {
         try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
-            for (String n : List.of("n1", "n2", "n3")) {
-                c.startNode(n);
-            }
+            c.startNodes("n1", "n2", "n3");
             try (Connection conn = ElasticityIT.connect(c.port("n1")); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, shop VARCHAR, amount DOUBLE, "
                         + "note VARCHAR) WITH (event_id = 'id', partition_by = 'card', partitions = 4, replicas = 2, "

@@ -94,9 +94,7 @@ class ClusterIT {
         try (ClusterProcesses c = new ClusterProcesses(dir, 3)) {
             phase(t0, "3 brokers up");
             cluster[0] = c;
-            for (String n : List.of("n1", "n2", "n3")) {
-                c.startNode(n);
-            }
+            c.startNodes("n1", "n2", "n3");
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 // merchant and device are added later, under load (ALTER STREAM … ADD PARTITION BY)
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, merchant VARCHAR, device "

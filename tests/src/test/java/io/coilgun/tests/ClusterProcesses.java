@@ -101,6 +101,43 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** Starts node {@code id} with more options of {@code coilgun start}. */
     public void startNode(String id, String... options) throws Exception {
+        launch(id, options).awaitReady();
+    }
+
+    /**
+     * Starts nodes {@code ids} at the same time, as an operator's scripts may, and waits for each one's ready line
+     * (they join the group together: one rebalance rather than one per node).
+     */
+    public void startNodes(String... ids) throws Exception {
+        List<Launched> launched = new ArrayList<>();
+        for (String id : ids) {
+            launched.add(launch(id));
+        }
+        for (Launched l : launched) {
+            l.awaitReady();
+        }
+    }
+
+    /** A node process started, its log read from {@code from} on for its ready line. */
+    private record Launched(String id, Process process, Path log, long from) {
+        void awaitReady() throws Exception {
+            long deadline = System.currentTimeMillis() + 120_000;
+            while (true) {
+                String text = Files.exists(log) ? Files.readString(log).substring((int) from) : "";
+                int ready = text.lastIndexOf("coilgun: ready");
+                if (ready >= 0 && text.lastIndexOf("Stop with Ctrl-C") > ready) {
+                    return;
+                }
+                if (!process.isAlive() || System.currentTimeMillis() > deadline) {
+                    process.destroyForcibly();
+                    throw new AssertionError("node " + id + " did not start:\n" + tail(text));
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private Launched launch(String id, String... options) throws Exception {
         if (net != null && !ports.containsKey(id)) {
             net.add(id);
         }
@@ -129,19 +166,7 @@ public final class ClusterProcesses implements AutoCloseable {
         Process p = java(net == null ? null : id, jvm, args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         nodes.put(id, p);
-        long deadline = System.currentTimeMillis() + 120_000;
-        while (true) {
-            String text = Files.exists(log) ? Files.readString(log).substring((int) from) : "";
-            int ready = text.lastIndexOf("coilgun: ready");
-            if (ready >= 0 && text.lastIndexOf("Stop with Ctrl-C") > ready) {
-                return;
-            }
-            if (!p.isAlive() || System.currentTimeMillis() > deadline) {
-                p.destroyForcibly();
-                throw new AssertionError("node " + id + " did not start:\n" + tail(text));
-            }
-            Thread.sleep(100);
-        }
+        return new Launched(id, p, log, from);
     }
 
     public int port(String id) {

@@ -130,8 +130,7 @@ class ElasticityIT {
     @Test
     void replicasAddedOnlineKeepTheHistory() throws Exception {
         try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
-            c.startNode("n1");
-            c.startNode("n2");
+            c.startNodes("n1", "n2");
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
                         + "'id', partition_by = 'card', partitions = 4, lateness = '1 hour')");
@@ -171,9 +170,7 @@ class ElasticityIT {
     void aRollingRestartUnderLoadLosesNothing() throws Exception {
         try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
             List<String> nodes = List.of("n1", "n2", "n3");
-            for (String n : nodes) {
-                c.startNode(n);
-            }
+            c.startNodes(nodes.toArray(String[]::new));
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
                         + "'id', partition_by = 'card', partitions = 4, replicas = 2, lateness = '1 hour')");

@@ -75,9 +75,7 @@ class PartitionIT {
         assumeTrue(PrivateNetwork.available(), "network namespaces need root and iproute2");
         try (PrivateNetwork net = new PrivateNetwork(); ClusterProcesses c = new ClusterProcesses(dir, 3, net)) {
             cluster = c;
-            for (String n : NODES) {
-                c.startNode(n);
-            }
+            c.startNodes(NODES.toArray(String[]::new));
             try (Connection conn = connect("n1"); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH ("
                         + "event_id = 'id', partition_by = 'card', partitions = 6, replicas = 2)");
