@@ -106,6 +106,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private NodeQueryData queryData;
     private HttpEndpoint http;
     private volatile boolean started;
+    /** The node runs its training before it says ready (boot.WarmUp): /ready answers 503 meanwhile. */
+    private volatile boolean warming;
     /** This node's row of coilgun.nodes (its pgwire address filled in once it listens: --port 0 picks one). */
     private Object[] nodeRow;
     /** This node as the status page shows it: id, pgwire and HTTP addresses, version. */
@@ -248,7 +250,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         self.put("id", config.nodeId());
         self.put("pgwire", config.host() + ":" + config.port());
         self.put("version", VERSION);
-        NodeStatusReport report = new NodeStatusReport(self, queryData, meters.registry(), () -> started);
+        NodeStatusReport report = new NodeStatusReport(self, queryData, meters.registry(), this::ready);
         try {
             http = HttpEndpoint.start(config.host(), port, new HttpEndpoint.Source() {
                 @Override
@@ -268,7 +270,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
 
                 @Override
                 public boolean started() {
-                    return started;
+                    return ready();
                 }
             }, authentication);
         } catch (IOException e) {
@@ -276,6 +278,15 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
                     + "); choose another with --http-port (-1: none)", e);
         }
         self.put("http", config.host() + ":" + http.port());
+    }
+
+    private boolean ready() {
+        return started && !warming;
+    }
+
+    /** Whether the node runs its training run now: it serves clients, but /ready says 503. */
+    public void warming(boolean on) {
+        warming = on;
     }
 
     /** The HTTP listener's port, or -1 when there is none. */

@@ -1,6 +1,7 @@
 package io.coilgun.planner.model;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,11 @@ import java.util.Optional;
 public final class Catalog {
     private final Map<String, StreamDef> streams = new LinkedHashMap<>();
     private final Map<String, MetricDef> metrics = new LinkedHashMap<>();
+    /**
+     * Each stream's metrics, made again on every change: every INSERT reads its stream's (its RETURNING columns),
+     * without a lock or a new list.
+     */
+    private volatile Map<String, List<MetricDef>> byStream = Map.of();
 
     public synchronized Optional<StreamDef> stream(String name) {
         return Optional.ofNullable(streams.get(name));
@@ -26,15 +32,21 @@ public final class Catalog {
         return List.copyOf(streams.values());
     }
 
-    /** Metrics of a stream in creation order: the order of their columns in INSERT … RETURNING. */
-    public synchronized List<MetricDef> metricsOf(String stream) {
-        List<MetricDef> out = new ArrayList<>();
+    /**
+     * Metrics of a stream in creation order: the order of their columns in INSERT … RETURNING. The same (immutable)
+     * list until the stream's metrics change.
+     */
+    public List<MetricDef> metricsOf(String stream) {
+        return byStream.getOrDefault(stream, List.of());
+    }
+
+    private void indexMetrics() {
+        Map<String, List<MetricDef>> index = new HashMap<>();
         for (MetricDef m : metrics.values()) {
-            if (m.stream().equals(stream)) {
-                out.add(m);
-            }
+            index.computeIfAbsent(m.stream(), s -> new ArrayList<>()).add(m);
         }
-        return out;
+        index.replaceAll((s, list) -> List.copyOf(list));
+        byStream = Map.copyOf(index);
     }
 
     /** True if the name is taken by a stream or a metric (they share one namespace, like Postgres relations). */
@@ -50,13 +62,16 @@ public final class Catalog {
     public synchronized void removeStream(String name) {
         streams.remove(name);
         metrics.values().removeIf(m -> m.stream().equals(name));
+        indexMetrics();
     }
 
     public synchronized void removeMetric(String name) {
         metrics.remove(name);
+        indexMetrics();
     }
 
     public synchronized void addMetric(MetricDef metric) {
         metrics.put(metric.name(), metric);
+        indexMetrics();
     }
 }

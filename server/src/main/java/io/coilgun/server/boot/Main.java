@@ -158,6 +158,14 @@ public final class Main {
                 + "for room (5 s), then fail with 53000 (default ${DEFAULT-VALUE}).")
         int maxInflightEvents;
 
+        static final int DEFAULT_WARM_UP_S = 30;
+
+        @Option(names = "--warm-up", description = "Seconds at most of the training run before the node says ready: "
+                + "synthetic payments through its own pgwire port, ingest, Kafka, engine and replies, until the JIT "
+                + "has compiled them (default 30 with the embedded broker, 0 with --kafka: a cluster's copies warm "
+                + "as replicas; 0: none). Needs trust authentication.")
+        Integer warmUp;
+
         @Option(names = "--log-format", defaultValue = "kv", description = "Log lines as kv (key=value, default) "
                 + "or json (one object per line).")
         String logFormat;
@@ -187,6 +195,7 @@ public final class Main {
                 NodeConfig c = config();
                 Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
                 CoilgunNode node = CoilgunNode.start(c, ProgressBar.printingTo(System.out));
+                warmUp(node, c);
                 CountDownLatch stopped = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     System.out.println("coilgun: stopping");
@@ -209,6 +218,36 @@ public final class Main {
                 return 1;
             } catch (InterruptedException e) {
                 return 0;
+            }
+        }
+
+        /**
+         * The training run ({@link WarmUp}) unless --warm-up says none; a failed one is logged and the node goes
+         * on cold (it serves as before, only slower in its first seconds).
+         */
+        private void warmUp(CoilgunNode node, NodeConfig c) {
+            int seconds = warmUp != null ? warmUp : c.embeddedKafka() ? DEFAULT_WARM_UP_S : 0;
+            if (seconds <= 0) {
+                return;
+            }
+            if (!"trust".equalsIgnoreCase(c.security().auth())) {
+                System.out.println("coilgun: no warm-up (it needs trust authentication); the first seconds run "
+                        + "cold");
+                return;
+            }
+            String host = c.host().equals("0.0.0.0") || c.host().equals("::") ? "127.0.0.1" : c.host();
+            System.out.println("coilgun: warming up (a training run of at most " + seconds + " s)");
+            node.warming(true);
+            try {
+                WarmUp.Result r = WarmUp.run(host, node.port(), c.nodeId(), seconds, line -> { });
+                System.out.printf(java.util.Locale.ROOT, "coilgun: warmed up in %.1f s (%d events%s)%n",
+                        r.millis() / 1000.0, r.events(), r.settled() ? "" : "; the compiler was still busy");
+            } catch (java.sql.SQLException | RuntimeException e) {
+                LoggerFactory.getLogger(Main.class).warn("the warm-up failed; the node goes on cold", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                node.warming(false);
             }
         }
 

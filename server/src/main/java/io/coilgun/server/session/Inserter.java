@@ -19,8 +19,10 @@ import io.coilgun.sql.compile.InsertStatement;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
@@ -34,6 +36,8 @@ public final class Inserter {
     private final Catalog catalog;
     private final IngestService ingest;
     private final Path spoolDir;
+    /** By stream: the RETURNING columns its INSERTs answer with now. */
+    private final Map<String, Returning> returning = new ConcurrentHashMap<>();
 
     /**
      * @param spoolDir where a big COPY keeps its rows until CopyDone ({@link CopySpool}); what a node that stopped
@@ -98,7 +102,8 @@ public final class Inserter {
             IntFunction<String> rowName, IntFunction<String> rowContext) {
         StreamDef stream = ins.stream();
         List<MetricDef> metrics = catalog.metricsOf(stream.name()); // the RETURNING columns, fixed before publishing
-        if (ins.returning() && described != null && !described.equals(columns(stream, metrics))) {
+        List<Column> columns = ins.returning() ? returningColumns(stream, metrics) : List.of();
+        if (ins.returning() && described != null && !described.equals(columns)) {
             return CompletableFuture.failedFuture(new CachedPlanChangedException());
         }
         return ingest.ingest(stream, ins.rows()).handle((done, e) -> {
@@ -118,7 +123,7 @@ public final class Inserter {
             }
             // As INSERT ... ON CONFLICT DO NOTHING: the tag counts the events applied; duplicates get a NOTICE.
             String tag = "INSERT 0 " + done.applied();
-            return ins.returning() ? new QueryResult(columns(stream, metrics), rows, tag, notices)
+            return ins.returning() ? new QueryResult(columns, rows, tag, notices)
                     : new QueryResult(List.of(), List.of(), tag, notices);
         });
     }
@@ -191,6 +196,19 @@ public final class Inserter {
             }
         }
         return row;
+    }
+
+    /** The RETURNING columns of a stream with these metrics, made once per change of either (not per INSERT). */
+    private List<Column> returningColumns(StreamDef stream, List<MetricDef> metrics) {
+        Returning r = returning.get(stream.name());
+        if (r == null || r.metrics() != metrics || r.stream() != stream && !r.stream().equals(stream)) {
+            r = new Returning(stream, metrics, List.copyOf(columns(stream, metrics)));
+            returning.put(stream.name(), r);
+        }
+        return r.columns();
+    }
+
+    private record Returning(StreamDef stream, List<MetricDef> metrics, List<Column> columns) {
     }
 
     static List<Column> columns(StreamDef stream, List<MetricDef> metrics) {

@@ -73,7 +73,8 @@ public final class BenchMain {
     private BenchNode startNode(String name) throws IOException, InterruptedException {
         Path data = runDir.resolve("data-" + name);
         System.out.println(scenario + ": starting a node (data in " + root.relativize(data) + ")");
-        return BenchNode.start(root, data, o.string("server-heap", "2g"), o.string("server-opts", ""), runDir.resolve("node-" + name + ".log"));
+        return BenchNode.start(root, data, o.string("server-heap", "2g"), o.string("server-opts", ""),
+                o.string("server-args", ""), runDir.resolve("node-" + name + ".log"));
     }
 
     /**

@@ -40,7 +40,7 @@ final class BenchNode implements AutoCloseable {
      * Starts a node on fresh ports with data under {@code dataDir}; its output goes to {@code log}. Waits until it
      * is ready (at most two minutes) or fails with its last output.
      */
-    static BenchNode start(Path root, Path dataDir, String heap, String jvmOptions, Path log)
+    static BenchNode start(Path root, Path dataDir, String heap, String jvmOptions, String nodeArgs, Path log)
             throws IOException, InterruptedException {
         int port = freePort();
         int kafkaPort = freePort();
@@ -57,6 +57,11 @@ final class BenchNode implements AutoCloseable {
         }
         cmd.addAll(List.of("-cp", cp, "io.coilgun.server.boot.Main", "start", "--port", String.valueOf(port),
                 "--kafka-port", String.valueOf(kafkaPort), "--data-dir", dataDir.toString(), "--http-port", "0"));
+        for (String arg : nodeArgs.trim().split("\\s+")) {
+            if (!arg.isEmpty()) {
+                cmd.add(arg); // more options of coilgun start, e.g. --warm-up 0
+            }
+        }
         Files.createDirectories(log.getParent());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CountDownLatch ready = new CountDownLatch(1);

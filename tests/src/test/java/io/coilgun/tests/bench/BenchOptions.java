@@ -15,7 +15,9 @@ final class BenchOptions {
                 throw new IllegalArgumentException("unexpected argument " + args[i] + " (options are --name value)");
             }
             String name = args[i].substring(2);
-            if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+            // the next word is this option's value unless it is an option itself ("--warm-up 0", one word with a
+            // space, is a value: --server-args takes options of coilgun start)
+            if (i + 1 >= args.length || args[i + 1].startsWith("--") && !args[i + 1].contains(" ")) {
                 values.put(name, "true");
             } else {
                 values.put(name, args[++i]);
