@@ -239,7 +239,7 @@ public final class Main {
             System.out.println("coilgun: warming up (a training run of at most " + seconds + " s)");
             node.warming(true);
             try {
-                WarmUp.Result r = WarmUp.run(host, node.port(), c.nodeId(), seconds, line -> { });
+                WarmUp.Result r = WarmUp.run(host, node.port(), c.nodeId(), seconds);
                 System.out.printf(java.util.Locale.ROOT, "coilgun: warmed up in %.1f s (%d events%s)%n",
                         r.millis() / 1000.0, r.events(), r.settled() ? "" : "; the compiler was still busy");
             } catch (java.sql.SQLException | RuntimeException e) {

@@ -17,7 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 /**
  * The node's training run before it says ready: synthetic payments through the whole per-event path — a pgjdbc
@@ -51,11 +50,10 @@ final class WarmUp {
     }
 
     /**
-     * Runs the training against the node at {@code host:port} (trust authentication) and drops its stream; reports
-     * each second to {@code progress}. Throws when the node cannot be reached or refuses the stream.
+     * Runs the training against the node at {@code host:port} (trust authentication) and drops its stream. Throws
+     * when the node cannot be reached or refuses the stream.
      */
-    static Result run(String host, int port, String nodeId, int maxSeconds, Consumer<String> progress)
-            throws SQLException, InterruptedException {
+    static Result run(String host, int port, String nodeId, int maxSeconds) throws SQLException, InterruptedException {
         String stream = streamName(nodeId);
         String url = "jdbc:postgresql://" + host + ":" + port + "/coilgun";
         Properties props = new Properties();
@@ -73,7 +71,7 @@ final class WarmUp {
             st.execute("CREATE METRIC " + stream + "_60m AS SELECT SUM(amount) AS total FROM " + stream
                     + " GROUP BY card_id OVER SLIDING INTERVAL '60' MINUTE");
             try {
-                return drive(url, props, stream, maxSeconds, progress, start);
+                return drive(url, props, stream, maxSeconds, start);
             } finally {
                 dropIfThere(st, stream);
             }
@@ -81,7 +79,7 @@ final class WarmUp {
     }
 
     private static Result drive(String url, Properties props, String stream, int maxSeconds,
-            Consumer<String> progress, long start) throws SQLException, InterruptedException {
+            long start) throws SQLException, InterruptedException {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicLong events = new AtomicLong();
         AtomicReference<SQLException> failure = new AtomicReference<>();
@@ -113,8 +111,6 @@ final class WarmUp {
                 long now = timed ? jit.getTotalCompilationTime() : 0;
                 long perSecond = now - compiled;
                 compiled = now;
-                progress.accept(String.format(Locale.ROOT, "%d s, %d events, compiling %d ms/s", s, events.get(),
-                        perSecond));
                 if (timed && s >= MIN_SECONDS && perSecond < SETTLED_MS_PER_S) {
                     settled = true;
                     break;

@@ -130,6 +130,7 @@ public final class Inserter {
 
     /** DROP STREAM: see {@link IngestService#streamDropped}. */
     public void streamDropped(String stream, Runnable removeFromCatalog) {
+        returning.remove(stream);
         ingest.streamDropped(stream, removeFromCatalog);
     }
 
