@@ -20,7 +20,24 @@ public final class KafkaClients {
      * cost the brokers CPU for nothing (measured: docs/benchmarks.md, cluster).
      */
     public static final int IDLE_FETCH_WAIT_MS = 500;
+    /** System properties with this prefix and a producer setting's name after it override that setting. */
+    public static final String PRODUCER_OVERRIDES = "coilgun.kafka.producer.";
+    /** System properties with this prefix and a consumer setting's name after it override that setting. */
+    public static final String CONSUMER_OVERRIDES = "coilgun.kafka.consumer.";
+
     private KafkaClients() {
+    }
+
+    /**
+     * Adds the settings given as system properties {@code <prefix><Kafka setting>=<value>} (e.g.
+     * {@code -Dcoilgun.kafka.producer.linger.ms=1}): for measuring a setting, or for what a site's Kafka needs.
+     */
+    static void overrides(Map<Object, Object> config, String prefix) {
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(prefix) && name.length() > prefix.length()) {
+                config.put(name.substring(prefix.length()), System.getProperty(name));
+            }
+        }
     }
 
     /**
@@ -35,6 +52,7 @@ public final class KafkaClients {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        overrides(p, PRODUCER_OVERRIDES);
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -57,6 +75,7 @@ public final class KafkaClients {
         if (fetchMaxWaitMs > 0) {
             p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Integer.toString(fetchMaxWaitMs));
         }
+        overrides(p, CONSUMER_OVERRIDES);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -83,6 +102,9 @@ public final class KafkaClients {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchMaxWaitMs);
         p.putAll(extra);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Map<Object, Object> raw = (Map) p;
+        overrides(raw, CONSUMER_OVERRIDES);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
