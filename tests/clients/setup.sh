@@ -2,9 +2,9 @@
 # Installs what ClientConformanceIT needs, once (a later run finds it in place and returns at once):
 #   - the Python clients of requirements.txt in a virtualenv, from PyPI,
 #   - node-postgres and its COPY and cursor packages, from the npm registry,
-#   - pgx, built with its pinned modules (pgx/go.mod, go.sum) from the Go module proxy,
-#   - PostgreSQL 15's server (Debian's postgresql-15), whose answers are the expected ones.
-# Everything but the Debian package goes under tests/target/clients (gone with `mvn clean`).
+#   - pgx, built with its pinned modules (pgx/go.mod, go.sum) from the Go module proxy.
+# Everything goes under tests/target/clients (gone with `mvn clean`). The PostgreSQL 15 server whose answers are the
+# expected ones is a Maven artifact of the tests module (Postgres15 unpacks it).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 env_dir=$here/../target/clients
@@ -26,11 +26,4 @@ if [[ ! -x $env_dir/pgx-conformance || -n $(find "$here/pgx" -newer "$env_dir/pg
   (cd "$here/pgx" && go build -o "$env_dir/pgx-conformance" .)
 fi
 
-if [[ ! -x /usr/lib/postgresql/15/bin/postgres ]]; then
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo -n"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q --no-install-recommends postgresql-15 >/dev/null \
-    || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends postgresql-15 >/dev/null; }
-fi
 echo "clients ready in $env_dir"

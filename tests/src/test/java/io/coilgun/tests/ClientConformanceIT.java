@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +41,7 @@ class ClientConformanceIT {
     void clientsAnswerAsPostgresDoes() throws Exception {
         run(List.of("bash", CLIENTS.resolve("setup.sh").toString()), 900);
         try (Postgres15 postgres = new Postgres15(); TestNode node = new TestNode(dir.resolve("data"))) {
+            System.out.println("reference: " + postgres.version());
             fixture(postgres.port(), "CREATE TABLE payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
                     + "merchant_id VARCHAR, amount DOUBLE PRECISION)", "CREATE TABLE card_5m (card_id VARCHAR, "
                     + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)");
@@ -132,59 +132,5 @@ class ClientConformanceIT {
             fail("exit " + p.exitValue() + ": " + command + "\n" + text);
         }
         return text;
-    }
-
-    /**
-     * A PostgreSQL 15 server of Debian's package (tests/clients/setup.sh installs it) on a free port of 127.0.0.1,
-     * in a fresh data directory, trust authentication, user and database {@code coilgun}; run as the
-     * {@code postgres} user when the test runs as root (Postgres refuses root).
-     */
-    static final class Postgres15 implements AutoCloseable {
-        static final Path BIN = Path.of("/usr/lib/postgresql/15/bin");
-        private final Path home;
-        private final int port;
-        private final List<String> asUser;
-
-        Postgres15() throws Exception {
-            assertTrue(Files.isExecutable(BIN.resolve("postgres")), "PostgreSQL 15 installed by setup.sh");
-            home = Files.createTempDirectory("coilgun-pg15-");
-            boolean root = "root".equals(System.getProperty("user.name"));
-            asUser = root ? List.of("runuser", "-u", "postgres", "--") : List.of();
-            if (root) {
-                run(List.of("chown", "postgres", home.toString()), 30);
-            }
-            try (ServerSocket s = new ServerSocket(0)) {
-                port = s.getLocalPort();
-            }
-            postgres(List.of(BIN.resolve("initdb").toString(), "-D", home.resolve("data").toString(), "-A", "trust",
-                    "-U", "coilgun", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"));
-            postgres(List.of(BIN.resolve("pg_ctl").toString(), "-D", home.resolve("data").toString(), "-w", "-l",
-                    home.resolve("log").toString(), "-o", "-p " + port + " -k " + home + " -c listen_addresses=127.0.0.1 "
-                            + "-c fsync=off", "start"));
-            try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres",
-                    "coilgun", ""); Statement s = c.createStatement()) {
-                s.execute("CREATE DATABASE coilgun");
-            } catch (Exception e) {
-                close(); // the server is running: stop it before failing
-                throw e;
-            }
-        }
-
-        int port() {
-            return port;
-        }
-
-        private void postgres(List<String> command) throws Exception {
-            List<String> full = new ArrayList<>(asUser);
-            full.addAll(command);
-            run(full, 120);
-        }
-
-        @Override
-        public void close() throws Exception {
-            postgres(List.of(BIN.resolve("pg_ctl").toString(), "-D", home.resolve("data").toString(), "-m",
-                    "immediate", "stop"));
-            run(List.of("rm", "-rf", home.toString()), 60);
-        }
     }
 }
