@@ -380,8 +380,8 @@ class DbApi(Ops):
         return self.query("SELECT x FROM unnest(ARRAY['a', 'b', 'c']) AS t(x) ORDER BY x")
 
     def op_keywords_as_names(self):
-        return self.query("SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value "
-                          "FROM payments AS t WHERE t.id = 1")
+        return self.query("SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value, 2 AS select, "
+                          "3 AS returning FROM payments AS t WHERE t.id = 1")
 
 
 class Alchemy(Ops):

@@ -79,8 +79,9 @@ final class KeywordNames {
             if (prev == null || prev.isSign(";")) {
                 first = token.text();
             }
-            if (token.kind() != Token.WORD || !WORDS.contains(token.text())
-                    || !isName(token, prev, t + 1 < tokens.size() ? tokens.get(t + 1) : null, first)) {
+            Token next = t + 1 < tokens.size() ? tokens.get(t + 1) : null;
+            if (token.kind() != Token.WORD || !(WORDS.contains(token.text()) && isName(token, prev, next, first)
+                    || isAttribute(token, prev, next))) {
                 continue;
             }
             if (out == null) {
@@ -98,6 +99,15 @@ final class KeywordNames {
         }
         out.append(sql, copied, sql.length());
         return new PgSyntax.Rewritten(out.toString(), inserted.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /**
+     * A word Calcite reserves after a qualifier's dot, where Postgres takes any word as a column's name
+     * ({@code t.user}, {@code t.order}), unless it names a function ({@code pg_catalog.substring(…)}).
+     */
+    private static boolean isAttribute(Token word, Token prev, Token next) {
+        return prev != null && prev.isSign(".") && (next == null || !next.isSign("("))
+                && ReservedWords.isReserved(word.text());
     }
 
     private static boolean isName(Token word, Token prev, Token next, String first) {

@@ -1,13 +1,10 @@
 package io.coilgun.sql.parser;
 
-import java.io.StringReader;
-import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 
 /**
  * Postgres spellings that Calcite's lexer cannot read, rewritten before parsing into ones it can, most keeping every
@@ -178,24 +175,14 @@ public final class PgSyntax {
         return end;
     }
 
-    /** The words Calcite's parser reserves (an identifier only when quoted). */
-    private static final Set<String> RESERVED = reserved();
     /**
-     * After AS, these start a statement (CREATE METRIC m AS SELECT …), not an alias; RETURNING stays reserved, as
-     * Postgres reserves it for table aliases (INSERT … RETURNING).
+     * After AS, these start a statement (CREATE METRIC m AS SELECT …), not an alias, unless the select item ends
+     * after them ({@code SELECT 1 AS select}, {@code … AS returning FROM t}).
      */
     private static final Set<String> NOT_ALIASES = Set.of("SELECT", "WITH", "VALUES", "RETURNING");
-
-    private static Set<String> reserved() {
-        SqlAbstractParserImpl.Metadata m = CoilgunSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
-        Set<String> words = new HashSet<>();
-        for (String token : m.getTokens()) {
-            if (m.isKeyword(token) && !m.isNonReservedKeyword(token) && token.matches("[A-Z_][A-Z0-9_]*")) {
-                words.add(token);
-            }
-        }
-        return words;
-    }
+    /** Words that start the clause after a select list, or after a statement's select list ends. */
+    private static final Set<String> CLAUSE_STARTS = Set.of("FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT",
+            "OFFSET", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "FETCH", "INTO");
 
     /**
      * {@code AS word} at {@code start} where Calcite reserves the word: {@code "word"} (lower case, as Postgres folds
@@ -211,8 +198,9 @@ public final class PgSyntax {
             end++;
         }
         String word = sql.substring(at, end).toUpperCase(Locale.ROOT);
-        boolean statement = NOT_ALIASES.contains(word) && (word.equals("RETURNING") || !endsItem(sql, end));
-        if (!RESERVED.contains(word) || statement || insideCast(sql, start)) {
+        boolean statement = NOT_ALIASES.contains(word) && !endsItem(sql, end)
+                || word.equals("RETURNING") && afterFrom(sql, start);
+        if (!ReservedWords.isReserved(word) || statement || insideCast(sql, start)) {
             return wordEnd;
         }
         String quoted = "\"" + word.toLowerCase(Locale.ROOT) + "\"";
@@ -222,17 +210,31 @@ public final class PgSyntax {
     }
 
     /**
-     * Whether a select item ends at {@code at} ({@code , ) FROM} or the end follow): {@code 'select') AS select,} is
-     * Metabase's alias, {@code AS SELECT x} a statement.
+     * Whether a select item ends at {@code at} ({@code , ) ;}, the end or a clause's word follow): {@code 'select')
+     * AS select,} is Metabase's alias, {@code AS SELECT x} a statement.
      */
     private static boolean endsItem(String sql, int at) {
         int next = skipSpace(sql, at);
-        if (next >= sql.length() || sql.charAt(next) == ',' || sql.charAt(next) == ')') {
+        if (next >= sql.length() || ",);".indexOf(sql.charAt(next)) >= 0) {
             return true;
         }
-        return sql.regionMatches(true, next, "FROM", 0, 4)
-                && (next + 4 >= sql.length() || !isIdentifierPart(sql.charAt(next + 4)));
+        int end = next;
+        while (end < sql.length() && isIdentifierPart(sql.charAt(end))) {
+            end++;
+        }
+        return end > next && CLAUSE_STARTS.contains(sql.substring(next, end).toUpperCase(Locale.ROOT));
     }
+
+    /**
+     * Whether the last of SELECT and FROM before {@code at} is FROM: an AS there names a table, and Postgres reserves
+     * RETURNING for table aliases ({@code INSERT … RETURNING}) though not for column labels.
+     */
+    private static boolean afterFrom(String sql, int at) {
+        String before = sql.substring(0, at).toUpperCase(Locale.ROOT);
+        return LAST_FROM.matcher(before).find();
+    }
+
+    private static final Pattern LAST_FROM = Pattern.compile("\\bFROM\\b(?!.*\\bSELECT\\b)", Pattern.DOTALL);
 
     /** Whether {@code at} is inside the parentheses of a {@code CAST(}: its AS names a type, not an alias. */
     private static boolean insideCast(String sql, int at) {

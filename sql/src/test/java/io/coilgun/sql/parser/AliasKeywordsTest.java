@@ -19,20 +19,13 @@ import org.junit.jupiter.api.Test;
  * so does Coilgun, for every keyword of its parser, reserved or not, with Postgres' lower-case label.
  */
 class AliasKeywordsTest {
-    /**
-     * After AS these start a statement ({@code CREATE METRIC m AS SELECT …}), and RETURNING stays reserved: as
-     * aliases they must be quoted.
-     */
-    private static final java.util.Set<String> STATEMENT_STARTS = java.util.Set.of("SELECT", "VALUES", "WITH",
-            "RETURNING");
-
     @Test
     void everyKeywordIsAnAliasAfterAs() {
         SqlAbstractParserImpl.Metadata m = CoilgunSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
         List<String> failed = new ArrayList<>();
         int tried = 0;
         for (String token : m.getTokens()) {
-            if (!m.isKeyword(token) || !token.matches("[A-Z_][A-Z0-9_]*") || STATEMENT_STARTS.contains(token)) {
+            if (!m.isKeyword(token) || !token.matches("[A-Z_][A-Z0-9_]*")) {
                 continue;
             }
             tried++;
@@ -68,5 +61,31 @@ class AliasKeywordsTest {
         assertEquals("SELECT 1 \"select\" , 2 \"insert\" \nFROM t",
                 PgSyntax.normalize("SELECT 1 AS select, 2 AS insert\nFROM t"));
         CoilgunParser.parseStatements("WITH p AS (SELECT 1 AS select, 2 AS update FROM t) SELECT p.* FROM p");
+    }
+
+    @Test
+    void statementWordsAreLabelsWhereTheSelectItemEnds() {
+        assertEquals("SELECT 1 \"select\" ;", PgSyntax.normalize("SELECT 1 AS select;"));
+        assertEquals("SELECT 1 \"returning\" ", PgSyntax.normalize("SELECT 1 AS returning"));
+        assertEquals("SELECT a \"with\"  WHERE a > 1", PgSyntax.normalize("SELECT a AS with WHERE a > 1"));
+        assertEquals("SELECT 1 \"values\"  ORDER BY 1", PgSyntax.normalize("SELECT 1 AS values ORDER BY 1"));
+        // where they start a statement they stay keywords
+        for (String sql : new String[] {"CREATE METRIC m AS SELECT SUM(x) AS total FROM s GROUP BY k "
+                + "OVER SLIDING INTERVAL '5' MINUTE", "CREATE METRIC m AS SELECT * FROM s",
+            "WITH w AS (SELECT 1 AS x) SELECT * FROM w"}) {
+            assertEquals(sql, PgSyntax.normalize(sql));
+        }
+    }
+
+    @Test
+    void aReservedWordAfterAQualifiersDotIsAColumn() {
+        assertEquals("SELECT p.\"user\", p.\"order\" FROM payments p",
+                PgSyntax.normalize("SELECT p.user, p.ORDER FROM payments p"));
+        SqlSelect s = (SqlSelect) CoilgunParser.parseStatements("SELECT p.user FROM payments p WHERE p.select > 1")
+                .get(0);
+        assertEquals("user", ((SqlIdentifier) s.getSelectList().get(0)).names.get(1));
+        // a function after a schema's dot keeps its name
+        assertEquals("SELECT pg_catalog.substring('abc', 1, 2)",
+                PgSyntax.normalize("SELECT pg_catalog.substring('abc', 1, 2)"));
     }
 }
