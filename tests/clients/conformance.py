@@ -149,7 +149,10 @@ class DbApi(Ops):
         i = self.new_id()
         self.query("INSERT INTO payments VALUES (%s, TIMESTAMP '2026-01-02 09:00:00' - INTERVAL '1' HOUR, "
                    "upper('c1'), 'm' || '2', -5 * 2)", (i,))
-        return self.query(SELECT_BY_ID, (i,))
+        j = self.new_id()
+        self.query("INSERT INTO payments VALUES (%s, CAST('2026-01-02 07:59:00' AS TIMESTAMP) + INTERVAL '30' SECOND, "
+                   "lower(concat('C', '1')), CAST(7 * 2 AS VARCHAR), round(2.567, 1) * 2)", (j,))
+        return self.query(SELECT_BY_ID, (i,)) + self.query(SELECT_BY_ID, (j,))
 
     def op_timestamp_micros(self):
         i = self.new_id()

@@ -88,7 +88,11 @@ final class PgjdbcConformance {
             long id = newId();
             update("INSERT INTO payments VALUES (?, TIMESTAMP '2026-01-02 09:00:00' - INTERVAL '1' HOUR, upper('c1'), "
                     + "'m' || '2', -5 * 2)", id);
-            return query(SELECT_BY_ID, id);
+            long second = newId();
+            update("INSERT INTO payments VALUES (?, CAST('2026-01-02 07:59:00' AS TIMESTAMP) + INTERVAL '30' SECOND, "
+                    + "lower(concat('C', '1')), CAST(7 * 2 AS VARCHAR), round(2.567, 1) * 2)", second);
+            return query("SELECT id, ts, card_id, merchant_id, amount FROM payments WHERE id IN (?, ?) ORDER BY id",
+                    id, second);
         });
         ops.put("timestamp_micros", () -> {
             long id = newId();
