@@ -81,7 +81,7 @@ final class KeywordNames {
             }
             Token next = t + 1 < tokens.size() ? tokens.get(t + 1) : null;
             if (token.kind() != Token.WORD || !(WORDS.contains(token.text()) && isName(token, prev, next, first)
-                    || isAttribute(token, prev, next))) {
+                    || isAttribute(token, t > 1 ? tokens.get(t - 2) : null, prev, next))) {
                 continue;
             }
             if (out == null) {
@@ -103,11 +103,12 @@ final class KeywordNames {
 
     /**
      * A word Calcite reserves after a qualifier's dot, where Postgres takes any word as a column's name
-     * ({@code t.user}, {@code t.order}), unless it names a function ({@code pg_catalog.substring(…)}).
+     * ({@code t.user}, {@code t.order}), unless it names a function ({@code pg_catalog.substring(…)}) or a type of
+     * Postgres' catalog ({@code ::pg_catalog.varchar}).
      */
-    private static boolean isAttribute(Token word, Token prev, Token next) {
+    private static boolean isAttribute(Token word, Token qualifier, Token prev, Token next) {
         return prev != null && prev.isSign(".") && (next == null || !next.isSign("("))
-                && ReservedWords.isReserved(word.text());
+                && (qualifier == null || !qualifier.is("PG_CATALOG")) && ReservedWords.isReserved(word.text());
     }
 
     private static boolean isName(Token word, Token prev, Token next, String first) {

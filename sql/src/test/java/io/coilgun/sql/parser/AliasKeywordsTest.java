@@ -87,5 +87,8 @@ class AliasKeywordsTest {
         // a function after a schema's dot keeps its name
         assertEquals("SELECT pg_catalog.substring('abc', 1, 2)",
                 PgSyntax.normalize("SELECT pg_catalog.substring('abc', 1, 2)"));
+        // and a type of Postgres' catalog keeps its name
+        assertEquals("SELECT 'a'::pg_catalog.varchar", PgSyntax.normalize("SELECT 'a'::pg_catalog.varchar"));
+        CoilgunParser.parseStatements("SELECT 'a'::pg_catalog.varchar, CAST(1 AS pg_catalog.int4)");
     }
 }
