@@ -404,8 +404,15 @@ class ClusterIT {
         void awaitEveryCardSince(long since) throws InterruptedException {
             long deadline = System.currentTimeMillis() + 30_000;
             while (System.currentTimeMillis() < deadline && failed == null && seen.values().stream()
-                    .filter(rows -> rows.get(rows.size() - 1)[1] >= since).count() < CARDS) {
+                    .filter(rows -> seenSince(rows, since)).count() < CARDS) {
                 Thread.sleep(50);
+            }
+        }
+
+        /** Whether a card's last row came at or after {@code since} (its list is put in the map before its row). */
+        private static boolean seenSince(List<long[]> rows, long since) {
+            synchronized (rows) {
+                return !rows.isEmpty() && rows.get(rows.size() - 1)[1] >= since;
             }
         }
 
