@@ -32,7 +32,7 @@ public final class KafkaClients {
      * Adds the settings given as system properties {@code <prefix><Kafka setting>=<value>} (e.g.
      * {@code -Dcoilgun.kafka.producer.linger.ms=1}): for measuring a setting, or for what a site's Kafka needs.
      */
-    static void overrides(Map<Object, Object> config, String prefix) {
+    static void overrides(Map<? super String, ? super String> config, String prefix) {
         for (String name : System.getProperties().stringPropertyNames()) {
             if (name.startsWith(prefix) && name.length() > prefix.length()) {
                 config.put(name.substring(prefix.length()), System.getProperty(name));
@@ -102,9 +102,7 @@ public final class KafkaClients {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, fetchMaxWaitMs);
         p.putAll(extra);
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Map<Object, Object> raw = (Map) p;
-        overrides(raw, CONSUMER_OVERRIDES);
+        overrides(p, CONSUMER_OVERRIDES);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
