@@ -135,6 +135,9 @@ const ops = {
     });
     return [await running, found];
   }),
+  numeric_values: () => withClient((c) => rows(c, "SELECT $1::numeric, $1::numeric * 2, $1::numeric / 3, "
+    + "1.5::numeric * 3, CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, "
+    + "2.0 ^ 3, 2 * 3 ^ 2", ['12345678901234567890.123456789'])),
   types: () => withClient((c) => rows(c, "SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "
     + "'2026-01-01 10:00:00.5'::timestamp, 12.345::numeric(10,3), DATE '2026-01-01', NULL::int")),
   information_schema: () => withClient(async (c) => [

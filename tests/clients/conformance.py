@@ -25,6 +25,7 @@ BI_TOOLS = ["grafana", "metabase", "dbeaver"]
 ID_BASE = {name: 100_000 * (i + 1) for i, name in enumerate(PY_CLIENTS)}
 
 SELECT_BY_ID = "SELECT id, ts, card_id, merchant_id, amount FROM payments WHERE id = %s"
+BIG_NUMERIC = decimal.Decimal("12345678901234567890.123456789")
 
 
 def norm(v):
@@ -381,6 +382,12 @@ class DbApi(Ops):
 
     def op_unnest(self):
         return self.query("SELECT x FROM unnest(ARRAY['a', 'b', 'c']) AS t(x) ORDER BY x")
+
+    def op_numeric_values(self):
+        # a numeric of 29 digits as a parameter, literals, casts, division and power (Postgres' scales)
+        return self.query("SELECT %s::numeric, %s::numeric * 2, %s::numeric / 3, 1.5::numeric * 3, "
+                          "CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, "
+                          "2.0 ^ 3, 2 * 3 ^ 2", (BIG_NUMERIC,) * 3)
 
     def op_keywords_as_names(self):
         return self.query("SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value, 2 AS select, "

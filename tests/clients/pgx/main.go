@@ -361,6 +361,13 @@ var ops = []op{
 			return []any{err != nil, time.Since(started) < 4*time.Second}, nil
 		})
 	}},
+	{"numeric_values", func() (any, error) {
+		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
+			return rows(ctx, c, "SELECT $1::numeric, $1::numeric * 2, $1::numeric / 3, 1.5::numeric * 3, "+
+				"CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, 2.0 ^ 3, "+
+				"2 * 3 ^ 2", "12345678901234567890.123456789")
+		})
+	}},
 	{"types", func() (any, error) {
 		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
 			return rows(ctx, c, "SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "+

@@ -585,6 +585,18 @@ void InfixCast(List<Object> list, ExprContext exprContext, Span s) :
     }
 }
 
+/** Postgres' {@code ^}, a power (see PgPower), where Calcite's grammar reads a bitwise exclusive or. */
+void PgCaret(List<Object> list, ExprContext exprContext, Span s) :
+{
+}
+{
+    <CARET> {
+        checkNonQueryExpression(exprContext);
+        list.add(new SqlParserUtil.ToTreeListItem(io.coilgun.sql.parser.PgPower.INSTANCE, getPos()));
+    }
+    AddExpression2b(list, ExprContext.ACCEPT_SUB_QUERY)
+}
+
 /**
  * Parses {@code COPY ( statement ) TO STDOUT [[WITH] options]}: any statement in the parentheses (SUBSCRIBE,
  * SHOW, SELECT, ...), its rows sent as COPY data. Options as for COPY FROM.

@@ -49,6 +49,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -354,8 +355,9 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
 
     /** The columns a query returns, without running it (extended protocol Describe). */
     @Override
-    public QueryEngine.Rows describeQuery(QueryStatement q, String user, String database) {
-        return queryEngine.describe(q.text(), q.columnNames(), user, database);
+    public QueryEngine.Rows describeQuery(QueryStatement q, Set<Integer> numericParameters, String user,
+            String database) {
+        return queryEngine.describe(q.text(), q.columnNames(), numericParameters, user, database);
     }
 
     @Override

@@ -217,6 +217,15 @@ final class PgjdbcConformance {
                 timer.shutdownNow();
             }
         });
+        ops.put("numeric_values", () -> {
+            BigDecimal big = new BigDecimal("12345678901234567890.123456789");
+            return List.of(query("SELECT ?::numeric, ?::numeric * 2, ?::numeric / 3, 1.5::numeric * 3, "
+                    + "CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, 2.0 ^ 3, "
+                    + "2 * 3 ^ 2", big, big, big),
+                    // as a new user tries it: each type through a parameter
+                    query("SELECT ?::int8, ?::float8, ?::text, ?::timestamp, ?::boolean, ?::numeric", 1L, 1.5, "x",
+                            LocalDateTime.of(2026, 1, 2, 8, 0), true, big));
+        });
         ops.put("types", () -> query("SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "
                 + "'2026-01-01 10:00:00.5'::timestamp, 12.345::numeric(10,3), DATE '2026-01-01', NULL::int"));
         ops.put("information_schema", () -> List.of(

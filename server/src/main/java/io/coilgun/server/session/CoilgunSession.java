@@ -22,6 +22,8 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -166,6 +168,18 @@ public final class CoilgunSession implements Session {
         }
     }
 
+    /** The numbers ($n) of the statement's parameters the client sends as numerics. */
+    private static Set<Integer> numericParameters(ParsedSqlStatement st) {
+        Set<Integer> numeric = new HashSet<>();
+        List<PgType> types = st.parameterTypes();
+        for (int i = 0; types != null && i < types.size(); i++) {
+            if (types.get(i) == PgType.NUMERIC) {
+                numeric.add(i + 1);
+            }
+        }
+        return numeric;
+    }
+
     /** A query is planned to be described: on a query thread, so that other connections do not wait for it. */
     @Override
     public CompletionStage<List<Column>> describeLater(Statement statement) {
@@ -182,7 +196,8 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
-            List<Column> columns = ResultShapes.of(node, settings, st.statement(), user, database, cursors::columns);
+            List<Column> columns = ResultShapes.of(node, settings, st.statement(), numericParameters(st), user,
+                    database, cursors::columns);
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {

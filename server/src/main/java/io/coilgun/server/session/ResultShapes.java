@@ -8,6 +8,7 @@ import io.coilgun.sql.compile.ExplainStatement;
 import io.coilgun.sql.compile.ResultShape;
 import io.coilgun.sql.compile.SqlStatement;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -27,8 +28,8 @@ final class ResultShapes {
     }
 
     /** @param cursors the columns of the session's cursor of a name (FETCH), or null when there is none */
-    static List<Column> of(SessionServices node, SessionSettings settings, SqlStatement statement, String user,
-            String database, Function<String, List<Column>> cursors) {
+    static List<Column> of(SessionServices node, SessionSettings settings, SqlStatement statement,
+            Set<Integer> numericParameters, String user, String database, Function<String, List<Column>> cursors) {
         ResultShape shape = node.compiler().shape(statement);
         if (shape instanceof ResultShape.Fetch f) {
             List<Column> columns = cursors.apply(f.cursor());
@@ -38,7 +39,7 @@ final class ResultShapes {
             }
             return columns;
         } else if (shape instanceof ResultShape.Query q) {
-            return QueryRunner.columns(node.describeQuery(q.statement(), user, database));
+            return QueryRunner.columns(node.describeQuery(q.statement(), numericParameters, user, database));
         } else if (shape instanceof ResultShape.Subscribe s) {
             return Subscription.columns(s.statement());
         } else if (shape instanceof ResultShape.TextColumns t) {

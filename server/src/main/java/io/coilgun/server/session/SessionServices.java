@@ -14,6 +14,7 @@ import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.query.QueryEngine;
 import io.coilgun.sql.query.QuerySession;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -42,8 +43,12 @@ public interface SessionServices {
     CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user, String database,
             QuerySession session, QueryEngine.Cancel cancel);
 
-    /** The columns a query returns, without running it (extended protocol Describe). */
-    QueryEngine.Rows describeQuery(QueryStatement q, String user, String database);
+    /**
+     * The columns a query returns, without running it (extended protocol Describe).
+     *
+     * @param numericParameters the numbers ($n) of the parameters the client sends as numerics
+     */
+    QueryEngine.Rows describeQuery(QueryStatement q, Set<Integer> numericParameters, String user, String database);
 
     /** The threads that plan and run queries: never a network thread (planning a query may take a while). */
     Executor queryExecutor();

@@ -17,6 +17,7 @@ import io.coilgun.sql.query.QuerySession;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -80,7 +81,8 @@ final class FakeNode implements SessionServices {
     }
 
     @Override
-    public QueryEngine.Rows describeQuery(QueryStatement q, String user, String database) {
+    public QueryEngine.Rows describeQuery(QueryStatement q, Set<Integer> numericParameters, String user,
+            String database) {
         return rows;
     }
 

@@ -28,7 +28,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TimeZone;
+import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.jdbc.CalciteConnection;
@@ -94,7 +96,9 @@ public final class QueryEngine {
      */
     public Rows run(String statement, List<String> columnNames, List<Object> parameters, String user,
             String database, QuerySession session, Cancel cancel) {
-        return prepare(statement, columnNames, parameters, user, database, session, true, cancel);
+        return prepare(statement, columnNames, parameters,
+                n -> n <= parameters.size() && parameters.get(n - 1) instanceof BigDecimal, user, database, session,
+                true, cancel);
     }
 
     /**
@@ -165,15 +169,20 @@ public final class QueryEngine {
     }
 
     /** The columns {@link #run} would return (no rows), without reading any data. */
-    public Rows describe(String statement, List<String> columnNames, String user, String database) {
-        return prepare(statement, columnNames, List.of(), user, database, QuerySession.NONE, false, new Cancel());
+    public Rows describe(String statement, List<String> columnNames, Set<Integer> numericParameters, String user,
+            String database) {
+        return prepare(statement, columnNames, List.of(), numericParameters::contains, user, database,
+                QuerySession.NONE, false, new Cancel());
     }
 
-    private Rows prepare(String statement, List<String> columnNames, List<Object> parameters, String user,
-            String database, QuerySession session, boolean execute, Cancel cancel) {
+    /** @param numeric whether parameter $n is sent as a numeric (then a numeric in the query, as in Postgres) */
+    private Rows prepare(String statement, List<String> columnNames, List<Object> parameters,
+            IntPredicate numeric, String user, String database, QuerySession session, boolean execute,
+            Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
         Relations rels = relations(user, database, session);
         rels.cancel = cancel;
+        rels.numericParameters = numericParameters(markers.numbers(), numeric);
         PgFunctions.CURRENT.set(rels);
         try (Connection connection = connect(rels, user)) {
             try (PreparedStatement ps = connection.prepareStatement(markers.sql())) {
@@ -231,6 +240,15 @@ public final class QueryEngine {
         } finally {
             PgFunctions.CURRENT.remove();
         }
+    }
+
+    /** By the ordinal of each {@code ?}: whether its parameter ($n) is a numeric. */
+    private static boolean[] numericParameters(int[] numbers, IntPredicate numeric) {
+        boolean[] result = new boolean[numbers.length];
+        for (int i = 0; i < numbers.length; i++) {
+            result[i] = numbers[i] >= 1 && numeric.test(numbers[i]);
+        }
+        return result;
     }
 
     private Relations relations(String user, String database, QuerySession session) {
@@ -424,6 +442,10 @@ public final class QueryEngine {
                                 || m.startsWith("Invalid TIME value"))) {
                     return new CoilgunException(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type "
                             + "timestamp: " + m.substring(m.indexOf(',') + 1).trim(), 0, e);
+                }
+                if (t instanceof ArithmeticException && m.contains("cannot be represented as a DECIMAL")) {
+                    // a value rounded to a numeric(p, s) with more than p - s digits before the point
+                    return new CoilgunException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow", 0, e);
                 }
                 if (m.contains("due to overflow") || m.contains("out of range")) {
                     return new CoilgunException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + m, 0,

@@ -56,6 +56,9 @@ final class Relations {
     /** The session the query runs for (its settings, its process id). */
     final QuerySession session;
 
+    /** By the ordinal of each parameter marker: whether the client sent its value as a numeric. */
+    boolean[] numericParameters = new boolean[0];
+
     /** Stops the query early (a cancel, a statement timeout): what a long function such as pg_sleep watches. */
     QueryEngine.Cancel cancel = new QueryEngine.Cancel();
 
