@@ -35,6 +35,7 @@ import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.io.IOException;
 import java.net.BindException;
@@ -345,6 +346,13 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     public CompletableFuture<QueryEngine.Rows> query(QueryStatement q, List<Object> parameters, String user,
             String database, QuerySession session, QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.run(q.text(), q.columnNames(), parameters, user,
+                database, session, cancel), queries);
+    }
+
+    @Override
+    public CompletableFuture<RowStream> openQuery(QueryStatement q, List<Object> parameters, String user,
+            String database, QuerySession session, QueryEngine.Cancel cancel) {
+        return CompletableFuture.supplyAsync(() -> queryEngine.open(q.text(), q.columnNames(), parameters, user,
                 database, session, cancel), queries);
     }
 

@@ -105,6 +105,8 @@ class ClusterIT {
                         + "OVER SLIDING 30 DAYS");
             }
             phase(t0, "3 nodes up, the stream and the metric made");
+            tenMillionRowsThroughCursorsInAHalfGigabyteNode(c.port("n2"));
+            phase(t0, "a 10M-row scroll cursor and a NO SCROLL one read on n2 (-Xmx512m)");
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
@@ -832,6 +834,37 @@ class ClusterIT {
         if (calm < 2) {
             System.out.println("ClusterIT: not settled after 30 s, going on: " + last);
         }
+    }
+
+    /**
+     * A cursor streams its query rather than holding its rows (issue 40): ten million rows through a scrollable
+     * cursor (kept in its spool file to go back to) and a NO SCROLL one (nothing kept), in a node of -Xmx512m.
+     */
+    static void tenMillionRowsThroughCursorsInAHalfGigabyteNode(int port) throws SQLException {
+        try (Connection conn = connect(port); Statement st = conn.createStatement()) {
+            conn.setAutoCommit(false);
+            st.execute("DECLARE c SCROLL CURSOR FOR SELECT g, 'row ' || g AS label FROM generate_series(1, 10000000) "
+                    + "AS t(g)");
+            st.execute("MOVE FORWARD ALL IN c");
+            assertEquals(10_000_000, st.getUpdateCount());
+            assertEquals(List.of(10_000_000L, 9_999_999L), column(st, "FETCH BACKWARD 2 FROM c"));
+            assertEquals(List.of(5_000_000L), column(st, "FETCH ABSOLUTE 5000000 FROM c"));
+            assertEquals(List.of(1L), column(st, "FETCH FIRST FROM c"));
+            st.execute("DECLARE d NO SCROLL CURSOR FOR SELECT g FROM generate_series(1, 10000000) AS t(g)");
+            st.execute("MOVE FORWARD 9999999 IN d");
+            assertEquals(List.of(10_000_000L), column(st, "FETCH FORWARD 5 FROM d"));
+            conn.commit();
+        }
+    }
+
+    private static List<Long> column(Statement st, String sql) throws SQLException {
+        List<Long> values = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                values.add(rs.getLong(1));
+            }
+        }
+        return values;
     }
 
     static long count(Statement st, String sql) throws SQLException {

@@ -328,6 +328,7 @@ public final class CoilgunSession implements Session {
     @Override
     public void close() {
         node.sessions().remove(pid, this);
+        cursors.closeAll();
         subscriptions.closeAll();
     }
 }

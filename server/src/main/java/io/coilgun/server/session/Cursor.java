@@ -4,27 +4,33 @@ import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.parser.SqlCursor;
+import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.RowStream;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One cursor (DECLARE … CURSOR): its query's rows, read when it was declared, and its position as Postgres keeps
- * it: 0 before the first row, 1..n on a row, n + 1 after the last. FETCH returns the rows it passes over, MOVE
- * only moves; a NO SCROLL cursor refuses to go back.
+ * One cursor (DECLARE … CURSOR): its query, read as the cursor moves ({@link CursorRows}), and its position as
+ * Postgres keeps it: 0 before the first row, 1..n on a row, n + 1 after the last. FETCH returns the rows it passes
+ * over, MOVE only moves (and counts); a NO SCROLL cursor refuses to go back.
  */
-final class Cursor {
+final class Cursor implements AutoCloseable {
     private final List<Column> columns;
-    private final List<Object[]> rows;
+    private final CursorRows rows;
     private final boolean hold;
     private final boolean noScroll;
     private final String statement;
     private final long created = System.currentTimeMillis();
-    private int position;
+    private long position;
+
+    /** What a FETCH or MOVE did: the rows it passed over (none kept for a MOVE) and how many. */
+    record Moved(List<Object[]> rows, long count) {
+    }
 
     /** @param statement the query string that declared it, as pg_cursors shows it */
-    Cursor(List<Column> columns, List<Object[]> rows, boolean hold, boolean noScroll, String statement) {
+    Cursor(List<Column> columns, RowStream source, boolean hold, boolean noScroll, String statement) {
         this.columns = columns;
-        this.rows = rows;
+        this.rows = new CursorRows(source, !noScroll);
         this.hold = hold;
         this.noScroll = noScroll;
         this.statement = statement;
@@ -44,10 +50,13 @@ final class Cursor {
         return new Object[] {name, statement, hold, false, !noScroll, created};
     }
 
-    /** The rows FETCH gives for {@code direction} and {@code count} (see SqlCursor.Direction), moving the cursor. */
-    synchronized List<Object[]> fetch(SqlCursor.Direction direction, long count) {
-        int n = rows.size();
+    /**
+     * FETCH ({@code keep}: the rows are returned) or MOVE for {@code direction} and {@code count} (see
+     * SqlCursor.Direction), moving the cursor; reads the query as far as it goes.
+     */
+    synchronized Moved fetch(SqlCursor.Direction direction, long count, boolean keep, QueryEngine.Cancel cancel) {
         List<Object[]> out = new ArrayList<>();
+        long moved = 0;
         if (count < 0 && (direction == SqlCursor.Direction.FORWARD || direction == SqlCursor.Direction.BACKWARD)) {
             direction = direction == SqlCursor.Direction.FORWARD ? SqlCursor.Direction.BACKWARD
                     : SqlCursor.Direction.FORWARD; // FETCH -2: two rows back
@@ -60,34 +69,54 @@ final class Cursor {
                     throw forwardOnly();
                 }
                 if (count == 0) { // FORWARD 0 / BACKWARD 0: the current row again
-                    if (position >= 1 && position <= n) {
-                        out.add(rows.get(position - 1));
+                    Object[] r = position >= 1 ? rows.at(position, cancel) : null;
+                    if (r != null) {
+                        moved = add(out, r, keep, moved);
                     }
-                    return out;
+                    return new Moved(out, moved);
                 }
-                long steps = Math.min(count, (long) n + 1);
-                for (long i = 0; i < steps; i++) {
-                    position += back ? -1 : 1;
-                    if (position < 1 || position > n) {
-                        position = position < 1 ? 0 : n + 1;
+                for (long i = 0; i < count; i++) {
+                    if (back) {
+                        if (position <= 1) {
+                            position = 0;
+                            break;
+                        }
+                        position--;
+                    } else {
+                        position++;
+                    }
+                    Object[] r = rows.at(position, cancel);
+                    if (r == null) { // past the last row
+                        position = rows.count(cancel) + 1;
                         break;
                     }
-                    out.add(rows.get(position - 1));
+                    moved = add(out, r, keep, moved);
                 }
             }
             case ABSOLUTE, RELATIVE -> {
+                if (noScroll && direction == SqlCursor.Direction.ABSOLUTE && count < 0) {
+                    throw forwardOnly(); // from the end: Postgres reads to it and back
+                }
                 long target = direction == SqlCursor.Direction.RELATIVE ? saturatedAdd(position, count)
-                        : count < 0 ? saturatedAdd(n + 1, count) : count;
+                        : count < 0 ? saturatedAdd(rows.count(cancel) + 1, count) : count;
                 if (noScroll && target < position) {
                     throw forwardOnly();
                 }
-                position = (int) Math.max(0, Math.min(n + 1, target));
-                if (position >= 1 && position <= n) {
-                    out.add(rows.get(position - 1));
+                Object[] r = target >= 1 ? rows.at(target, cancel) : null;
+                position = target < 1 ? 0 : r == null ? rows.count(cancel) + 1 : target;
+                if (r != null) {
+                    moved = add(out, r, keep, moved);
                 }
             }
         }
-        return out;
+        return new Moved(out, moved);
+    }
+
+    private static long add(List<Object[]> out, Object[] row, boolean keep, long moved) {
+        if (keep) {
+            out.add(row);
+        }
+        return moved + 1;
     }
 
     private static PgException forwardOnly() {
@@ -98,5 +127,11 @@ final class Cursor {
     private static long saturatedAdd(long a, long b) {
         long sum = a + b;
         return ((a ^ sum) & (b ^ sum)) < 0 ? (b < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
+    }
+
+    /** Ends its query and removes what it kept. */
+    @Override
+    public synchronized void close() {
+        rows.close();
     }
 }

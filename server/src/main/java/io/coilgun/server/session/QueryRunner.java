@@ -6,6 +6,7 @@ import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,16 +35,34 @@ final class QueryRunner {
     CompletableFuture<QueryResult> run(QueryStatement q, List<Object> parameters, QueryEngine.Cancel cancel) {
         return node.query(q, parameters, user, database, session, cancel).handle((rows, e) -> {
             if (e != null) {
-                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof CoilgunException ce && ce.position() > 0) {
-                    throw new CompletionException(new CoilgunException(ce.state(), ce.getMessage(),
-                            ce.position() + q.position() - 1, ce));
-                }
-                throw cause instanceof RuntimeException re ? new CompletionException(re)
-                        : new CompletionException(cause);
+                throw failure(q, e);
             }
             return new QueryResult(columns(rows), rows.rows(), "SELECT " + rows.rows().size());
         });
+    }
+
+    /** A query started for its rows to be read as they are needed (a cursor's), and its columns. */
+    record Opened(List<Column> columns, RowStream rows) {
+    }
+
+    /** Starts a query whose rows are read as they are needed (DECLARE's): see {@link RowStream}. */
+    CompletableFuture<Opened> open(QueryStatement q, List<Object> parameters, QueryEngine.Cancel cancel) {
+        return node.openQuery(q, parameters, user, database, session, cancel).handle((rows, e) -> {
+            if (e != null) {
+                throw failure(q, e);
+            }
+            return new Opened(columns(rows.columns()), rows);
+        });
+    }
+
+    /** A query's failure, with its position moved to where the statement starts in its query string. */
+    private static CompletionException failure(QueryStatement q, Throwable e) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof CoilgunException ce && ce.position() > 0) {
+            return new CompletionException(new CoilgunException(ce.state(), ce.getMessage(),
+                    ce.position() + q.position() - 1, ce));
+        }
+        return new CompletionException(cause);
     }
 
     /** The columns of a query's rows, in the types pgwire sends (text for a type it does not know). */

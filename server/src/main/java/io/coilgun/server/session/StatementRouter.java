@@ -73,7 +73,8 @@ final class StatementRouter {
         if (compiled instanceof QueryStatement q) {
             return queries.run(q, x.parameters(), x.cancel());
         } else if (compiled instanceof CursorStatement cs) {
-            return cursors.run(cs, x.statement().source(), q -> queries.run(q, x.parameters(), x.cancel()));
+            return cursors.run(cs, x.statement().source(), q -> queries.open(q, x.parameters(), x.cancel()), x.cancel(),
+                    node.queryExecutor());
         } else if (compiled instanceof CopyToStatement copy) {
             return copyTo.start(copy, x.statement().statement(), x.parameters(), inner -> run(inner, x.inner()));
         } else if (compiled instanceof TransactionStatement tx) {

@@ -8,6 +8,8 @@ import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.sql.parser.SqlCursor.Direction;
 import io.coilgun.sql.parser.SqlCursor;
+import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.RowStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,16 +19,21 @@ class CursorTest {
     static final List<Column> COLUMNS = List.of(new Column("n", PgType.INT8));
 
     static Cursor cursor(boolean noScroll) {
+        return cursor(noScroll, 5);
+    }
+
+    static Cursor cursor(boolean noScroll, long n) {
         List<Object[]> rows = new ArrayList<>();
-        for (long i = 1; i <= 5; i++) {
+        for (long i = 1; i <= n; i++) {
             rows.add(new Object[] {i});
         }
-        return new Cursor(COLUMNS, rows, false, noScroll, "DECLARE c CURSOR FOR SELECT n FROM t");
+        RowStream source = RowStream.of(new QueryEngine.Rows(List.of("n"), List.of(20), rows));
+        return new Cursor(COLUMNS, source, false, noScroll, "DECLARE c CURSOR FOR SELECT n FROM t");
     }
 
     /** The first value of each row FETCH returned. */
     static List<Object> fetch(Cursor c, Direction direction, long count) {
-        return c.fetch(direction, count).stream().map(r -> r[0]).toList();
+        return c.fetch(direction, count, true, new QueryEngine.Cancel()).rows().stream().map(r -> r[0]).toList();
     }
 
     @Test
@@ -90,13 +97,47 @@ class CursorTest {
     void noScrollRefusesToGoBack() {
         Cursor c = cursor(true);
         assertEquals(List.of(1L, 2L, 3L), fetch(c, Direction.FORWARD, 3));
-        for (Runnable back : List.<Runnable>of(() -> c.fetch(Direction.BACKWARD, 1),
-                () -> c.fetch(Direction.FORWARD, -1), () -> c.fetch(Direction.ABSOLUTE, 1),
-                () -> c.fetch(Direction.RELATIVE, -1))) {
+        for (Runnable back : List.<Runnable>of(() -> fetch(c, Direction.BACKWARD, 1),
+                () -> fetch(c, Direction.FORWARD, -1), () -> fetch(c, Direction.ABSOLUTE, 1),
+                () -> fetch(c, Direction.RELATIVE, -1), () -> fetch(c, Direction.ABSOLUTE, -1))) {
             assertEquals("55000", assertThrows(PgException.class, back::run).sqlState());
         }
         assertEquals(List.of(3L), fetch(c, Direction.RELATIVE, 0), "staying put is not going back");
         assertEquals(List.of(5L), fetch(c, Direction.ABSOLUTE, 5));
+    }
+
+    @Test
+    void moveCountsWhatItPassesOverAndKeepsNone() {
+        Cursor c = cursor(false);
+        Cursor.Moved moved = c.fetch(Direction.FORWARD, SqlCursor.ALL, false, new QueryEngine.Cancel());
+        assertEquals(5, moved.count());
+        assertEquals(List.of(), moved.rows());
+        assertEquals(List.of(5L), fetch(c, Direction.BACKWARD, 1));
+    }
+
+    @Test
+    void aScrollCursorGoesBackOverRowsKeptInItsFile() {
+        long n = 3 * RowSpool.IN_MEMORY + 123; // most of them spilled to the file
+        try (Cursor c = cursor(false, n)) {
+            assertEquals(n, c.fetch(Direction.FORWARD, SqlCursor.ALL, false, new QueryEngine.Cancel()).count());
+            assertEquals(List.of(n, n - 1, n - 2), fetch(c, Direction.BACKWARD, 3));
+            assertEquals(List.of(RowSpool.IN_MEMORY + 1L), fetch(c, Direction.ABSOLUTE, RowSpool.IN_MEMORY + 1));
+            assertEquals(List.of(RowSpool.IN_MEMORY + 0L, RowSpool.IN_MEMORY - 1L), fetch(c, Direction.BACKWARD, 2));
+            assertEquals(List.of(2L * RowSpool.IN_MEMORY + 7), fetch(c, Direction.RELATIVE, RowSpool.IN_MEMORY + 8));
+            List<Object> back = fetch(c, Direction.BACKWARD, SqlCursor.ALL);
+            assertEquals(2L * RowSpool.IN_MEMORY + 6, back.size());
+            assertEquals(1L, back.get(back.size() - 1));
+        }
+    }
+
+    @Test
+    void aNoScrollCursorReadsItsQueryAsItMoves() {
+        try (Cursor c = cursor(true, 2 * CursorRows.BATCH + 5)) {
+            assertEquals(List.of(1L, 2L), fetch(c, Direction.FORWARD, 2));
+            assertEquals(List.of(1501L), fetch(c, Direction.ABSOLUTE, 1501));
+            assertEquals(List.of(2005L), fetch(c, Direction.RELATIVE, 504));
+            assertEquals(List.of(), fetch(c, Direction.FORWARD, 1));
+        }
     }
 
     @Test

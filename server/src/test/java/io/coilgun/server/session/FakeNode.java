@@ -13,6 +13,7 @@ import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.query.QueryEngine;
+import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -78,6 +79,13 @@ final class FakeNode implements SessionServices {
             String database, QuerySession session, QueryEngine.Cancel cancel) {
         calls.add("query " + q.text());
         return queriesHang ? new CompletableFuture<>() : CompletableFuture.completedFuture(rows);
+    }
+
+    @Override
+    public CompletableFuture<RowStream> openQuery(QueryStatement q, List<Object> parameters, String user,
+            String database, QuerySession session, QueryEngine.Cancel cancel) {
+        calls.add("open " + q.text());
+        return queriesHang ? new CompletableFuture<>() : CompletableFuture.completedFuture(RowStream.of(rows));
     }
 
     @Override

@@ -117,7 +117,7 @@ class StatementRouterTest {
         assertEquals("BEGIN", run("BEGIN").commandTag());
         assertEquals('T', block.status());
         assertEquals("DECLARE CURSOR", run("DECLARE c CURSOR FOR SELECT n FROM t").commandTag());
-        assertEquals(List.of("query SELECT n FROM t"), node.calls);
+        assertEquals(List.of("open SELECT n FROM t"), node.calls);
         assertEquals("FETCH 2", run("FETCH 2 FROM c").commandTag());
         assertEquals("COMMIT", run("COMMIT").commandTag());
         assertNull(cursors.columns("c"), "a cursor without hold ended with its block");

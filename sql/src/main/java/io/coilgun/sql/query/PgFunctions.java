@@ -7,9 +7,14 @@ import java.lang.reflect.Modifier;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.NoSuchElementException;
 import java.util.function.Function;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.linq4j.function.NonDeterministic;
 import org.apache.calcite.linq4j.function.Parameter;
 import org.apache.calcite.rel.type.RelDataType;
@@ -139,7 +144,6 @@ public final class PgFunctions {
         return null;
     }
 
-    /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
     /** The lower bound of a one-dimensional array: 1 (NULL for an empty array or another dimension). */
     public static Integer array_lower(List<String> array, Integer dimension) {
         return array != null && !array.isEmpty() && Integer.valueOf(1).equals(dimension) ? 1 : null;
@@ -243,16 +247,31 @@ public final class PgFunctions {
         return value instanceof Number n ? Integer.valueOf(n.intValue()) : pg_regclass_oid(value.toString());
     }
 
+    /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
     public static ScannableTable generate_series(Integer start, Integer stop) {
-        return new RowsTable(List.of(Col.int4("generate_series")), () -> {
-            List<Object[]> rows = new ArrayList<>();
-            if (start != null && stop != null) {
-                for (int i = start; i <= stop; i++) {
-                    rows.add(new Object[] {i});
-                }
+        return new RowsTable(List.of(Col.int4("generate_series")), List::of) {
+            @Override
+            public Enumerable<Object[]> scan(DataContext root) {
+                // generated as the query reads it: a cursor over generate_series(1, 10000000) holds no list
+                return Linq4j.asEnumerable(() -> new Iterator<Object[]>() {
+                    private long next = start == null ? 1 : start;
+                    private final long last = start == null || stop == null ? 0 : stop;
+
+                    @Override
+                    public boolean hasNext() {
+                        return next <= last;
+                    }
+
+                    @Override
+                    public Object[] next() {
+                        if (next > last) {
+                            throw new NoSuchElementException();
+                        }
+                        return new Object[] {(int) next++};
+                    }
+                });
             }
-            return rows;
-        });
+        };
     }
 
     public static String format_type(Integer type, Integer typmod) {

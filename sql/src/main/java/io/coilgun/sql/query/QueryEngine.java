@@ -1,7 +1,6 @@
 package io.coilgun.sql.query;
 
 import io.coilgun.planner.error.CoilgunException;
-import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.parser.ParameterMarkers;
@@ -25,17 +24,14 @@ import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TimeZone;
 import java.util.function.IntPredicate;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.Driver;
-import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
@@ -189,13 +185,7 @@ public final class QueryEngine {
                 if (!execute) {
                     return columns(ps.getMetaData(), columnNames, List.of());
                 }
-                int[] numbers = markers.numbers();
-                ParameterMetaData types = numbers.length > 0 ? ps.getParameterMetaData() : null;
-                for (int i = 0; i < numbers.length; i++) {
-                    int n = numbers[i];
-                    ParameterValues.bind(ps, i + 1, types.getParameterType(i + 1),
-                            n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null, n);
-                }
+                bind(ps, markers, parameters);
                 cancel.attach(ps);
                 if (!RENAMED_COLUMNS.matcher(markers.sql()).find()) {
                     rels.micros.showing(ps.getMetaData());
@@ -205,40 +195,64 @@ public final class QueryEngine {
                 }
             }
         } catch (SQLException e) {
-            if (cancel.canceled()) {
-                // canceled while it was planned (before it ran): Calcite's statement refused to start
-                throw new CoilgunException(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0, e);
-            }
-            Rows empty = EmptyCatalogQuery.answer(statement);
+            Rows empty = cancel.canceled() ? null : EmptyCatalogQuery.answer(statement);
             if (empty != null) {
                 return empty;
             }
-            throw QueryErrors.toCoilgun(statement, e);
-        } catch (AssertionError e) {
-            // Calcite's own checks (enabled with -ea): a query it cannot handle, never a reason to drop the client
-            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e, 0, e);
-        } catch (ExceptionInInitializerError e) {
-            // a constant Calcite folded into its generated code failed to compute (a cast of a literal)
-            CoilgunException data = QueryErrors.dataError(e.getCause());
-            if (data != null) {
-                throw data;
-            }
-            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e.getCause(), 0, e);
-        } catch (RuntimeException e) {
-            CoilgunException ce = QueryErrors.find(e);
-            if (ce != null) {
-                throw ce;
-            }
-            CoilgunException data = QueryErrors.dataError(e);
-            if (data != null) {
-                throw data;
-            }
-            if (e instanceof ArithmeticException) {
-                throw new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0, e);
-            }
-            throw new CoilgunException(SqlState.INTERNAL_ERROR, "query failed: " + e, 0, e);
+            throw QueryErrors.failure(statement, e, cancel);
+        } catch (AssertionError | ExceptionInInitializerError | RuntimeException e) {
+            throw QueryErrors.failure(statement, e, cancel);
         } finally {
             PgFunctions.CURRENT.remove();
+        }
+    }
+
+    /**
+     * Opens a query for its rows to be read as they are asked for (a cursor's, {@link RowStream#next}): nothing is
+     * read ahead, so a large result is never held at once. Close it when done.
+     */
+    public RowStream open(String statement, List<String> columnNames, List<Object> parameters, String user,
+            String database, QuerySession session, Cancel cancel) {
+        ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
+        Relations rels = relations(user, database, session);
+        rels.cancel = cancel;
+        rels.numericParameters = numericParameters(markers.numbers(),
+                n -> n <= parameters.size() && parameters.get(n - 1) instanceof BigDecimal);
+        PgFunctions.CURRENT.set(rels);
+        Connection connection = null;
+        try {
+            connection = connect(rels, user);
+            PreparedStatement ps = connection.prepareStatement(markers.sql());
+            bind(ps, markers, parameters);
+            cancel.attach(ps);
+            if (!RENAMED_COLUMNS.matcher(markers.sql()).find()) {
+                rels.micros.showing(ps.getMetaData());
+            }
+            ResultSet rs = ps.executeQuery();
+            return new RowStream(statement, connection, rs, columns(rs.getMetaData(), columnNames, List.of()), rels);
+        } catch (SQLException e) {
+            RowStream.closeQuietly(connection);
+            Rows empty = cancel.canceled() ? null : EmptyCatalogQuery.answer(statement);
+            if (empty != null) {
+                return RowStream.of(empty);
+            }
+            throw QueryErrors.failure(statement, e, cancel);
+        } catch (AssertionError | ExceptionInInitializerError | RuntimeException e) {
+            RowStream.closeQuietly(connection);
+            throw QueryErrors.failure(statement, e, cancel);
+        } finally {
+            PgFunctions.CURRENT.remove();
+        }
+    }
+
+    private static void bind(PreparedStatement ps, ParameterMarkers markers, List<Object> parameters)
+            throws SQLException {
+        int[] numbers = markers.numbers();
+        ParameterMetaData types = numbers.length > 0 ? ps.getParameterMetaData() : null;
+        for (int i = 0; i < numbers.length; i++) {
+            int n = numbers[i];
+            ParameterValues.bind(ps, i + 1, types.getParameterType(i + 1),
+                    n >= 1 && n <= parameters.size() ? parameters.get(n - 1) : null, n);
         }
     }
 
@@ -324,7 +338,7 @@ public final class QueryEngine {
         };
     }
 
-    private static Rows columns(ResultSetMetaData md, List<String> columnNames, List<Object[]> rows)
+    static Rows columns(ResultSetMetaData md, List<String> columnNames, List<Object[]> rows)
             throws SQLException {
         int n = md.getColumnCount();
         List<String> names = new ArrayList<>(n);
@@ -346,14 +360,19 @@ public final class QueryEngine {
         int n = md.getColumnCount();
         List<Object[]> rows = new ArrayList<>();
         while (!cancel.canceled() && rs.next()) {
-            Object[] row = new Object[n];
-            for (int i = 1; i <= n; i++) {
-                Object v = value(rs, i, md.getColumnType(i));
-                row[i - 1] = v instanceof LocalDateTime t ? micros.exact(md, i, t) : v;
-            }
-            rows.add(row);
+            rows.add(row(rs, md, n, micros));
         }
         return columns(md, columnNames, rows);
+    }
+
+    /** The row {@code rs} is on, as pgwire's Java values. */
+    static Object[] row(ResultSet rs, ResultSetMetaData md, int n, TimestampMicros micros) throws SQLException {
+        Object[] row = new Object[n];
+        for (int i = 1; i <= n; i++) {
+            Object v = value(rs, i, md.getColumnType(i));
+            row[i - 1] = v instanceof LocalDateTime t ? micros.exact(md, i, t) : v;
+        }
+        return row;
     }
 
     private static int pgType(int jdbcType) {
@@ -408,123 +427,5 @@ public final class QueryEngine {
             return v;
         }
         return String.valueOf(v);
-    }
-
-    static final class QueryErrors {
-        private static final Pattern POSITION = Pattern.compile("From line (\\d+), column (\\d+)");
-
-        private QueryErrors() {
-        }
-
-        static CoilgunException find(Throwable e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof CoilgunException ce) {
-                    return ce;
-                }
-            }
-            return null;
-        }
-
-        /**
-         * A value the query could not read (a string that is not a number or a timestamp, a number out of range),
-         * from the cause chain of what Calcite's generated code threw: Postgres' data exception, or null.
-         */
-        static CoilgunException dataError(Throwable e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                String m = t.getMessage() == null ? "" : t.getMessage();
-                if (t instanceof NumberFormatException) {
-                    Matcher input = Pattern.compile("For input string: \"(.*)\"").matcher(m);
-                    return new CoilgunException(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for a "
-                            + "number: \"" + (input.find() ? input.group(1) : m) + "\"", 0, e);
-                }
-                if (t instanceof IllegalArgumentException
-                        && (m.startsWith("Invalid DATE value") || m.startsWith("Invalid TIMESTAMP value")
-                                || m.startsWith("Invalid TIME value"))) {
-                    return new CoilgunException(SqlState.INVALID_DATETIME_FORMAT, "invalid input syntax for type "
-                            + "timestamp: " + m.substring(m.indexOf(',') + 1).trim(), 0, e);
-                }
-                if (t instanceof ArithmeticException && m.contains("cannot be represented as a DECIMAL")) {
-                    // a value rounded to a numeric(p, s) with more than p - s digits before the point
-                    return new CoilgunException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow", 0, e);
-                }
-                if (m.contains("due to overflow") || m.contains("out of range")) {
-                    return new CoilgunException(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: " + m, 0,
-                            e);
-                }
-            }
-            return null;
-        }
-
-        /** A Calcite error as Postgres would report it: SQLSTATE by kind of error, position from Calcite's. */
-        static CoilgunException toCoilgun(String sql, SQLException e) {
-            CoilgunException inner = find(e);
-            if (inner != null) {
-                return inner;
-            }
-            CoilgunException data = dataError(e);
-            if (data != null) {
-                return data;
-            }
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof ArithmeticException) {
-                    return new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0, e);
-                }
-            }
-            String message = rootMessage(e);
-            int position = 0;
-            StringBuilder all = new StringBuilder();
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                all.append(t.getMessage()).append('\n');
-                if (t instanceof CalciteContextException cce && cce.getPosLine() > 0) {
-                    all.append("From line ").append(cce.getPosLine()).append(", column ").append(cce.getPosColumn())
-                            .append('\n');
-                }
-            }
-            Matcher m = POSITION.matcher(all);
-            if (m.find()) {
-                position = offset(sql, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
-            }
-            SqlState state = SqlState.SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION;
-            String text = message;
-            Matcher table = Pattern.compile("Object '([^']+)' not found").matcher(message);
-            Matcher column = Pattern.compile("Column '([^']+)' not found").matcher(message);
-            Matcher function = Pattern.compile("No match found for function signature ([^(]+)\\(").matcher(message);
-            if (table.find()) {
-                state = SqlState.UNDEFINED_TABLE;
-                text = "relation \"" + table.group(1) + "\" does not exist";
-            } else if (column.find()) {
-                state = SqlState.UNDEFINED_COLUMN;
-                text = "column \"" + column.group(1) + "\" does not exist";
-            } else if (function.find()) {
-                state = SqlState.UNDEFINED_FUNCTION;
-                text = "function " + function.group(1).toLowerCase(Locale.ROOT) + " does not exist";
-            } else if (message.contains("Cannot apply") || message.contains("cannot be converted")) {
-                state = SqlState.UNDEFINED_FUNCTION;
-            } else if (message.contains("Encountered") || message.contains("parse failed")) {
-                state = SqlState.SYNTAX_ERROR;
-            } else if (message.contains("ambiguous")) {
-                state = SqlState.AMBIGUOUS_COLUMN;
-            }
-            return new CoilgunException(state, text, position, e);
-        }
-
-        private static String rootMessage(Throwable e) {
-            String message = e.getMessage();
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t.getMessage() != null) {
-                    message = t.getMessage();
-                }
-            }
-            return message == null ? e.toString() : message;
-        }
-
-        private static int offset(String sql, int line, int column) {
-            int i = 0;
-            for (int l = 1; l < line && i < sql.length(); l++) {
-                int nl = sql.indexOf('\n', i);
-                i = nl < 0 ? sql.length() : nl + 1;
-            }
-            return Math.min(i + column, sql.length());
-        }
     }
 }

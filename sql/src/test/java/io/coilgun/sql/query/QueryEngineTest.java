@@ -56,6 +56,10 @@ class QueryEngineTest {
         }
     };
 
+    static QueryEngine engine() {
+        return new QueryEngine(EMPTY);
+    }
+
     static QueryEngine.Rows run(String sql, Object... parameters) {
         return new QueryEngine(EMPTY).run(sql, List.of(), Arrays.asList(parameters), "coilgun", "coilgun");
     }
