@@ -3,6 +3,7 @@ package io.coilgun.cluster;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.directory.ClusterDirectory;
+import io.coilgun.cluster.directory.ProcessIdSlot;
 import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.cluster.feed.FeedRoutes;
 import io.coilgun.cluster.feed.ResultFeed;
@@ -84,6 +85,7 @@ public final class ClusterNode implements AutoCloseable {
     private final KafkaContact kafkaContact;
     /** Requests to and from the other nodes (reads and subscriptions over their tasks). */
     private final PeerLink peers;
+    private final ProcessIdSlot pidSlot;
     private final ClusterFeed clusterFeed;
     private final MetricStateReader metricState;
     private final RecentEventReader recentEvents;
@@ -127,6 +129,7 @@ public final class ClusterNode implements AutoCloseable {
         this.directory = new ClusterDirectory(config.bootstrapServers(), config.nodeId(), producer);
         directory.followStatuses();
         this.peers = new PeerLink(config.bootstrapServers(), config.nodeId(), producer);
+        this.pidSlot = new ProcessIdSlot(config.nodeId());
         this.directories = new TaskDirectories(config.dataDir());
         this.tasks = new NodeTasks(config.nodeId());
         ResultFeed feed = new ResultFeed();
@@ -159,7 +162,7 @@ public final class ClusterNode implements AutoCloseable {
             tasks.addUnit(unit);
         }
         this.watchdog = StallWatchdog.start(tasks.units(), meters, config.nodeId());
-        this.status = new StatusPublisher(config, directory, tasks, host, directories, recovery);
+        this.status = new StatusPublisher(config, directory, tasks, host, directories, recovery, pidSlot);
         resubscribe(); // the units join the task group now: the node is part of the cluster's view
         status.start();
     }
@@ -563,6 +566,16 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** The catalog and node-status follower of this node. */
+    /** The slot of the client process ids this node gives now: no live node gives the same ids. */
+    public int pidSlot() {
+        return pidSlot.get();
+    }
+
+    /** The other nodes of the latest placement (the task group's members). */
+    public List<String> otherNodes() {
+        return tasks.otherNodes();
+    }
+
     public ClusterDirectory directory() {
         return directory;
     }

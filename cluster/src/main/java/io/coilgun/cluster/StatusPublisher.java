@@ -2,6 +2,7 @@ package io.coilgun.cluster;
 
 import io.coilgun.cluster.directory.ClusterDirectory;
 import io.coilgun.cluster.directory.NodeStatus;
+import io.coilgun.cluster.directory.ProcessIdSlot;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.ProcessorUnit;
@@ -30,6 +31,7 @@ final class StatusPublisher implements AutoCloseable {
     private final UnitHost host;
     private final TaskDirectories directories;
     private final PeerRecovery recovery;
+    private final ProcessIdSlot pidSlot;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "coilgun-status");
         t.setDaemon(true);
@@ -41,9 +43,10 @@ final class StatusPublisher implements AutoCloseable {
     private volatile String version = "";
 
     StatusPublisher(ClusterConfig config, ClusterDirectory directory, NodeTasks tasks, UnitHost host,
-            TaskDirectories directories, PeerRecovery recovery) {
+            TaskDirectories directories, PeerRecovery recovery, ProcessIdSlot pidSlot) {
         this.config = config;
         this.directory = directory;
+        this.pidSlot = pidSlot;
         this.tasks = tasks;
         this.host = host;
         this.directories = directories;
@@ -72,9 +75,11 @@ final class StatusPublisher implements AutoCloseable {
 
     private void publish() {
         try {
+            long now = System.currentTimeMillis();
+            pidSlot.update(directory.statuses(), now);
             directory.publish(new NodeStatus(config.nodeId(), pgwire, config.bootstrapServers(),
                     config.dataDir().toString(), tasks.units().size(), version, catalogApplied,
-                    System.currentTimeMillis(), copies(), recovery.address(), recovery.token()));
+                    now, copies(), recovery.address(), recovery.token(), pidSlot.get()));
         } catch (Exception e) {
             LOG.debug("node status not published this time", e);
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.coilgun.cluster.assign.ClusterView;
 import io.coilgun.cluster.assign.UnitInfo;
 import io.coilgun.cluster.directory.NodeStatus;
+import io.coilgun.cluster.directory.ProcessIdSlot;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
@@ -75,7 +76,7 @@ class StatusPublisherTest {
         try (NodeFixture node = new NodeFixture(dir.resolve("n1"))) {
             node.closedCopy(NodeFixture.T0_TASK, 300);
             StatusPublisher status = new StatusPublisher(node.config, node.directory, node.tasks, staleT0(),
-                    node.directories, node.recovery);
+                    node.directories, node.recovery, new ProcessIdSlot("n1"));
             try {
                 status.advertise("127.0.0.1:5433", "1.2.3");
                 ProducerRecord<byte[], byte[]> sent = node.producer.history().get(node.producer.history().size() - 1);
@@ -101,7 +102,7 @@ class StatusPublisherTest {
     void catalogProgressIsToldAtOnceAndOnlyForward() throws Exception {
         try (NodeFixture node = new NodeFixture(dir.resolve("n1"))) {
             StatusPublisher status = new StatusPublisher(node.config, node.directory, node.tasks, staleT0(),
-                    node.directories, node.recovery);
+                    node.directories, node.recovery, new ProcessIdSlot("n1"));
             try {
                 status.catalogApplied(7);
                 long deadline = System.currentTimeMillis() + 10_000;

@@ -28,6 +28,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +77,7 @@ public final class PgServer implements AutoCloseable {
     private final ServerTls tls;
     private final Duration authenticationTimeout;
     /** Open connections by BackendKeyData, for CancelRequests and the connection limit. */
-    private final CancelRegistry connections = new CancelRegistry();
+    private final CancelRegistry connections;
 
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
@@ -93,12 +94,13 @@ public final class PgServer implements AutoCloseable {
      */
     public PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize) {
         this(host, port, sessionFactory, maxMessageSize, DEFAULT_WORKER_THREADS, DEFAULT_MAX_CONNECTIONS, Duration.ZERO,
-                Authentication.trust(), null, DEFAULT_AUTHENTICATION_TIMEOUT);
+                Authentication.trust(), null, DEFAULT_AUTHENTICATION_TIMEOUT, () -> 0);
     }
 
     private PgServer(String host, int port, SessionFactory sessionFactory, int maxMessageSize, int workerThreads,
             int maxConnections, Duration idleTimeout, Authentication authentication, ServerTls tls,
-            Duration authenticationTimeout) {
+            Duration authenticationTimeout, IntSupplier processIdSlot) {
+        this.connections = new CancelRegistry(processIdSlot);
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535: " + port);
         }
@@ -229,6 +231,7 @@ public final class PgServer implements AutoCloseable {
         private int port = DEFAULT_PORT;
         private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int workerThreads = DEFAULT_WORKER_THREADS;
+        private IntSupplier processIdSlot = () -> 0;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration idleTimeout = Duration.ZERO;
         private Authentication authentication = Authentication.trust();
@@ -296,9 +299,18 @@ public final class PgServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * This server's slot of process ids (see {@link CancelRegistry}), asked at each connection: servers with
+         * different slots never give the same process id. 0 (the default): any.
+         */
+        public Builder processIdSlot(IntSupplier processIdSlot) {
+            this.processIdSlot = processIdSlot;
+            return this;
+        }
+
         public PgServer build() {
             return new PgServer(host, port, sessionFactory, maxMessageSize, workerThreads, maxConnections,
-                    idleTimeout, authentication, tls, authenticationTimeout);
+                    idleTimeout, authentication, tls, authenticationTimeout, processIdSlot);
         }
     }
 }

@@ -18,6 +18,7 @@ import io.coilgun.server.embedded.EmbeddedKafka;
 import io.coilgun.server.observe.HttpEndpoint;
 import io.coilgun.server.observe.NodeMeters;
 import io.coilgun.server.observe.NodeStatusReport;
+import io.coilgun.server.query.ClusterSessions;
 import io.coilgun.server.query.NodeQueryData;
 import io.coilgun.server.query.RemoteReplays;
 import io.coilgun.server.query.ReplaySource;
@@ -34,8 +35,8 @@ import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.io.IOException;
 import java.net.BindException;
@@ -50,8 +51,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -74,7 +75,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private final NodeConfig config;
     private final FileLock lock;
     private final Catalog catalog = new Catalog();
-    private final SessionRegistry sessions = new SessionRegistry();
+    private final SessionRegistry sessions;
     private final StatementCompiler compiler;
     private final ExecutorService ddl = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "coilgun-ddl");
@@ -117,6 +118,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
 
     private CoilgunNode(NodeConfig config, FileLock lock) {
         this.config = config;
+        this.sessions = new SessionRegistry(config.nodeId());
         this.lock = lock;
         this.compiler = new StatementCompiler(catalog, new ValueConverter(Clock.systemUTC()));
     }
@@ -238,6 +240,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
             config.dataDir().toString(), cluster.unitCount(), VERSION};
+        ClusterSessions.serve(cluster, sessions);
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());
@@ -304,7 +307,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
 
     private void startPgwire() {
         pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
-                .authentication(authentication).tls(tls).build();
+                .authentication(authentication).tls(tls).processIdSlot(cluster::pidSlot).build();
         try {
             pgServer.start();
         } catch (IOException e) {
@@ -350,7 +353,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     }
 
     @Override
-    public CompletableFuture<RowStream> openQuery(QueryStatement q, List<Object> parameters, String user,
+    public CompletableFuture<OpenQuery> openQuery(QueryStatement q, List<Object> parameters, String user,
             String database, QuerySession session, QueryEngine.Cancel cancel) {
         return CompletableFuture.supplyAsync(() -> queryEngine.open(q.text(), q.columnNames(), parameters, user,
                 database, session, cancel), queries);

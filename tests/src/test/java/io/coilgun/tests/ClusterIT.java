@@ -107,6 +107,8 @@ class ClusterIT {
             phase(t0, "3 nodes up, the stream and the metric made");
             tenMillionRowsThroughCursorsInAHalfGigabyteNode(c.port("n2"));
             phase(t0, "a 10M-row scroll cursor and a NO SCROLL one read on n2 (-Xmx512m)");
+            sessionsOfEveryNodeSeenAndCanceledFromAnyNode(c.port("n1"), c.port("n2"));
+            phase(t0, "n2's session listed and canceled from n1");
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
@@ -854,6 +856,47 @@ class ClusterIT {
             st.execute("MOVE FORWARD 9999999 IN d");
             assertEquals(List.of(10_000_000L), column(st, "FETCH FORWARD 5 FROM d"));
             conn.commit();
+        }
+    }
+
+    /**
+     * pg_stat_activity lists every node's sessions (its node column says where), and pg_cancel_backend cancels a
+     * session on another node (issue 40).
+     */
+    static void sessionsOfEveryNodeSeenAndCanceledFromAnyNode(int port1, int port2) throws Exception {
+        try (Connection on1 = connect(port1); Connection on2 = connect(port2); Statement st1 = on1.createStatement();
+                Statement st2 = on2.createStatement()) {
+            st2.execute("SET application_name = 'sleeper on n2'");
+            int pid2 = (int) count(st2, "SELECT pg_backend_pid()");
+            int pid1 = (int) count(st1, "SELECT pg_backend_pid()");
+            assertTrue(pid1 >> 20 != pid2 >> 20, "each node gives pids from a slot of its own: " + pid1 + ", " + pid2);
+            try (ResultSet rs = st1.executeQuery("SELECT node, application_name FROM pg_stat_activity WHERE pid = "
+                    + pid2)) {
+                assertTrue(rs.next(), "n2's session is listed on n1");
+                assertEquals("n2", rs.getString(1));
+                assertEquals("sleeper on n2", rs.getString(2));
+            }
+            CompletableFuture<SQLException> sleep = CompletableFuture.supplyAsync(() -> {
+                try {
+                    st2.execute("SELECT pg_sleep(30)");
+                    return null;
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            boolean canceled = false;
+            for (long deadline = System.nanoTime() + 10_000_000_000L; !canceled && System.nanoTime() < deadline; ) {
+                Thread.sleep(200); // until the sleep runs: a cancel between statements cancels nothing
+                try (ResultSet rs = st1.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid2)) {
+                    if (rs.next() && rs.getString(1).equals("active")) {
+                        canceled = count(st1, "SELECT CASE WHEN pg_cancel_backend(" + pid2 + ") THEN 1 ELSE 0 END")
+                                == 1;
+                    }
+                }
+            }
+            assertTrue(canceled, "pg_cancel_backend on n1 found n2's session");
+            SQLException e = sleep.get(10, TimeUnit.SECONDS);
+            assertEquals("57014", e == null ? null : e.getSQLState());
         }
     }
 

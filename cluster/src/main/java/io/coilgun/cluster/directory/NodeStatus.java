@@ -13,9 +13,10 @@ import java.util.List;
  * @param catalogApplied the offset of the last catalog record the node applied, -1 before any
  * @param peer the {@code host:port} of the node's snapshot server (peer recovery), "" when it has none
  * @param peerToken what a peer sends the snapshot server
+ * @param pidSlot the slot of the client process ids the node gives ({@link ProcessIdSlot}; 0 unknown)
  */
 public record NodeStatus(String node, String pgwire, String kafka, String dataDir, int units, String version,
-        long catalogApplied, long updatedAtMillis, List<TaskCopy> tasks, String peer, String peerToken) {
+        long catalogApplied, long updatedAtMillis, List<TaskCopy> tasks, String peer, String peerToken, int pidSlot) {
 
     /**
      * One copy of a task on the node.
@@ -68,7 +69,8 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                 .append("units=").append(units).append('\n').append("version=").append(version).append('\n')
                 .append("catalog_applied=").append(catalogApplied).append('\n')
                 .append("updated_at=").append(updatedAtMillis).append('\n')
-                .append("peer=").append(peer).append('\n').append("peer_token=").append(peerToken).append('\n');
+                .append("peer=").append(peer).append('\n').append("peer_token=").append(peerToken).append('\n')
+                .append("pid_slot=").append(pidSlot).append('\n');
         for (TaskCopy t : tasks) {
             b.append("task=").append(t.task()).append('\t').append(t.role()).append('\t').append(t.unit())
                     .append('\t').append(t.nextOffset()).append('\t').append(t.lag()).append('\t').append(t.lagMs())
@@ -93,6 +95,7 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
             long updated = 0;
             String peer = "";
             String peerToken = "";
+            int pidSlot = 0;
             List<TaskCopy> tasks = new ArrayList<>();
             for (String line : new String(value, StandardCharsets.UTF_8).split("\n")) {
                 int eq = line.indexOf('=');
@@ -111,6 +114,7 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
                     case "updated_at" -> updated = Long.parseLong(v);
                     case "peer" -> peer = v;
                     case "peer_token" -> peerToken = v;
+                    case "pid_slot" -> pidSlot = Integer.parseInt(v);
                     case "task" -> {
                         String[] f = v.split("\t", -1);
                         // fields after the eighth came later: a status without them is not being copied, and one
@@ -129,7 +133,7 @@ public record NodeStatus(String node, String pgwire, String kafka, String dataDi
             }
             return node == null ? null
                     : new NodeStatus(node, pgwire, kafka, dataDir, units, version, applied, updated, tasks, peer,
-                            peerToken);
+                            peerToken, pidSlot);
         } catch (RuntimeException e) {
             return null;
         }

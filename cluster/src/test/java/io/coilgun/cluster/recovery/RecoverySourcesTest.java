@@ -12,7 +12,7 @@ class RecoverySourcesTest {
     static final TaskId TASK = new TaskId("coilgun.stream.p.card", 1);
 
     static NodeStatus node(String name, String peer, NodeStatus.TaskCopy... copies) {
-        return new NodeStatus(name, "", "", "", 2, "", 0, 0, List.of(copies), peer, "t-" + name);
+        return new NodeStatus(name, "", "", "", 2, "", 0, 0, List.of(copies), peer, "t-" + name, 0);
     }
 
     static NodeStatus.TaskCopy copy(String role, String state, long next) {

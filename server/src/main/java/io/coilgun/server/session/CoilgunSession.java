@@ -21,8 +21,8 @@ import io.coilgun.sql.query.SessionActivity;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -321,7 +321,7 @@ public final class CoilgunSession implements Session {
         String state = running != null || subscriptions.any() ? "active"
                 : block.inBlock() ? "idle in transaction" : "idle";
         return new SessionActivity(pid, user, database, settings.valueOrNull("application_name"), addr, port,
-                backendStart, block.startedAt(), queryStart, stateChange, state, query);
+                backendStart, block.startedAt(), queryStart, stateChange, state, query, null);
     }
 
     /** Releases the session's subscriptions (pgwire closes them too; closing twice is harmless). */

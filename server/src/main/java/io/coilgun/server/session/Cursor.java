@@ -4,8 +4,8 @@ import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.parser.SqlCursor;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,7 +28,7 @@ final class Cursor implements AutoCloseable {
     }
 
     /** @param statement the query string that declared it, as pg_cursors shows it */
-    Cursor(List<Column> columns, RowStream source, boolean hold, boolean noScroll, String statement) {
+    Cursor(List<Column> columns, OpenQuery source, boolean hold, boolean noScroll, String statement) {
         this.columns = columns;
         this.rows = new CursorRows(source, !noScroll);
         this.hold = hold;

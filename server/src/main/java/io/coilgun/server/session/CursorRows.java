@@ -1,11 +1,11 @@
 package io.coilgun.server.session;
 
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import java.util.List;
 
 /**
- * A cursor's rows by number (1, 2, …), read from its query as the cursor moves ({@link RowStream}), never ahead of
+ * A cursor's rows by number (1, 2, …), read from its query as the cursor moves ({@link OpenQuery}), never ahead of
  * it by more than a batch. A scrollable cursor keeps what it has read to go back to ({@link RowSpool}: in memory,
  * then in a file); a NO SCROLL cursor keeps only the row it is on.
  */
@@ -13,7 +13,7 @@ final class CursorRows implements AutoCloseable {
     /** Rows read from the query at a time. */
     static final int BATCH = 1_000;
 
-    private final RowStream source;
+    private final OpenQuery source;
     private final RowSpool spool; // null for a NO SCROLL cursor
     private List<Object[]> batch = List.of();
     private int batchAt;
@@ -21,7 +21,7 @@ final class CursorRows implements AutoCloseable {
     private long read;
     private Object[] last;
 
-    CursorRows(RowStream source, boolean scrollable) {
+    CursorRows(OpenQuery source, boolean scrollable) {
         this.source = source;
         this.spool = scrollable ? new RowSpool() : null;
     }

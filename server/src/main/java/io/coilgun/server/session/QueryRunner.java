@@ -5,8 +5,8 @@ import io.coilgun.pgwire.spi.PgType;
 import io.coilgun.pgwire.spi.QueryResult;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.sql.compile.QueryStatement;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,10 +42,10 @@ final class QueryRunner {
     }
 
     /** A query started for its rows to be read as they are needed (a cursor's), and its columns. */
-    record Opened(List<Column> columns, RowStream rows) {
+    record Opened(List<Column> columns, OpenQuery rows) {
     }
 
-    /** Starts a query whose rows are read as they are needed (DECLARE's): see {@link RowStream}. */
+    /** Starts a query whose rows are read as they are needed (DECLARE's): see {@link OpenQuery}. */
     CompletableFuture<Opened> open(QueryStatement q, List<Object> parameters, QueryEngine.Cancel cancel) {
         return node.openQuery(q, parameters, user, database, session, cancel).handle((rows, e) -> {
             if (e != null) {

@@ -11,8 +11,8 @@ import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +45,7 @@ public interface SessionServices {
             QuerySession session, QueryEngine.Cancel cancel);
 
     /** Starts a query on a query thread, for its rows to be read as they are needed (a cursor's). */
-    CompletableFuture<RowStream> openQuery(QueryStatement q, List<Object> parameters, String user, String database,
+    CompletableFuture<OpenQuery> openQuery(QueryStatement q, List<Object> parameters, String user, String database,
             QuerySession session, QueryEngine.Cancel cancel);
 
     /**

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.coilgun.pgwire.spi.Column;
 import io.coilgun.pgwire.spi.PgException;
 import io.coilgun.pgwire.spi.PgType;
-import io.coilgun.sql.parser.SqlCursor.Direction;
 import io.coilgun.sql.parser.SqlCursor;
+import io.coilgun.sql.parser.SqlCursor.Direction;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ class CursorTest {
         for (long i = 1; i <= n; i++) {
             rows.add(new Object[] {i});
         }
-        RowStream source = RowStream.of(new QueryEngine.Rows(List.of("n"), List.of(20), rows));
+        OpenQuery source = OpenQuery.of(new QueryEngine.Rows(List.of("n"), List.of(20), rows));
         return new Cursor(COLUMNS, source, false, noScroll, "DECLARE c CURSOR FOR SELECT n FROM t");
     }
 

@@ -14,8 +14,8 @@ import io.coilgun.sql.compile.TransactionStatement;
 import io.coilgun.sql.parser.SqlCursor.Direction;
 import io.coilgun.sql.parser.SqlCursor.Kind;
 import io.coilgun.sql.parser.SqlTransaction;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +39,7 @@ class CursorsTest {
         return cursors.run(cs, "-- the query string\n" + cs.kind(), q -> {
             ran.add(q);
             List<Object[]> rows = List.of(new Object[] {1L}, new Object[] {2L}, new Object[] {3L});
-            RowStream stream = RowStream.of(new QueryEngine.Rows(List.of("n"), List.of(20), rows));
+            OpenQuery stream = OpenQuery.of(new QueryEngine.Rows(List.of("n"), List.of(20), rows));
             return CompletableFuture.completedFuture(new QueryRunner.Opened(COLUMNS, stream));
         }, new QueryEngine.Cancel(), Runnable::run).join();
     }

@@ -12,8 +12,8 @@ import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.ValueConverter;
+import io.coilgun.sql.query.OpenQuery;
 import io.coilgun.sql.query.QueryEngine;
-import io.coilgun.sql.query.RowStream;
 import io.coilgun.sql.query.QuerySession;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -35,7 +35,7 @@ final class FakeNode implements SessionServices {
 
     final Catalog catalog = new Catalog();
     final StatementCompiler compiler = new StatementCompiler(catalog, new ValueConverter(Clock.systemUTC()));
-    final SessionRegistry sessions = new SessionRegistry();
+    final SessionRegistry sessions = new SessionRegistry("fake");
     /** What the session asked of the node, in order: "query", "createStream", "statementDone insert false", … */
     final List<String> calls = new ArrayList<>();
     /** Every query's rows: one bigint column {@code n}, values 1, 2, 3. */
@@ -82,10 +82,10 @@ final class FakeNode implements SessionServices {
     }
 
     @Override
-    public CompletableFuture<RowStream> openQuery(QueryStatement q, List<Object> parameters, String user,
+    public CompletableFuture<OpenQuery> openQuery(QueryStatement q, List<Object> parameters, String user,
             String database, QuerySession session, QueryEngine.Cancel cancel) {
         calls.add("open " + q.text());
-        return queriesHang ? new CompletableFuture<>() : CompletableFuture.completedFuture(RowStream.of(rows));
+        return queriesHang ? new CompletableFuture<>() : CompletableFuture.completedFuture(OpenQuery.of(rows));
     }
 
     @Override

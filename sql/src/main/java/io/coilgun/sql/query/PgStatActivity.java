@@ -4,8 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code pg_catalog.pg_stat_activity}: one row per client session of this node, with Postgres' columns (those
- * Coilgun has nothing for are NULL), so that tools list sessions and find the pid to {@code pg_cancel_backend}.
+ * {@code pg_catalog.pg_stat_activity}: one row per client session of the cluster, with Postgres' columns (those
+ * Coilgun has nothing for are NULL) and {@code node}, the node the session is on, so that tools list sessions and
+ * find the pid to {@code pg_cancel_backend}.
  */
 final class PgStatActivity {
     static final List<Col> COLUMNS = List.of(Col.oid("datid"), Col.name("datname"), Col.int4("pid"),
@@ -14,7 +15,7 @@ final class PgStatActivity {
             Col.timestamp("backend_start"), Col.timestamp("xact_start"), Col.timestamp("query_start"),
             Col.timestamp("state_change"), Col.text("wait_event_type"), Col.text("wait_event"), Col.text("state"),
             Col.text("backend_xid"), Col.text("backend_xmin"), Col.int8("query_id"), Col.text("query"),
-            Col.text("backend_type"));
+            Col.text("backend_type"), Col.text("node"));
 
     private PgStatActivity() {
     }
@@ -24,7 +25,7 @@ final class PgStatActivity {
         for (SessionActivity s : sessions) {
             rows.add(new Object[] {Relations.DATABASE, s.database(), s.pid(), null, Relations.OWNER, s.user(),
                 s.applicationName(), s.clientAddr(), null, s.clientPort(), s.backendStart(), s.xactStart(), s.queryStart(), s.stateChange(), null, null,
-                s.state(), null, null, null, s.query(), "client backend"});
+                s.state(), null, null, null, s.query(), "client backend", s.node()});
         }
         return rows;
     }

@@ -208,10 +208,10 @@ public final class QueryEngine {
     }
 
     /**
-     * Opens a query for its rows to be read as they are asked for (a cursor's, {@link RowStream#next}): nothing is
+     * Opens a query for its rows to be read as they are asked for (a cursor's, {@link OpenQuery#next}): nothing is
      * read ahead, so a large result is never held at once. Close it when done.
      */
-    public RowStream open(String statement, List<String> columnNames, List<Object> parameters, String user,
+    public OpenQuery open(String statement, List<String> columnNames, List<Object> parameters, String user,
             String database, QuerySession session, Cancel cancel) {
         ParameterMarkers markers = ParameterMarkers.rewrite(PgSyntax.normalize(statement));
         Relations rels = relations(user, database, session);
@@ -229,16 +229,16 @@ public final class QueryEngine {
                 rels.micros.showing(ps.getMetaData());
             }
             ResultSet rs = ps.executeQuery();
-            return new RowStream(statement, connection, rs, columns(rs.getMetaData(), columnNames, List.of()), rels);
+            return new OpenQuery(statement, connection, rs, columns(rs.getMetaData(), columnNames, List.of()), rels);
         } catch (SQLException e) {
-            RowStream.closeQuietly(connection);
+            OpenQuery.closeQuietly(connection);
             Rows empty = cancel.canceled() ? null : EmptyCatalogQuery.answer(statement);
             if (empty != null) {
-                return RowStream.of(empty);
+                return OpenQuery.of(empty);
             }
             throw QueryErrors.failure(statement, e, cancel);
         } catch (AssertionError | ExceptionInInitializerError | RuntimeException e) {
-            RowStream.closeQuietly(connection);
+            OpenQuery.closeQuietly(connection);
             throw QueryErrors.failure(statement, e, cancel);
         } finally {
             PgFunctions.CURRENT.remove();

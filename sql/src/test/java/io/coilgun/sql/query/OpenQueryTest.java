@@ -11,15 +11,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A query read a batch at a time: what a cursor reads through. */
-class RowStreamTest {
-    private static RowStream open(String sql, Object... parameters) {
+class OpenQueryTest {
+    private static OpenQuery open(String sql, Object... parameters) {
         return QueryEngineTest.engine().open(sql, List.of(), List.of(parameters), "coilgun", "coilgun",
                 QuerySession.NONE, new QueryEngine.Cancel());
     }
 
     @Test
     void readsInBatchesToTheEndThenCloses() {
-        try (RowStream rows = open("SELECT x, x * 2 AS y FROM generate_series(1, 25) AS t(x) WHERE x > $1", 5)) {
+        try (OpenQuery rows = open("SELECT x, x * 2 AS y FROM generate_series(1, 25) AS t(x) WHERE x > $1", 5)) {
             assertEquals(List.of("x", "y"), rows.columns().names());
             List<Object[]> first = rows.next(10, new QueryEngine.Cancel());
             assertEquals(10, first.size());
@@ -35,7 +35,7 @@ class RowStreamTest {
     void tenMillionRowsReadABatchAtATime() {
         long seen = 0;
         long sum = 0;
-        try (RowStream rows = open("SELECT generate_series FROM generate_series(1, 10000000)")) {
+        try (OpenQuery rows = open("SELECT generate_series FROM generate_series(1, 10000000)")) {
             while (!rows.done()) {
                 for (Object[] r : rows.next(10_000, new QueryEngine.Cancel())) {
                     sum += (Integer) r[0];
@@ -49,7 +49,7 @@ class RowStreamTest {
 
     @Test
     void aCanceledReadFailsAndClosesTheQuery() {
-        try (RowStream rows = open("SELECT * FROM generate_series(1, 100)")) {
+        try (OpenQuery rows = open("SELECT * FROM generate_series(1, 100)")) {
             QueryEngine.Cancel cancel = new QueryEngine.Cancel();
             cancel.cancel();
             CoilgunException e = assertThrows(CoilgunException.class, () -> rows.next(10, cancel));

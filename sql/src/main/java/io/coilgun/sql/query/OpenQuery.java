@@ -15,7 +15,7 @@ import java.util.List;
  * at a time, while the query runs in Calcite's engine between batches; nothing is read ahead. Holds the query's
  * connection until {@link #close}d (or until its last row is read). One reader at a time.
  */
-public final class RowStream implements AutoCloseable {
+public final class OpenQuery implements AutoCloseable {
     private final String statement;
     private final QueryEngine.Rows columns;
     private final Relations rels;
@@ -25,7 +25,7 @@ public final class RowStream implements AutoCloseable {
     /** Rows known in advance (an answer without a query), else null. */
     private final Iterator<Object[]> fixed;
 
-    RowStream(String statement, Connection connection, ResultSet rs, QueryEngine.Rows columns, Relations rels)
+    OpenQuery(String statement, Connection connection, ResultSet rs, QueryEngine.Rows columns, Relations rels)
             throws SQLException {
         this.statement = statement;
         this.connection = connection;
@@ -36,7 +36,7 @@ public final class RowStream implements AutoCloseable {
         this.fixed = null;
     }
 
-    private RowStream(QueryEngine.Rows rows) {
+    private OpenQuery(QueryEngine.Rows rows) {
         this.statement = null;
         this.columns = new QueryEngine.Rows(rows.names(), rows.typeOids(), List.of());
         this.rels = null;
@@ -44,8 +44,8 @@ public final class RowStream implements AutoCloseable {
     }
 
     /** The rows of an answer known without a query. */
-    public static RowStream of(QueryEngine.Rows rows) {
-        return new RowStream(rows);
+    public static OpenQuery of(QueryEngine.Rows rows) {
+        return new OpenQuery(rows);
     }
 
     /** The columns' names and types (no rows). */
