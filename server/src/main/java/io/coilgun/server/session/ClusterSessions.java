@@ -1,8 +1,7 @@
-package io.coilgun.server.query;
+package io.coilgun.server.session;
 
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.peer.PeerLink;
-import io.coilgun.server.session.SessionRegistry;
 import io.coilgun.sql.query.SessionActivity;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

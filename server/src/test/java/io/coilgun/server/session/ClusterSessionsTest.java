@@ -1,4 +1,4 @@
-package io.coilgun.server.query;
+package io.coilgun.server.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
