@@ -196,8 +196,10 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
-            List<Column> columns = ResultShapes.of(node, settings, st.statement(), numericParameters(st), user,
-                    database, cursors::columns);
+            // only a query's columns depend on its parameters' types (no set per INSERT on the event path)
+            Set<Integer> numeric = st.statement().isQuery() ? numericParameters(st) : Set.of();
+            List<Column> columns = ResultShapes.of(node, settings, st.statement(), numeric, user, database,
+                    cursors::columns);
             st.described().set(columns);
             return columns;
         } catch (RuntimeException e) {
