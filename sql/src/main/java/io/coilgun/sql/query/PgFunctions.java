@@ -7,14 +7,9 @@ import java.lang.reflect.Modifier;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
-import java.util.NoSuchElementException;
 import java.util.function.Function;
-import org.apache.calcite.DataContext;
-import org.apache.calcite.linq4j.Enumerable;
-import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.linq4j.function.NonDeterministic;
 import org.apache.calcite.linq4j.function.Parameter;
 import org.apache.calcite.rel.type.RelDataType;
@@ -249,29 +244,7 @@ public final class PgFunctions {
 
     /** {@code generate_series(start, stop)}: the integers from start to stop, as a table. */
     public static ScannableTable generate_series(Integer start, Integer stop) {
-        return new RowsTable(List.of(Col.int4("generate_series")), List::of) {
-            @Override
-            public Enumerable<Object[]> scan(DataContext root) {
-                // generated as the query reads it: a cursor over generate_series(1, 10000000) holds no list
-                return Linq4j.asEnumerable(() -> new Iterator<Object[]>() {
-                    private long next = start == null ? 1 : start;
-                    private final long last = start == null || stop == null ? 0 : stop;
-
-                    @Override
-                    public boolean hasNext() {
-                        return next <= last;
-                    }
-
-                    @Override
-                    public Object[] next() {
-                        if (next > last) {
-                            throw new NoSuchElementException();
-                        }
-                        return new Object[] {(int) next++};
-                    }
-                });
-            }
-        };
+        return new SeriesTable(start, stop);
     }
 
     public static String format_type(Integer type, Integer typmod) {
