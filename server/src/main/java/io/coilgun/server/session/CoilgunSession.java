@@ -330,7 +330,9 @@ public final class CoilgunSession implements Session {
     @Override
     public void close() {
         node.sessions().remove(pid, this);
-        cursors.closeAll();
+        // on a query thread: a FETCH still reading (the client went away meanwhile) holds its cursor until it ends,
+        // and this may be a network thread
+        node.queryExecutor().execute(cursors::closeAll);
         subscriptions.closeAll();
     }
 }
