@@ -377,15 +377,17 @@ public final class ClusterProcesses implements AutoCloseable {
         }
         restartedBrokers.values().forEach(Process::destroyForcibly);
         if (kafka != null) {
+            // killed, not stopped: a graceful stop of the brokers took seconds of every cluster test, for nothing kept
             List<ProcessHandle> brokers = kafka.descendants().toList();
-            kafka.destroy();
-            try {
-                kafka.waitFor(20, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
             brokers.forEach(ProcessHandle::destroyForcibly);
             kafka.destroyForcibly();
+            for (ProcessHandle b : brokers) {
+                try {
+                    b.onExit().get(20, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // gone or going: the directory is the test's own
+                }
+            }
         }
         keepLogs();
     }
