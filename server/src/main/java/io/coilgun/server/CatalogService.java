@@ -15,6 +15,7 @@ import io.coilgun.sql.compile.CreateMetricStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
+import io.coilgun.sql.compile.LegacyNumerics;
 import io.coilgun.sql.compile.SqlStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import io.coilgun.sql.compile.StreamDrops;
@@ -98,7 +99,7 @@ final class CatalogService {
                 }
                 continue;
             }
-            for (SqlStatement parsed : SqlStatement.parse(entry.ddl())) {
+            for (SqlStatement parsed : SqlStatement.parse(ddlOf(entry.key(), entry.ddl(), entry.exactNumerics()))) {
                 CompiledStatement st = compiler.compile(parsed);
                 if (st instanceof CreateStreamStatement cs) {
                     catalog.addStream(cs.stream());
@@ -139,17 +140,26 @@ final class CatalogService {
      * On the directory's thread, in log order: a catalog record. Applied on the DDL thread unless this node wrote
      * it (decided there too, after the statement that wrote it noted its offset).
      */
-    private void follow(long offset, CatalogKey key, String text) {
+    private void follow(long offset, CatalogKey key, String text, boolean exactNumerics) {
         try {
             CompletableFuture.runAsync(() -> {
                 if (!ownRecords.remove(offset)) {
-                    applyFollowed(offset, key, text);
+                    applyFollowed(offset, key, text == null ? null : ddlOf(key, text, exactNumerics));
                 }
             }, ddl).join();
         } catch (RuntimeException e) {
             LOG.error("catalog record {} at offset {} could not be applied on this node", key.text(), offset, e);
         }
         cluster.catalogApplied(offset);
+    }
+
+    /**
+     * A stream's DDL as this version reads it: in a record written before NUMERIC stream columns were exact, they
+     * are double precision ({@link LegacyNumerics}).
+     */
+    private static String ddlOf(CatalogKey key, String ddl, boolean exactNumerics) {
+        boolean columns = key.kind() == CatalogKey.Kind.STREAM || key.kind() == CatalogKey.Kind.STREAM_VERSION;
+        return exactNumerics || !columns ? ddl : LegacyNumerics.asDouble(ddl);
     }
 
     /** A record another node wrote: the same change, on this node's catalog and tasks. */

@@ -56,7 +56,8 @@ class AggregationMatrixIT {
     /** A stream column: its name, declared type and what the engine holds it as. */
     enum Col {
         C_SMALL("SMALLINT", Kind.INT), C_INT("INTEGER", Kind.INT), C_BIG("BIGINT", Kind.BIG),
-        C_REAL("REAL", Kind.DOUBLE), C_DOUBLE("DOUBLE", Kind.DOUBLE), C_NUM("NUMERIC", Kind.DOUBLE),
+        C_REAL("REAL", Kind.DOUBLE), C_DOUBLE("DOUBLE", Kind.DOUBLE), C_NUM("NUMERIC", Kind.NUM),
+        C_MONEY("NUMERIC(10,2)", Kind.NUM),
         C_VARCHAR("VARCHAR", Kind.TEXT), C_TEXT("TEXT", Kind.TEXT), C_BOOL("BOOLEAN", Kind.BOOL),
         C_TS("TIMESTAMP", Kind.TS);
 
@@ -73,7 +74,7 @@ class AggregationMatrixIT {
         }
     }
 
-    enum Kind { INT, BIG, DOUBLE, TEXT, BOOL, TS }
+    enum Kind { INT, BIG, DOUBLE, NUM, TEXT, BOOL, TS }
 
     /** An aggregation: its SQL, the prefix of its alias, and the oracle's. */
     enum Agg {
@@ -93,11 +94,13 @@ class AggregationMatrixIT {
 
         /** The Postgres type name of its result over a column of this kind, or null when Postgres has none. */
         String resultType(Kind k) {
-            boolean numeric = k == Kind.INT || k == Kind.BIG || k == Kind.DOUBLE;
+            boolean numeric = k == Kind.INT || k == Kind.BIG || k == Kind.DOUBLE || k == Kind.NUM;
             return switch (this) {
                 case COUNT, COUNT_DISTINCT -> "int8";
-                case SUM -> k == Kind.INT ? "int8" : k == Kind.BIG ? "numeric" : k == Kind.DOUBLE ? "float8" : null;
-                case AVG, STDDEV, STDDEV_POP -> numeric ? "float8" : null;
+                case SUM -> k == Kind.INT ? "int8" : k == Kind.BIG || k == Kind.NUM ? "numeric"
+                        : k == Kind.DOUBLE ? "float8" : null;
+                case AVG -> k == Kind.NUM ? "numeric" : numeric ? "float8" : null;
+                case STDDEV, STDDEV_POP -> numeric ? "float8" : null;
                 case MIN, MAX -> k == Kind.BOOL ? null : valueType(k);
                 case LAST, PREV -> valueType(k);
             };
@@ -108,6 +111,7 @@ class AggregationMatrixIT {
                 case INT -> "int4";
                 case BIG -> "int8";
                 case DOUBLE -> "float8";
+                case NUM -> "numeric";
                 case TEXT -> "text";
                 case BOOL -> "bool";
                 case TS -> "timestamp";
@@ -294,6 +298,9 @@ class AggregationMatrixIT {
                 case INT -> rnd.nextInt(41) - 20;
                 case BIG -> (rnd.nextInt(41) - 20) * 1_000_000_007L;
                 case DOUBLE -> (rnd.nextInt(81) - 40) * 0.25; // sums stay exact in a double
+                // NUMERIC keeps each value's scale (1.50 stays 1.50), NUMERIC(10,2) the column's
+                case NUM -> col == Col.C_MONEY ? BigDecimal.valueOf(rnd.nextInt(200_001) - 100_000, 2)
+                        : BigDecimal.valueOf(rnd.nextInt(20_001) - 10_000, rnd.nextInt(4));
                 case TEXT -> TEXTS[rnd.nextInt(TEXTS.length)];
                 case BOOL -> rnd.nextBoolean();
                 case TS -> T0.plusSeconds(rnd.nextInt(50)).plusNanos(rnd.nextInt(4) * 250_000_000L);
@@ -317,6 +324,8 @@ class AggregationMatrixIT {
                 sql.append('\'').append(str.replace("'", "''")).append('\'');
             } else if (v instanceof LocalDateTime t) {
                 sql.append("TIMESTAMP '").append(ts(t)).append('\'');
+            } else if (v instanceof BigDecimal d) {
+                sql.append(d.toPlainString());
             } else {
                 sql.append(v);
             }
@@ -339,6 +348,7 @@ class AggregationMatrixIT {
                 case INT -> ps.setObject(at, x, Types.INTEGER);
                 case BIG -> ps.setObject(at, x, Types.BIGINT);
                 case DOUBLE -> ps.setObject(at, x, Types.DOUBLE);
+                case NUM -> ps.setBigDecimal(at, (BigDecimal) x);
                 case TEXT -> ps.setObject(at, x, Types.VARCHAR);
                 case BOOL -> ps.setObject(at, x, Types.BOOLEAN);
                 case TS -> ps.setObject(at, x, Types.TIMESTAMP);

@@ -1,6 +1,7 @@
 package io.coilgun.cluster.directory;
 
 import io.coilgun.cluster.catalog.CatalogKey;
+import io.coilgun.cluster.catalog.CatalogLog;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.sync.Changes;
@@ -30,8 +31,11 @@ public final class ClusterDirectory implements AutoCloseable {
 
     /** Takes the catalog's records after the ones the node recovered at start; on the directory's thread. */
     public interface CatalogFollower {
-        /** @param ddl the record's DDL, or null for a tombstone */
-        void follow(long offset, CatalogKey key, String ddl);
+        /**
+         * @param ddl the record's DDL, or null for a tombstone
+         * @param exactNumerics see {@link io.coilgun.cluster.catalog.CatalogLog.Entry}
+         */
+        void follow(long offset, CatalogKey key, String ddl, boolean exactNumerics);
     }
 
     private final KafkaConsumer<byte[], byte[]> consumer;
@@ -93,7 +97,8 @@ public final class ClusterDirectory implements AutoCloseable {
                         statusChanges.signal();
                     } else {
                         follower.follow(r.offset(), CatalogKey.parse(key),
-                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8));
+                                r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8),
+                                CatalogLog.exactNumerics(r.headers()));
                     }
                 }
             } catch (WakeupException e) {

@@ -7,6 +7,7 @@ import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.planner.event.GroupKeys;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.window.MetricOperator;
 import java.io.ByteArrayInputStream;
@@ -15,6 +16,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -80,11 +82,26 @@ public final class MetricStateReader {
                 Page page = decode(reads.read(id, READ, request(metric.name(), width, null, after),
                         MetricStateReader::page));
                 for (GroupValues g : page.rows) {
-                    visitor.accept(new Row(GroupKeys.decode(g.group, 0, types), g.values, page.streamTime));
+                    visitor.accept(new Row(atColumnScales(stream, metric, GroupKeys.decode(g.group, 0, types)),
+                            g.values, page.streamTime));
                 }
                 after = page.next;
             } while (after != null);
         }
+    }
+
+    /**
+     * A group's values with each NUMERIC(p, s) column's value at its scale again (a key keeps a numeric without
+     * trailing zeros: 1.50 and 1.5 are one group).
+     */
+    private static Object[] atColumnScales(StreamDef stream, MetricDef metric, Object[] group) {
+        for (int i = 0; i < group.length; i++) {
+            StreamColumn c = stream.column(metric.groupBy().get(i));
+            if (group[i] instanceof BigDecimal d && c.scale() >= 0) {
+                group[i] = d.setScale(c.scale());
+            }
+        }
+        return group;
     }
 
     /** One group's encoded key and values. */

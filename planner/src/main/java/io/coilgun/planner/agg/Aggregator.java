@@ -94,7 +94,7 @@ public abstract class Aggregator {
         return false;
     }
 
-    /** The value reported for the window: a Long, a Double or null. */
+    /** The value reported for the window: a Long, a Double, a BigDecimal or null. */
     public abstract Object result(ByteBuffer state, int at);
 
     /** Writes {@link #result} into value {@code i} of {@code out}, without boxing it where overridden. */
@@ -103,10 +103,20 @@ public abstract class Aggregator {
     }
 
     public static Aggregator of(AggregationDef def, ColumnType argumentType) {
+        return of(def, argumentType, false);
+    }
+
+    /**
+     * The aggregator of {@code def} over an argument of {@code argumentType}; {@code ownScales}: a NUMERIC column
+     * without a declared scale, whose values keep their own.
+     */
+    public static Aggregator of(AggregationDef def, ColumnType argumentType, boolean ownScales) {
+        boolean numeric = argumentType == ColumnType.NUMERIC;
         return switch (def.kind()) {
             case COUNT_STAR, COUNT -> new CountAggregator(def);
-            case SUM -> argumentType.isIntegral() ? new LongSumAggregator(def) : new DoubleSumAggregator(def, false);
-            case AVG -> new DoubleSumAggregator(def, true);
+            case SUM -> argumentType.isIntegral() ? new LongSumAggregator(def)
+                    : numeric ? new NumericSumAggregator(def, false, ownScales) : new DoubleSumAggregator(def, false);
+            case AVG -> numeric ? new NumericSumAggregator(def, true, ownScales) : new DoubleSumAggregator(def, true);
             case STDDEV -> new VarianceAggregator(def, true);
             case STDDEV_POP -> new VarianceAggregator(def, false);
             default -> throw new IllegalArgumentException(def.kind() + " is not supported yet");

@@ -16,4 +16,17 @@ public interface Argument {
 
     /** The value boxed, as {@link Aggregator#add(java.nio.ByteBuffer, int, Object)} takes it (null for NULL). */
     Object value();
+
+    /**
+     * The bytes of a NUMERIC argument read in place, in {@link io.coilgun.planner.event.NumericBytes}' form from
+     * {@link #numericOffset()}; null when the argument is no column read in place ({@link #value()} then).
+     */
+    default byte[] numericBytes() {
+        return null;
+    }
+
+    /** Where {@link #numericBytes()}' value starts. */
+    default int numericOffset() {
+        return -1;
+    }
 }

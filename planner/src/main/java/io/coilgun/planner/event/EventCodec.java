@@ -2,6 +2,7 @@ package io.coilgun.planner.event;
 
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.StreamDef;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -15,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  * bytes  null bitmap, one bit per column, ceil(n / 8) bytes
  * values in column order, absent when null:
  *        BOOLEAN 1 byte, INTEGER 4, BIGINT 8, DOUBLE 8 (IEEE), TIMESTAMP 8 (micros since epoch),
- *        VARCHAR int length + UTF-8 bytes
+ *        VARCHAR int length + UTF-8 bytes, NUMERIC short scale + unsigned short length + the unscaled value's
+ *        two's-complement bytes ({@link NumericBytes})
  * </pre>
  * All integers big-endian. Values are {@link ColumnType#javaClass()} objects.
  * An event written at an older schema version decodes with NULL for the columns added since.
@@ -59,7 +61,7 @@ public final class EventCodec {
     public byte[] encode(Object[] values, long assignedId) {
         int bitmap = (types.length + 7) / 8;
         int size = HEADER + bitmap;
-        byte[][] strings = new byte[types.length][];
+        byte[][] strings = new byte[types.length][]; // a VARCHAR's UTF-8 bytes, a NUMERIC's unscaled value
         for (int i = 0; i < types.length; i++) {
             if (values[i] != null) {
                 size += switch (types[i]) {
@@ -70,7 +72,10 @@ public final class EventCodec {
                         strings[i] = ((String) values[i]).getBytes(StandardCharsets.UTF_8);
                         yield 4 + strings[i].length;
                     }
-                    case NUMERIC -> throw new IllegalArgumentException("NUMERIC is not a stream column type");
+                    case NUMERIC -> {
+                        strings[i] = NumericBytes.unscaled((BigDecimal) values[i]);
+                        yield NumericBytes.HEADER + strings[i].length;
+                    }
                 };
             }
         }
@@ -94,6 +99,8 @@ public final class EventCodec {
                 case BIGINT, TIMESTAMP -> buf.putLong((Long) v);
                 case DOUBLE -> buf.putDouble((Double) v);
                 case VARCHAR -> buf.putInt(strings[i].length).put(strings[i]);
+                case NUMERIC -> buf.putShort((short) ((BigDecimal) v).scale())
+                        .putShort((short) strings[i].length).put(strings[i]);
             }
         }
         return buf.array();
@@ -141,7 +148,11 @@ public final class EventCodec {
                 case INTEGER -> buf.getInt();
                 case BIGINT, TIMESTAMP -> buf.getLong();
                 case DOUBLE -> buf.getDouble();
-                case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
+                case NUMERIC -> {
+                    int at = buf.position();
+                    buf.position(at + NumericBytes.size(bytes, at));
+                    yield NumericBytes.read(bytes, at);
+                }
                 case VARCHAR -> {
                     int len = buf.getInt();
                     String s = new String(bytes, buf.position(), len, StandardCharsets.UTF_8);

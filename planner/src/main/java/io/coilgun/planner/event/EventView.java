@@ -63,7 +63,7 @@ public final class EventView {
                 case INTEGER -> 4;
                 case BIGINT, TIMESTAMP, DOUBLE -> 8;
                 case VARCHAR -> 4 + readInt(bytes, p);
-                case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
+                case NUMERIC -> NumericBytes.size(bytes, p);
             };
         }
         for (int i = width; i < at.length; i++) {
@@ -99,10 +99,21 @@ public final class EventView {
         return codec.type(column) == ColumnType.INTEGER ? readInt(data, at[column]) : readLong(data, at[column]);
     }
 
-    /** A DOUBLE column's value, or an integral column's as a double (not NULL). */
+    /** A DOUBLE column's value, or an integral or NUMERIC column's as a double (not NULL). */
     public double getDouble(int column) {
-        return codec.type(column) == ColumnType.DOUBLE ? Double.longBitsToDouble(readLong(data, at[column]))
-                : (double) getLong(column);
+        return switch (codec.type(column)) {
+            case DOUBLE -> Double.longBitsToDouble(readLong(data, at[column]));
+            case NUMERIC -> NumericBytes.fitsLong(data, at[column])
+                    ? NumericBytes.doubleValue(NumericBytes.unscaledLong(data, at[column]),
+                            NumericBytes.scale(data, at[column]))
+                    : NumericBytes.read(data, at[column]).doubleValue();
+            default -> (double) getLong(column);
+        };
+    }
+
+    /** Where a NUMERIC column's value starts in {@link #data()}, in {@link NumericBytes}' form (not NULL). */
+    public int numericOffset(int column) {
+        return at[column];
     }
 
     public boolean getBoolean(int column) {

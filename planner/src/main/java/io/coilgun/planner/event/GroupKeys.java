@@ -2,13 +2,16 @@ package io.coilgun.planner.event;
 
 import io.coilgun.planner.model.ColumnType;
 import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
  * Encodes the values of group-by fields into a byte key that orders and compares by value.
  * Each value is a tag byte (0 = NULL, 1 = value) followed, for strings, by the UTF-8 bytes and a 0 terminator
- * (0 bytes inside strings are escaped as 0x00 0xFF), for numbers by 8 sign-flipped big-endian bytes.
+ * (0 bytes inside strings are escaped as 0x00 0xFF), for numbers by 8 sign-flipped big-endian bytes, for NUMERIC
+ * values by their plain text without trailing zeros and a 0 terminator ({@code 1.5} and {@code 1.50} are one group,
+ * as in Postgres; such keys compare by value but order by their text).
  * The same encoding is the Kafka record key of a partitioner topic, so one group always lands on one task.
  */
 public final class GroupKeys {
@@ -59,6 +62,13 @@ public final class GroupKeys {
                     out[at++] = 0;
                 }
                 case BOOLEAN -> out[at++] = (byte) (e.getBoolean(c) ? 1 : 0);
+                case NUMERIC -> {
+                    String text = numericText(NumericBytes.read(e.data(), e.numericOffset(c)));
+                    for (int i = 0; i < text.length(); i++) {
+                        out[at++] = (byte) text.charAt(i);
+                    }
+                    out[at++] = 0;
+                }
                 case DOUBLE -> {
                     long bits = Double.doubleToLongBits(e.getDouble(c));
                     at = writeLong(out, at, bits ^ ((bits >> 63) | Long.MIN_VALUE));
@@ -83,8 +93,14 @@ public final class GroupKeys {
                 yield n;
             }
             case BOOLEAN -> 2;
+            case NUMERIC -> numericText(NumericBytes.read(e.data(), e.numericOffset(c))).length() + 2;
             default -> 9;
         };
+    }
+
+    /** A NUMERIC key's text: one for equal values ({@code 1.50} is {@code 1.5}), ASCII without NUL. */
+    private static String numericText(BigDecimal d) {
+        return d.signum() == 0 ? "0" : d.stripTrailingZeros().toPlainString();
     }
 
     private static int writeLong(byte[] out, int at, long l) {
@@ -125,6 +141,9 @@ public final class GroupKeys {
         if (v instanceof String s) {
             return isPlainAscii(s) ? s.length() + 2 : escaped(s).length + 2;
         }
+        if (v instanceof BigDecimal d) {
+            return numericText(d).length() + 2;
+        }
         return v instanceof Boolean ? 2 : 9;
     }
 
@@ -135,6 +154,9 @@ public final class GroupKeys {
             return at + 1;
         }
         out[at++] = 1;
+        if (v instanceof BigDecimal d) {
+            v = numericText(d); // written as a string
+        }
         if (v instanceof String s) {
             if (isPlainAscii(s)) {
                 for (int i = 0; i < s.length(); i++) {
@@ -191,7 +213,7 @@ public final class GroupKeys {
 
     /**
      * Reads the values of a key {@link #encode} wrote, from {@code offset}, one per type (INTEGER as Integer,
-     * BIGINT and TIMESTAMP as Long, DOUBLE, VARCHAR, BOOLEAN).
+     * BIGINT and TIMESTAMP as Long, DOUBLE, VARCHAR, BOOLEAN, NUMERIC without trailing zeros).
      */
     public static Object[] decode(byte[] key, int offset, ColumnType[] types) {
         Object[] values = new Object[types.length];
@@ -211,6 +233,14 @@ public final class GroupKeys {
                     values[i] = s.toString(StandardCharsets.UTF_8);
                 }
                 case BOOLEAN -> values[i] = key[at++] != 0;
+                case NUMERIC -> {
+                    int end = at;
+                    while (key[end] != 0) {
+                        end++;
+                    }
+                    values[i] = new BigDecimal(new String(key, at, end - at, StandardCharsets.US_ASCII));
+                    at = end + 1;
+                }
                 case DOUBLE -> {
                     long bits = ByteBuffer.wrap(key, at, 8).getLong();
                     bits ^= ((~bits) >> 63) | Long.MIN_VALUE;

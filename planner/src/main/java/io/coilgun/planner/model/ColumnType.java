@@ -14,8 +14,8 @@ public enum ColumnType {
     VARCHAR(String.class, "VARCHAR"),
     TIMESTAMP(Long.class, "TIMESTAMP"),
     /**
-     * Only as the result type of an aggregation ({@code SUM} of {@code BIGINT}, exact, as Postgres' numeric): a
-     * stream column declared NUMERIC is stored as a DOUBLE.
+     * Exact decimal numbers, as Postgres' numeric: a stream column's values are {@link BigDecimal}s, of the column's
+     * scale when it declares one ({@link StreamColumn#scale()}); also the result of {@code SUM} of {@code BIGINT}.
      */
     NUMERIC(BigDecimal.class, "NUMERIC");
 

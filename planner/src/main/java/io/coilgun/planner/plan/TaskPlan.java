@@ -181,7 +181,7 @@ public final class TaskPlan implements AutoCloseable {
             StringBuilder columns = new StringBuilder();
             for (int i = 0; i < s.schemaWidth(v); i++) {
                 columns.append(i == 0 ? "" : ", ").append(s.column(i).name()).append(' ')
-                        .append(s.column(i).type().sqlName());
+                        .append(s.column(i).typeName());
             }
             reservoir.registerSchema(v, columns.toString());
         }

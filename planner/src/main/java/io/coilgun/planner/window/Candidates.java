@@ -1,9 +1,11 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.planner.event.NumericBytes;
 import io.coilgun.planner.expr.SqlFunctions;
 import io.coilgun.planner.model.AggregationKind;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -163,13 +165,15 @@ final class Candidates {
         return c;
     }
 
-    /** Tagged values in state rows: null, long, double, string, boolean. */
+    /** Tagged values in state rows: null, long, double, string, boolean, numeric. */
     static final class Values {
         private static final byte NULL = 0;
         private static final byte LONG = 1;
         private static final byte DOUBLE = 2;
         private static final byte STRING = 3;
         private static final byte BOOLEAN = 4;
+        /** A NUMERIC value: {@link NumericBytes}' form after the tag. */
+        private static final byte NUMERIC = 5;
         private static final VarHandle BIG_ENDIAN_LONG =
                 MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
         private static final VarHandle BIG_ENDIAN_INT =
@@ -185,6 +189,9 @@ final class Candidates {
             if (v instanceof String s) {
                 return 1 + 4 + s.getBytes(StandardCharsets.UTF_8).length;
             }
+            if (v instanceof BigDecimal d) {
+                return 1 + NumericBytes.HEADER + NumericBytes.unscaled(NumericBytes.normal(d)).length;
+            }
             return v instanceof Boolean ? 2 : 9;
         }
 
@@ -193,6 +200,9 @@ final class Candidates {
                 b.put(NULL);
             } else if (v instanceof Double d) {
                 b.put(DOUBLE).putDouble(d);
+            } else if (v instanceof BigDecimal d) {
+                b.put(NUMERIC);
+                NumericBytes.write(b, NumericBytes.normal(d));
             } else if (v instanceof Number n) {
                 b.put(LONG).putLong(n.longValue());
             } else if (v instanceof String s) {
@@ -226,6 +236,14 @@ final class Candidates {
             return at + 5 + len;
         }
 
+        /** A NUMERIC value given in {@link NumericBytes}' form at {@code bytes[off]}. */
+        static int writeNumeric(byte[] out, int at, byte[] bytes, int off) {
+            int n = NumericBytes.size(bytes, off);
+            out[at] = NUMERIC;
+            System.arraycopy(bytes, off, out, at + 1, n);
+            return at + 1 + n;
+        }
+
         static int writeBoolean(byte[] out, int at, boolean v) {
             out[at] = BOOLEAN;
             out[at + 1] = (byte) (v ? 1 : 0);
@@ -243,6 +261,11 @@ final class Candidates {
                 case NULL -> null;
                 case LONG -> b.getLong();
                 case DOUBLE -> b.getDouble();
+                case NUMERIC -> {
+                    BigDecimal d = NumericBytes.read(b.array(), b.arrayOffset() + b.position());
+                    b.position(b.position() + NumericBytes.size(b.array(), b.arrayOffset() + b.position()));
+                    yield d;
+                }
                 case STRING -> {
                     byte[] bytes = new byte[b.getInt()];
                     b.get(bytes);

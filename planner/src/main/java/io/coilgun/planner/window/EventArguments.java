@@ -2,6 +2,7 @@ package io.coilgun.planner.window;
 
 import io.coilgun.planner.agg.Argument;
 import io.coilgun.planner.event.EventView;
+import io.coilgun.planner.event.NumericBytes;
 import io.coilgun.planner.expr.CompiledExpression;
 import io.coilgun.planner.expr.Expressions;
 import io.coilgun.planner.model.ColumnType;
@@ -111,6 +112,7 @@ final class EventArguments {
                     case VARCHAR -> Candidates.Values.writeString(out, at, e.data(), e.stringOffset(c),
                             e.stringLength(c));
                     case BOOLEAN -> Candidates.Values.writeBoolean(out, at, e.getBoolean(c));
+                    case NUMERIC -> Candidates.Values.writeNumeric(out, at, e.data(), e.numericOffset(c));
                     default -> Candidates.Values.writeLong(out, at, e.getLong(c));
                 };
             }
@@ -128,6 +130,7 @@ final class EventArguments {
         return switch (types[column]) {
             case VARCHAR -> 1 + 4 + e.stringLength(column);
             case BOOLEAN -> 2;
+            case NUMERIC -> 1 + NumericBytes.size(e.data(), e.numericOffset(column));
             default -> 9;
         };
     }
@@ -157,6 +160,16 @@ final class EventArguments {
         @Override
         public Object value() {
             return boxed ? value : column < 0 ? Boolean.TRUE : event.value(column);
+        }
+
+        @Override
+        public byte[] numericBytes() {
+            return !boxed && column >= 0 && event.type(column) == ColumnType.NUMERIC ? event.data() : null;
+        }
+
+        @Override
+        public int numericOffset() {
+            return event.numericOffset(column);
         }
     }
 }

@@ -173,8 +173,9 @@ public final class WindowMetric implements MetricOperator {
                 at += 8; // the distinct count; the count of each value is a row of its own (see distinctKey)
                 continue;
             }
-            aggregators[i] = Aggregator.of(agg, agg.argument() >= 0 ? stream.column(agg.argument()).type()
-                    : agg.resultType() == ColumnType.BIGINT || agg.resultType() == ColumnType.NUMERIC
+            aggregators[i] = agg.argument() >= 0 ? Aggregator.of(agg, stream.column(agg.argument()).type(),
+                    stream.column(agg.argument()).unconstrained())
+                    : Aggregator.of(agg, agg.resultType() == ColumnType.BIGINT || agg.resultType() == ColumnType.NUMERIC
                             ? ColumnType.BIGINT : ColumnType.DOUBLE);
             at += aggregators[i].stateBytes();
         }

@@ -7,6 +7,8 @@ import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,12 +17,13 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link EventView} against {@link EventCodec#decode}: every column type, NULLs, strings with NUL bytes and non-ASCII
+ * {@link EventView} against {@link EventCodec#decode}: every column type (NUMERIC of any scale and size), NULLs, strings with NUL bytes and non-ASCII
  * characters, events of an older schema version; and the group keys it writes against {@link GroupKeys#encode}.
  */
 class EventViewTest {
     private static final ColumnType[] TYPES = {ColumnType.BIGINT, ColumnType.TIMESTAMP, ColumnType.VARCHAR,
-        ColumnType.INTEGER, ColumnType.DOUBLE, ColumnType.BOOLEAN, ColumnType.VARCHAR, ColumnType.DOUBLE};
+        ColumnType.INTEGER, ColumnType.DOUBLE, ColumnType.BOOLEAN, ColumnType.VARCHAR, ColumnType.DOUBLE,
+        ColumnType.NUMERIC};
 
     @Test
     void readsWhatDecodeReadsAndWritesTheSameKeys() {
@@ -30,7 +33,7 @@ class EventViewTest {
             columns.add(new StreamColumn("c" + i, TYPES[i], false));
         }
         StreamDef v1 = new StreamDef("s", columns.subList(0, 5), 1, 0, List.of("c2"), 1, 1, LatePolicy.REJECT, "");
-        StreamDef v2 = new StreamDef("s", columns, 1, 0, List.of("c2"), 1, 1, LatePolicy.REJECT, "", List.of(5, 8), 0,
+        StreamDef v2 = new StreamDef("s", columns, 1, 0, List.of("c2"), 1, 1, LatePolicy.REJECT, "", List.of(5, 9), 0,
                 StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, 1);
         EventCodec old = new EventCodec(v1);
         EventCodec codec = new EventCodec(v2);
@@ -59,6 +62,11 @@ class EventViewTest {
                             StandardCharsets.UTF_8);
                     case BOOLEAN -> view.getBoolean(i);
                     case DOUBLE -> view.getDouble(i);
+                    case NUMERIC -> {
+                        BigDecimal d = NumericBytes.read(view.data(), view.numericOffset(i));
+                        assertEquals(d.doubleValue(), view.getDouble(i), d.toString());
+                        yield d;
+                    }
                     case INTEGER -> (int) view.getLong(i);
                     default -> view.getLong(i);
                 };
@@ -91,6 +99,8 @@ class EventViewTest {
                 default -> (double) random.nextInt(1000) / 100;
             };
             case BOOLEAN -> random.nextBoolean();
+            case NUMERIC -> new BigDecimal(new BigInteger(random.nextInt(5) == 0 ? 70 : 1 + random.nextInt(40), random)
+                    .multiply(BigInteger.valueOf(random.nextBoolean() ? 1 : -1)), random.nextInt(21));
             default -> {
                 StringBuilder s = new StringBuilder();
                 String alphabet = "ab\0é€😀z";

@@ -1,5 +1,6 @@
 package io.coilgun.planner.oracle;
 
+import io.coilgun.planner.agg.NumericQuotient;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Arrays;
@@ -9,10 +10,11 @@ import java.util.List;
 /**
  * The aggregations of docs/sql.md (CREATE METRIC) over the non-NULL arguments of a window, given in (event time,
  * arrival) order. Arguments are of their SQL type's Java class: {@code Integer} (integer), {@code Long} (bigint),
- * {@code Double} (double precision), {@code String} (character varying), {@code Boolean}, {@code LocalDateTime}
- * (timestamp); so are the results, with {@code Long} for the counts, {@code Double} for AVG and the standard
- * deviations, and for SUM: {@code Long} of integers, an exact {@code BigDecimal} of bigints (Postgres' numeric),
- * {@code Double} of doubles. Integer sums are exact; sums, averages and standard deviations of doubles are computed
+ * {@code Double} (double precision), {@code BigDecimal} (numeric), {@code String} (character varying), {@code
+ * Boolean}, {@code LocalDateTime} (timestamp); so are the results, with {@code Long} for the counts, {@code Double}
+ * for the standard deviations and AVG but of numerics (exact: the sum divided to Postgres' quotient scale), and for
+ * SUM: {@code Long} of integers, an exact {@code BigDecimal} of bigints and numerics (Postgres' numeric, of the
+ * largest scale of the values), {@code Double} of doubles. Integer sums are exact; sums, averages and standard deviations of doubles are computed
  * in doubles (the engine's are exact sums, correctly rounded: compare them within a tolerance). No value gives COUNT
  * 0 and NULL for the others; STDDEV needs two.
  */
@@ -24,9 +26,10 @@ public enum Aggregation {
         int n = values.size();
         return switch (this) {
             case COUNT -> (long) n;
-            case COUNT_DISTINCT -> (long) new HashSet<>(values).size();
+            case COUNT_DISTINCT -> (long) new HashSet<>(values.stream().map(Aggregation::distinct).toList()).size();
             case SUM -> n == 0 ? null : sum(values);
-            case AVG -> n == 0 ? null : doubleSum(values) / n;
+            case AVG -> n == 0 ? null : values.get(0) instanceof BigDecimal
+                    ? NumericQuotient.divide((BigDecimal) sum(values), BigDecimal.valueOf(n)) : doubleSum(values) / n;
             case STDDEV -> n < 2 ? null : standardDeviation(values, n - 1);
             case STDDEV_POP -> n == 0 ? null : standardDeviation(values, n);
             case MIN -> n == 0 ? null : extreme(values, -1);
@@ -61,6 +64,13 @@ public enum Aggregation {
         if (first instanceof Double) {
             return doubleSum(values);
         }
+        if (first instanceof BigDecimal) {
+            BigDecimal sum = BigDecimal.ZERO; // of the largest scale of the values, as Postgres' numeric sum
+            for (Object v : values) {
+                sum = sum.add((BigDecimal) v);
+            }
+            return sum;
+        }
         throw new IllegalArgumentException("Postgres has no sum of " + first.getClass().getSimpleName());
     }
 
@@ -84,10 +94,15 @@ public enum Aggregation {
     }
 
     private static double number(Object v) {
-        if (v instanceof Double || v instanceof Integer || v instanceof Long) {
+        if (v instanceof Double || v instanceof Integer || v instanceof Long || v instanceof BigDecimal) {
             return ((Number) v).doubleValue();
         }
         throw new IllegalArgumentException("not a number: " + v.getClass().getSimpleName());
+    }
+
+    /** A value as DISTINCT tells values apart: numerics by value ({@code 1.5} and {@code 1.50} are one). */
+    private static Object distinct(Object v) {
+        return v instanceof BigDecimal d ? (d.signum() == 0 ? BigDecimal.ZERO : d.stripTrailingZeros()) : v;
     }
 
     /** The first smallest ({@code sign} -1) or largest ({@code sign} 1) value; text by C collation. */

@@ -194,8 +194,8 @@ final class MetricCompiler {
 
     /**
      * The aggregation with its result type, the type Postgres reports for it over the stream's column types (int4,
-     * int8, float8, varchar, bool, timestamp), except AVG and the STDDEVs of integers: double precision (read out
-     * correctly rounded from an exact sum) where Postgres says numeric. Combinations Postgres has no function for
+     * int8, float8, numeric, varchar, bool, timestamp), except AVG of integers and the STDDEVs of integers and
+     * numerics: double precision (read out correctly rounded from an exact sum) where Postgres says numeric. Combinations Postgres has no function for
      * are refused as Postgres refuses them (42883, at the aggregation).
      */
     private static AggregationDef finish(SqlText sql, Written w, ColumnType type, String expression) {
@@ -204,9 +204,12 @@ final class MetricCompiler {
             case COUNT, COUNT_DISTINCT -> ColumnType.BIGINT;
             // sum(int4) is int8, sum(int8) numeric: exact, never wraps
             case SUM -> type == ColumnType.INTEGER ? ColumnType.BIGINT
-                    : type == ColumnType.BIGINT ? ColumnType.NUMERIC : type == ColumnType.DOUBLE ? ColumnType.DOUBLE
-                    : null;
-            case AVG, STDDEV, STDDEV_POP -> type.isNumeric() ? ColumnType.DOUBLE : null;
+                    : type == ColumnType.BIGINT || type == ColumnType.NUMERIC ? ColumnType.NUMERIC
+                    : type == ColumnType.DOUBLE ? ColumnType.DOUBLE : null;
+            // avg(numeric) is exact, to Postgres' scale; the others read out of doubles
+            case AVG -> type == ColumnType.NUMERIC && w.column() >= 0 ? ColumnType.NUMERIC
+                    : type.isNumeric() ? ColumnType.DOUBLE : null;
+            case STDDEV, STDDEV_POP -> type.isNumeric() ? ColumnType.DOUBLE : null;
             // min(boolean) does not exist in Postgres; min(varchar) is text in the C collation
             case MIN, MAX -> type == ColumnType.BOOLEAN ? null : type;
             // the value of one event of the window, of any type

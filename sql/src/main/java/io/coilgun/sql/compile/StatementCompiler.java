@@ -52,7 +52,7 @@ public final class StatementCompiler {
      */
     public static Object[] streamRow(StreamDef s) {
         return new Object[] {s.name(), String.join(", ", s.columns().stream()
-                .map(c -> c.name() + " " + c.type().sqlName()).toList()), s.column(s.eventTimeIndex()).name(),
+                .map(c -> c.name() + " " + c.typeName()).toList()), s.column(s.eventTimeIndex()).name(),
             s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
             s.partitionCounts().isEmpty() ? s.partitions() : null, Durations.format(s.latenessMicros()), s.latePolicy().name().toLowerCase(Locale.ROOT),
             Durations.format(s.dedupHorizonMicros()), s.schemaVersion(), s.replicas()};

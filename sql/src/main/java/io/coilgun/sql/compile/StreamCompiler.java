@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlNode;
 
 /**
@@ -38,6 +39,8 @@ import org.apache.calcite.sql.SqlNode;
 final class StreamCompiler {
     static final int MAX_PARTITIONS = 1024;
     static final int MAX_NAME = 100;
+    /** Postgres' largest precision in a NUMERIC type modifier. */
+    private static final int NUMERIC_MAX_PRECISION = 1000;
     private static final Pattern TOPIC_SAFE = Pattern.compile("[A-Za-z0-9_]{1," + MAX_NAME + "}");
 
     private StreamCompiler() {
@@ -56,7 +59,7 @@ final class StreamCompiler {
             if (!seen.add(col)) {
                 throw sql.error(SqlState.DUPLICATE_COLUMN, "column \"" + col + "\" specified more than once", c.name());
             }
-            columns.add(new StreamColumn(col, columnType(sql, c), c.notNull()));
+            columns.add(column(sql, c, c.notNull()));
         }
         StreamDef probe = new StreamDef(name, columns, -1, -1, List.of(), 1, 0, LatePolicy.REJECT, ddl);
 
@@ -173,7 +176,7 @@ final class StreamCompiler {
             throw sql.error(SqlState.NOT_NULL_VIOLATION, "column \"" + col + "\" cannot be NOT NULL: the events "
                     + "already in stream \"" + name + "\" have no value for it", c);
         }
-        return new AlterStreamStatement(stream.withColumn(new StreamColumn(col, columnType(sql, c), false)), ddl);
+        return new AlterStreamStatement(stream.withColumn(column(sql, c, false)), ddl);
     }
 
     /**
@@ -194,19 +197,37 @@ final class StreamCompiler {
         return new AlterStreamStatement(altered, ddl, true);
     }
 
-    private static ColumnType columnType(SqlText sql, SqlStreamColumn c) {
+    private static StreamColumn column(SqlText sql, SqlStreamColumn c, boolean notNull) {
+        String name = c.name().getSimple();
         String type = c.type().getTypeName().getSimple().toUpperCase(Locale.ROOT);
-        return switch (type) {
+        ColumnType t = switch (type) {
             case "BOOLEAN", "BOOL" -> ColumnType.BOOLEAN;
             case "INTEGER", "INT", "INT4", "SMALLINT", "INT2", "TINYINT" -> ColumnType.INTEGER;
             case "BIGINT", "INT8" -> ColumnType.BIGINT;
-            case "DOUBLE", "FLOAT", "FLOAT8", "REAL", "FLOAT4", "DECIMAL", "NUMERIC" -> ColumnType.DOUBLE;
+            case "DOUBLE", "FLOAT", "FLOAT8", "REAL", "FLOAT4" -> ColumnType.DOUBLE;
+            case "DECIMAL", "NUMERIC" -> ColumnType.NUMERIC;
             case "VARCHAR", "CHAR", "TEXT", "STRING" -> ColumnType.VARCHAR;
             case "TIMESTAMP" -> ColumnType.TIMESTAMP;
             default -> throw sql.error(SqlState.UNDEFINED_OBJECT, "type \"" + type.toLowerCase(Locale.ROOT)
-                    + "\" is not supported for stream columns (use BOOLEAN, INTEGER, BIGINT, DOUBLE, VARCHAR or "
-                    + "TIMESTAMP)", c.type());
+                    + "\" is not supported for stream columns (use BOOLEAN, INTEGER, BIGINT, DOUBLE, NUMERIC, VARCHAR "
+                    + "or TIMESTAMP)", c.type());
         };
+        if (t != ColumnType.NUMERIC || !(c.type().getTypeNameSpec() instanceof SqlBasicTypeNameSpec spec)
+                || spec.getPrecision() < 0) {
+            return new StreamColumn(name, t, notNull);
+        }
+        // Postgres' type modifier: NUMERIC(p) is NUMERIC(p, 0)
+        int precision = spec.getPrecision();
+        int scale = Math.max(spec.getScale(), 0);
+        if (precision < 1 || precision > NUMERIC_MAX_PRECISION) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "NUMERIC precision " + precision
+                    + " must be between 1 and " + NUMERIC_MAX_PRECISION, c.type());
+        }
+        if (scale > precision) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "NUMERIC scale " + scale
+                    + " must be between 0 and precision " + precision, c.type());
+        }
+        return new StreamColumn(name, t, notNull, precision, scale);
     }
 
     private static int eventTimeIndex(SqlText sql, SqlCreateStream node, StreamDef probe, String eventTime) {

@@ -1,6 +1,7 @@
 package io.coilgun.sql.compile;
 
 import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.event.NumericBytes;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.Durations;
@@ -45,6 +46,9 @@ import org.apache.calcite.util.TimestampString;
  * server clock: docs/sql.md rejects events more than {@link #maxFutureMicros()} past it.
  */
 public final class ValueConverter {
+    /** Postgres' limits of a numeric value: digits before the point, and after it. */
+    private static final int NUMERIC_MAX_INTEGER_DIGITS = 131_072;
+    private static final int NUMERIC_MAX_SCALE = 16_383;
     /** docs/sql.md's default bound on how far past the server clock an event time may be. */
     public static final long DEFAULT_MAX_FUTURE_MICROS = Durations.MINUTE;
 
@@ -78,7 +82,8 @@ public final class ValueConverter {
      *     42804 for a value of another type, 0A000 for an expression that is not a literal
      */
     Object convert(SqlText sql, SqlNode expr, StreamColumn column) {
-        if (expr instanceof SqlDynamicParam param && column.type() != ColumnType.TIMESTAMP) {
+        if (expr instanceof SqlDynamicParam param && column.type() != ColumnType.TIMESTAMP
+                && column.type() != ColumnType.NUMERIC) {
             // A bound value already of the column's Java type (a Long for BIGINT, ...) is the value: the common
             // case of a prepared INSERT, taken without a detour through a literal.
             Object value = sql.value(param);
@@ -102,7 +107,7 @@ public final class ValueConverter {
             };
             case BOOLEAN -> toBoolean(sql, expr, column, lit);
             case TIMESTAMP -> toTimestamp(sql, expr, column, lit);
-            case NUMERIC -> throw new IllegalStateException("NUMERIC is not a stream column type");
+            case NUMERIC -> toNumeric(sql, expr, column, lit);
         };
     }
 
@@ -174,6 +179,49 @@ public final class ValueConverter {
                     "value out of range: overflow for type double precision", expr);
         }
         return d;
+    }
+
+    private static Object toNumeric(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {
+        BigDecimal n;
+        if (lit.kind == LiteralKind.NUMBER) {
+            n = lit.number;
+        } else if (lit.kind == LiteralKind.TEXT) {
+            String t = lit.text.trim();
+            try {
+                n = new BigDecimal(t);
+            } catch (NumberFormatException e) {
+                if (t.equalsIgnoreCase("nan") || t.toLowerCase(Locale.ROOT).matches("[+-]?inf(inity)?")) {
+                    throw sql.error(SqlState.FEATURE_NOT_SUPPORTED, "a NUMERIC stream column does not keep NaN or "
+                            + "infinity (a DOUBLE column does)", expr);
+                }
+                throw sql.error(SqlState.INVALID_TEXT_REPRESENTATION, "invalid input syntax for type numeric: \""
+                        + lit.text + "\"", expr);
+            }
+        } else {
+            throw mismatch(sql, expr, column, lit);
+        }
+        return numeric(sql, expr, column, n);
+    }
+
+    /**
+     * {@code n} as column {@code column} keeps it, as Postgres stores it: rounded half away from zero to the
+     * column's scale; 22003 when it has more digits before the point than the column's precision allows.
+     */
+    static BigDecimal numeric(SqlText sql, SqlNode expr, StreamColumn column, BigDecimal n) {
+        if (column.precision() < 0) {
+            if (n.precision() - n.scale() > NUMERIC_MAX_INTEGER_DIGITS || n.scale() > NUMERIC_MAX_SCALE) {
+                throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "value overflows numeric format", expr);
+            }
+            return NumericBytes.normal(n);
+        }
+        BigDecimal v = n.setScale(column.scale(), RoundingMode.HALF_UP);
+        if (v.signum() != 0 && v.precision() - v.scale() > column.precision() - column.scale()) {
+            throw sql.error(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, "numeric field overflow: a field with precision "
+                    + column.precision() + ", scale " + column.scale() + " must round to an absolute value less "
+                    + "than " + (column.precision() == column.scale() ? "1" : "10^"
+                            + (column.precision() - column.scale())), expr);
+        }
+        return v;
     }
 
     private static Object toBoolean(SqlText sql, SqlNode expr, StreamColumn column, Literal lit) {

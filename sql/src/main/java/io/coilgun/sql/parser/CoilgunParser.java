@@ -159,6 +159,12 @@ public final class CoilgunParser {
         return offsetOf(sql, pos.getLineNum(), pos.getColumnNum());
     }
 
+    /** The indexes in {@code sql} where the node at {@code pos} begins and ends (exclusive). */
+    public static int[] span(String sql, SqlParserPos pos) {
+        return new int[] {charIndex(sql, pos.getLineNum(), pos.getColumnNum()),
+            Math.min(charIndex(sql, pos.getEndLineNum(), pos.getEndColumnNum()) + 1, sql.length())};
+    }
+
     /** The text of {@code sql} from the token at {@code start} on. */
     public static String textFrom(String sql, SqlParserPos start) {
         return sql.substring(charIndex(sql, start.getLineNum(), start.getColumnNum()));

@@ -56,12 +56,14 @@ final class InformationSchema {
                     case PgTypes.INT8 -> 64;
                     case PgTypes.FLOAT4 -> 24;
                     case PgTypes.FLOAT8 -> 53;
+                    case PgTypes.NUMERIC -> c.numericPrecision() < 0 ? null : c.numericPrecision();
                     default -> null;
                 };
+                boolean decimal = c.pgType() == PgTypes.NUMERIC;
                 rows.add(new Object[] {rels.database, r.schema(), r.name(), c.name(), ++n, null,
                     c.nullable() ? "YES" : "NO", ty == null ? "text" : ty.formatted(), null, null, precision,
-                    precision == null ? null : 2, precision == null || c.pgType() == PgTypes.FLOAT4
-                        || c.pgType() == PgTypes.FLOAT8 ? null : 0,
+                    precision == null ? null : decimal ? 10 : 2, precision == null || c.pgType() == PgTypes.FLOAT4
+                        || c.pgType() == PgTypes.FLOAT8 ? null : decimal ? c.numericScale() : 0,
                     c.pgType() == PgTypes.TIMESTAMP ? 6 : null, rels.database, "pg_catalog",
                     ty == null ? "text" : ty.name(), "NO", "NEVER", r.kind().equals("stream") ? "YES" : "NO"});
             }

@@ -156,7 +156,7 @@ final class PgCatalog {
             for (Col c : r.columns()) {
                 PgTypes.TypeInfo ty = PgTypes.info(c.pgType());
                 rows.add(new Object[] {r.oid(), c.name(), c.pgType(), -1, (short) (ty == null ? -1 : ty.length()),
-                    ++n, 0, -1, -1, false, "i", "p", "", !c.nullable(), false, false, "", "", false, true, 0,
+                    ++n, 0, -1, c.typmod(), false, "i", "p", "", !c.nullable(), false, false, "", "", false, true, 0,
                     ty != null && ty.category().equals("S") ? 100 : 0, null, null, null});
             }
         }

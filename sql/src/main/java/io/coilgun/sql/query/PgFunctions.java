@@ -252,6 +252,9 @@ public final class PgFunctions {
             return null;
         }
         PgTypes.TypeInfo t = PgTypes.info(type);
+        if (t != null && type == PgTypes.NUMERIC && typmod != null && typmod >= 4) {
+            return "numeric(" + ((typmod - 4) >> 16) + "," + ((typmod - 4) & 0xffff) + ")"; // as Postgres writes it
+        }
         return t == null ? "???" : t.formatted();
     }
 

@@ -1,5 +1,6 @@
 package io.coilgun.sql.query;
 
+import io.coilgun.planner.agg.NumericQuotient;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import java.math.BigDecimal;
@@ -11,12 +12,10 @@ import ch.obermuhlner.math.big.BigDecimalMath;
 /**
  * Postgres' {@code numeric} arithmetic where Calcite's differs, called from the code Calcite generates (see {@link
  * PgConvertlets}): a value cast to the unconstrained numeric keeps its own scale ({@code '1.50'::numeric} is 1.50, Calcite
- * would round it to the type's scale), and a quotient has Postgres' scale — at least 16 significant digits, and no
- * fewer decimals than either operand ({@code 1::numeric / 3} is 0.33333333333333333333, {@code 10::numeric / 4} is
- * 2.5000000000000000).
+ * would round it to the type's scale), and a quotient or a power has Postgres' scale ({@link NumericQuotient}).
  */
 public final class PgNumeric {
-    /** Postgres' minimum significant digits of a quotient. */
+    /** Postgres' minimum significant digits of a power. */
     private static final int MIN_SIGNIFICANT_DIGITS = 16;
     /** Postgres' largest scale a quotient is given. */
     private static final int MAX_DISPLAY_SCALE = 1000;
@@ -24,8 +23,6 @@ public final class PgNumeric {
     private static final int NUMERIC_MAX_WEIGHT_DIGITS = 131_072;
     /** The largest integer exponent computed by repeated multiplication (beyond it, by logarithms). */
     private static final int MAX_EXACT_EXPONENT = 100_000;
-    /** Decimal digits in one of Postgres' base-10,000 numeric digits. */
-    private static final int DEC_DIGITS = 4;
     private static final MathContext FLOAT8_DIGITS = new MathContext(15, RoundingMode.HALF_EVEN);
     private static final MathContext FLOAT4_DIGITS = new MathContext(6, RoundingMode.HALF_EVEN);
 
@@ -64,7 +61,7 @@ public final class PgNumeric {
         if (b.signum() == 0) {
             throw new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0);
         }
-        return a.divide(b, divideScale(a, b), RoundingMode.HALF_UP);
+        return NumericQuotient.divide(a, b);
     }
 
     /**
@@ -110,33 +107,6 @@ public final class PgNumeric {
         scale = Math.max(scale, Math.max(base.scale(), 0));
         scale = Math.max(scale, Math.max(exponent.scale(), 0));
         return Math.min(scale, MAX_DISPLAY_SCALE);
-    }
-
-    /** Postgres' {@code select_div_scale}: digits by its base-10,000 weights of the operands. */
-    static int divideScale(BigDecimal a, BigDecimal b) {
-        int weight1 = weight(a);
-        int weight2 = weight(b);
-        int quotientWeight = weight1 - weight2;
-        if (firstDigit(a, weight1) <= firstDigit(b, weight2)) {
-            quotientWeight--;
-        }
-        int scale = MIN_SIGNIFICANT_DIGITS - quotientWeight * DEC_DIGITS;
-        scale = Math.max(scale, Math.max(a.scale(), 0));
-        scale = Math.max(scale, Math.max(b.scale(), 0));
-        return Math.min(scale, MAX_DISPLAY_SCALE);
-    }
-
-    /** The power of 10,000 of the value's leading base-10,000 digit (0 for zero). */
-    private static int weight(BigDecimal v) {
-        if (v.signum() == 0) {
-            return 0;
-        }
-        int exponent = v.precision() - v.scale() - 1; // of the leading decimal digit
-        return Math.floorDiv(exponent, DEC_DIGITS);
-    }
-
-    private static int firstDigit(BigDecimal v, int weight) {
-        return v.signum() == 0 ? 0 : v.abs().movePointLeft(weight * DEC_DIGITS).intValue();
     }
 
     private static BigDecimal fromFloat(double x, MathContext digits) {

@@ -113,17 +113,21 @@ final class Relations {
     static List<Col> streamColumns(StreamDef s) {
         List<Col> cols = new ArrayList<>();
         for (StreamColumn c : s.columns()) {
-            cols.add(new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), !c.notNull()));
+            cols.add(column(c, !c.notNull()));
         }
         return cols;
+    }
+
+    private static Col column(StreamColumn c, boolean nullable) {
+        return c.type() == ColumnType.NUMERIC ? Col.numeric(c.name(), c.precision(), c.scale(), nullable)
+                : new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), nullable);
     }
 
     /** The columns a metric's table shows: its group-by columns, its aggregations, and the stream time. */
     static List<Col> metricColumns(StreamDef s, MetricDef m) {
         List<Col> cols = new ArrayList<>();
         for (int g : m.groupBy()) {
-            StreamColumn c = s.column(g);
-            cols.add(new Col(c.name(), PgTypes.sql(c.type()), PgTypes.of(c.type()), true));
+            cols.add(column(s.column(g), true));
         }
         for (var a : m.aggregations()) {
             // an aggregate of varchar is text in Postgres (min, max, last, prev)

@@ -16,6 +16,7 @@ import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
 import io.coilgun.sql.parser.CoilgunParser;
 import io.coilgun.sql.parser.ParsedStatement;
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -282,6 +283,51 @@ class StatementCompilerTest {
         ins = (InsertStatement) compile("INSERT INTO payments VALUES (1, now() - INTERVAL '5' MINUTE, 'c', 'm', "
                 + "1, NULL)");
         assertEquals(1780271700000000L, ins.rows().get(0)[1], "the clock is 2026-06-01 00:00 here");
+    }
+
+    @Test
+    void numericColumnsKeepExactDecimalsAsPostgresStoresThem() {
+        StreamDef s = ((CreateStreamStatement) compile("CREATE STREAM money (id BIGINT, ts TIMESTAMP, k VARCHAR, "
+                + "price NUMERIC(8, 2), rate DECIMAL, whole NUMERIC(5)) WITH (partition_by = 'k')")).stream();
+        assertEquals("id BIGINT, ts TIMESTAMP, k VARCHAR, price NUMERIC(8,2), rate NUMERIC, whole NUMERIC(5,0)",
+                String.join(", ", s.columns().stream().map(c -> c.name() + " " + c.typeName()).toList()));
+        catalog.addStream(s);
+        String ts = "TIMESTAMP '2026-01-01 10:00:00'";
+        InsertStatement ins = (InsertStatement) compile("INSERT INTO money VALUES (1, " + ts + ", 'a', 12.345, "
+                + "'1.50', 2.5), (2, " + ts + ", 'b', '-0.005', 12345678901234567890.123456789, '-2.5'), (3, " + ts
+                + ", 'c', 7, 1e3, 0)");
+        // rounded half away from zero to the column's scale; an unconstrained value keeps its own
+        assertEquals(List.of(new BigDecimal("12.35"), new BigDecimal("1.50"), new BigDecimal("3")),
+                List.of(ins.rows().get(0)).subList(3, 6));
+        assertEquals(List.of(new BigDecimal("-0.01"), new BigDecimal("12345678901234567890.123456789"),
+                new BigDecimal("-3")), List.of(ins.rows().get(1)).subList(3, 6));
+        assertEquals(List.of(new BigDecimal("7.00"), new BigDecimal("1000"), new BigDecimal("0")),
+                List.of(ins.rows().get(2)).subList(3, 6));
+        assertTrue(error("INSERT INTO money VALUES (1, " + ts + ", 'a', 1000000, 1, 1)", "22003").getMessage()
+                .contains("precision 8, scale 2 must round to an absolute value less than 10^6"));
+        error("INSERT INTO money VALUES (1, " + ts + ", 'a', 999999.995, 1, 1)", "22003");
+        error("INSERT INTO money VALUES (1, " + ts + ", 'a', 1, 'NaN', 1)", "0A000");
+        error("INSERT INTO money VALUES (1, " + ts + ", 'a', 1, 'x1', 1)", "22P02");
+        error("CREATE STREAM bad (ts TIMESTAMP, k VARCHAR, x NUMERIC(1001, 2)) WITH (partition_by = 'k')", "22023");
+        error("CREATE STREAM bad (ts TIMESTAMP, k VARCHAR, x NUMERIC(4, 5)) WITH (partition_by = 'k')", "22023");
+        // sum and avg of numeric are numeric (exact), stddev double precision
+        MetricDef m = ((CreateMetricStatement) compile("CREATE METRIC mm AS SELECT SUM(price) AS s, AVG(rate) AS a, "
+                + "STDDEV(price) AS d, MAX(rate) AS x, LAST(whole) AS l FROM money GROUP BY k OVER SLIDING 1 HOUR"))
+                .metric();
+        assertEquals(List.of(ColumnType.NUMERIC, ColumnType.NUMERIC, ColumnType.DOUBLE, ColumnType.NUMERIC,
+                ColumnType.NUMERIC), m.aggregations().stream().map(a -> a.resultType()).toList());
+    }
+
+    @Test
+    void aCatalogRecordOfAnOlderVersionReadsItsNumericColumnsAsDoubles() {
+        assertEquals("CREATE STREAM old (ts TIMESTAMP, k VARCHAR, a DOUBLE, b DOUBLE NOT NULL, c INTEGER) WITH "
+                + "(partition_by = 'k')", LegacyNumerics.asDouble("CREATE STREAM old (ts TIMESTAMP, k VARCHAR, "
+                + "a NUMERIC, b DECIMAL(12, 2) NOT NULL, c INTEGER) WITH (partition_by = 'k')"));
+        assertEquals("ALTER STREAM old ADD COLUMN d DOUBLE", LegacyNumerics.asDouble(
+                "ALTER STREAM old ADD COLUMN d numeric(3)"));
+        assertEquals("CREATE METRIC x AS SELECT SUM(a) AS s FROM old GROUP BY k OVER SLIDING 1 HOUR",
+                LegacyNumerics.asDouble("CREATE METRIC x AS SELECT SUM(a) AS s FROM old GROUP BY k OVER SLIDING 1 "
+                        + "HOUR"));
     }
 
     @Test
