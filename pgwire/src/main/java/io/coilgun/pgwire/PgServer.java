@@ -193,6 +193,14 @@ public final class PgServer implements AutoCloseable {
         return boundPort;
     }
 
+    /**
+     * This server's connections as CancelRequests find them: where one for another server's process id goes ({@link
+     * CancelRegistry#forwardTo}), and what one forwarded here cancels ({@link CancelRegistry#cancelHere}).
+     */
+    public CancelRegistry cancels() {
+        return connections;
+    }
+
     /** The number of connections past startup. */
     public int connectionCount() {
         return connections.size();

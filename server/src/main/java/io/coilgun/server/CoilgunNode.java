@@ -93,7 +93,9 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private CatalogService catalogService;
     /** The server's version, as coilgun.nodes shows it. */
     static final String VERSION = "0.1.0";
-    private PgServer pgServer;
+    private volatile PgServer pgServer;
+    /** The other nodes' sessions, and where a CancelRequest for one of them goes. */
+    private ClusterSessions clusterSessions;
     private QueryEngine queryEngine;
     /** Runs SELECTs: Calcite is synchronous and metric reads wait for processor units, so not on network threads. */
     private final ExecutorService queries = Executors.newFixedThreadPool(2, r -> {
@@ -240,7 +242,10 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         replays = new RemoteReplays(cluster, () -> catalog);
         nodeRow = new Object[] {config.nodeId(), config.host() + ":" + config.port(), kafkaDescription(),
             config.dataDir().toString(), cluster.unitCount(), VERSION};
-        ClusterSessions.serve(cluster, sessions);
+        clusterSessions = ClusterSessions.serve(cluster, sessions, (pid, secret) -> {
+            PgServer server = pgServer;
+            return server != null && server.cancels().cancelHere(pid, secret);
+        });
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());
@@ -308,6 +313,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private void startPgwire() {
         pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
                 .authentication(authentication).tls(tls).processIdSlot(cluster::pidSlot).build();
+        pgServer.cancels().forwardTo(clusterSessions::forwardCancelRequest);
         try {
             pgServer.start();
         } catch (IOException e) {

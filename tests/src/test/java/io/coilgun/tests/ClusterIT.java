@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.QueryExecutorBase;
 
 /**
  * The cluster for real: a 3-broker KRaft Kafka and 3 Coilgun nodes, each a process, running the paper's topology: a
@@ -877,28 +879,59 @@ class ClusterIT {
                 assertEquals("n2", rs.getString(1));
                 assertEquals("sleeper on n2", rs.getString(2));
             }
-            CompletableFuture<SQLException> sleep = CompletableFuture.supplyAsync(() -> {
-                try {
-                    st2.execute("SELECT pg_sleep(30)");
-                    return null;
-                } catch (SQLException e) {
-                    return e;
-                }
-            });
+            CompletableFuture<SQLException> sleep = sleep(st2);
             boolean canceled = false;
             for (long deadline = System.nanoTime() + 10_000_000_000L; !canceled && System.nanoTime() < deadline; ) {
-                Thread.sleep(200); // until the sleep runs: a cancel between statements cancels nothing
-                try (ResultSet rs = st1.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid2)) {
-                    if (rs.next() && rs.getString(1).equals("active")) {
-                        canceled = count(st1, "SELECT CASE WHEN pg_cancel_backend(" + pid2 + ") THEN 1 ELSE 0 END")
-                                == 1;
-                    }
-                }
+                awaitActive(st1, pid2); // a cancel between statements cancels nothing
+                canceled = count(st1, "SELECT CASE WHEN pg_cancel_backend(" + pid2 + ") THEN 1 ELSE 0 END") == 1;
             }
             assertTrue(canceled, "pg_cancel_backend on n1 found n2's session");
             SQLException e = sleep.get(10, TimeUnit.SECONDS);
             assertEquals("57014", e == null ? null : e.getSQLState());
+            // a CancelRequest for n2's session sent to n1, as a load balancer in front of the nodes may: n1 hands
+            // it on, n2 checks its secret
+            byte[] secret = cancelKey(on2);
+            sleep = sleep(st2);
+            try (Connection balanced = connect(port1)) {
+                QueryExecutorBase via = (QueryExecutorBase) ((BaseConnection) balanced).getQueryExecutor();
+                via.setBackendKeyData(pid2, secret);
+                awaitActive(st1, pid2);
+                via.sendQueryCancel();
+            }
+            e = sleep.get(10, TimeUnit.SECONDS);
+            assertEquals("57014", e == null ? null : e.getSQLState(), "a CancelRequest through n1");
         }
+    }
+
+    /** {@code SELECT pg_sleep(30)} on {@code st}, run meanwhile: its error, or null. */
+    private static CompletableFuture<SQLException> sleep(Statement st) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                st.execute("SELECT pg_sleep(30)");
+                return null;
+            } catch (SQLException e) {
+                return e;
+            }
+        });
+    }
+
+    /** Until the session {@code pid} runs a statement, as pg_stat_activity on {@code st}'s node shows it. */
+    private static void awaitActive(Statement st, int pid) throws Exception {
+        for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; ) {
+            Thread.sleep(200);
+            try (ResultSet rs = st.executeQuery("SELECT state FROM pg_stat_activity WHERE pid = " + pid)) {
+                if (rs.next() && rs.getString(1).equals("active")) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** The secret key of a pgjdbc connection's BackendKeyData (pgjdbc keeps it to itself). */
+    private static byte[] cancelKey(Connection c) throws Exception {
+        java.lang.reflect.Field key = QueryExecutorBase.class.getDeclaredField("cancelKey");
+        key.setAccessible(true);
+        return (byte[]) key.get(((BaseConnection) c).getQueryExecutor());
     }
 
     private static List<Long> column(Statement st, String sql) throws SQLException {

@@ -12,7 +12,9 @@ import java.util.function.IntSupplier;
  * match is ignored without a word, as Postgres does.
  *
  * <p>Process ids are random; with a slot ({@link #CancelRegistry(IntSupplier)}, 1 to {@value #MAX_SLOT}) the slot is
- * their high bits, so that servers with different slots (a cluster's nodes) never give the same one.
+ * their high bits, so that servers with different slots (a cluster's nodes) never give the same one. A request for
+ * a process id this server does not have goes to {@link #forwardTo its other servers} (a load balancer in front of a
+ * cluster may send it to any), each of which checks it as its own.
  */
 public final class CancelRegistry {
     /** Bits of a process id below its slot. */
@@ -36,6 +38,18 @@ public final class CancelRegistry {
     private record Entry(int secret, Runnable cancel) {
     }
 
+    /** Where a CancelRequest for a process id of another server goes (without waiting for it). */
+    public interface Forward {
+        void cancel(int processId, int secretKey);
+    }
+
+    private volatile Forward elsewhere;
+
+    /** From now on, a CancelRequest for a process id this server does not have goes to {@code elsewhere}. */
+    public void forwardTo(Forward elsewhere) {
+        this.elsewhere = elsewhere;
+    }
+
     /** A fresh key for a new connection, registered with what to do on cancel. */
     BackendKeyData register(Runnable cancel) {
         while (true) {
@@ -55,8 +69,18 @@ public final class CancelRegistry {
         }
     }
 
-    /** @return whether a connection was found and told */
+    /** @return whether a connection was found here and told (a request for none here is forwarded) */
     boolean cancel(int processId, int secret) {
+        Forward forward = elsewhere;
+        if (forward != null && !connections.containsKey(processId)) {
+            forward.cancel(processId, secret);
+            return false;
+        }
+        return cancelHere(processId, secret);
+    }
+
+    /** A CancelRequest for a connection of this server only (one another server forwarded): whether it was told. */
+    public boolean cancelHere(int processId, int secret) {
         Entry entry = connections.get(processId);
         if (entry == null || entry.secret() != secret) {
             return false;

@@ -29,6 +29,8 @@ public final class ClusterSessions implements SessionRegistry.Elsewhere {
     static final int QUERY_CHARS = 1024;
     private static final String SESSIONS = "sessions";
     private static final String CANCEL = "cancel-backend";
+    /** A CancelRequest another node received for a process id it does not have: (process id, secret key). */
+    private static final String CANCEL_REQUEST = "cancel-request";
 
     private final ClusterNode cluster;
 
@@ -36,13 +38,39 @@ public final class ClusterSessions implements SessionRegistry.Elsewhere {
         this.cluster = cluster;
     }
 
-    /** Answers the other nodes' calls for {@code registry}'s sessions, and finds theirs for it. */
-    public static void serve(ClusterNode cluster, SessionRegistry registry) {
+    /** What a CancelRequest forwarded by another node cancels here: whether it found its connection. */
+    public interface CancelRequests {
+        boolean cancelHere(int processId, int secretKey);
+    }
+
+    /**
+     * Answers the other nodes' calls for {@code registry}'s sessions and for the CancelRequests they got for this
+     * node's connections ({@code here}), and finds theirs for it.
+     */
+    public static ClusterSessions serve(ClusterNode cluster, SessionRegistry registry, CancelRequests here) {
         PeerLink peers = cluster.peers();
         peers.onCall(SESSIONS, request -> CompletableFuture.completedFuture(encode(registry.here())));
         peers.onCall(CANCEL, request -> CompletableFuture.completedFuture(
                 new byte[] {(byte) (registry.cancelHere(ByteBuffer.wrap(request).getInt()) ? 1 : 0)}));
-        registry.elsewhere(new ClusterSessions(cluster));
+        peers.onCall(CANCEL_REQUEST, request -> {
+            ByteBuffer b = ByteBuffer.wrap(request);
+            return CompletableFuture.completedFuture(new byte[] {(byte) (here.cancelHere(b.getInt(), b.getInt())
+                    ? 1 : 0)});
+        });
+        ClusterSessions sessions = new ClusterSessions(cluster);
+        registry.elsewhere(sessions);
+        return sessions;
+    }
+
+    /**
+     * A CancelRequest this node got for a process id it does not have (a load balancer sent it here): to every
+     * other node, each of which checks the secret as its own; not waited for, as Postgres answers none.
+     */
+    public void forwardCancelRequest(int processId, int secretKey) {
+        byte[] request = ByteBuffer.allocate(8).putInt(processId).putInt(secretKey).array();
+        for (String node : cluster.otherNodes()) {
+            cluster.peers().call(node, CANCEL_REQUEST, request, TIMEOUT_MS);
+        }
     }
 
     @Override
