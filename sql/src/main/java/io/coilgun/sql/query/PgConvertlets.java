@@ -64,6 +64,9 @@ public final class PgConvertlets implements SqlRexConvertletTable {
 
     @Override
     public SqlRexConvertlet get(SqlCall call) {
+        if (call.getOperator() == NumericSums.ARGUMENT) {
+            return NumericSums.CONVERTLET;
+        }
         SqlRexConvertlet standard = StandardConvertletTable.INSTANCE.get(call);
         if (call.getOperator() == PgPower.INSTANCE) {
             return (cx, c) -> {

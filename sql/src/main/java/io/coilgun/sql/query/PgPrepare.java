@@ -17,8 +17,9 @@ import org.apache.calcite.tools.Program;
 import org.apache.calcite.tools.Programs;
 
 /**
- * Calcite's statement preparation with the client's numeric parameters as numerics ({@link NumericParameters}), and
- * Postgres' casts, numeric division and power ({@link PgConvertlets}): in the
+ * Calcite's statement preparation with the client's numeric parameters as numerics ({@link NumericParameters}), sums
+ * of bigints as numerics ({@link NumericSums}), and Postgres' casts, numeric division and power ({@link
+ * PgConvertlets}): in the
  * conversion of SQL to relational expressions, and once more in the optimized plan, for what the planner's rules add
  * (an {@code avg} becomes a sum divided by a count, cast to the average's type).
  */
@@ -43,6 +44,7 @@ final class PgPrepare extends CalcitePrepareImpl {
                 if (rels != null) {
                     NumericParameters.cast(query, rels.numericParameters);
                 }
+                NumericSums.wrap(query);
                 return super.prepareSql(query, original, runtimeContextClass, validator, needsValidation);
             }
 

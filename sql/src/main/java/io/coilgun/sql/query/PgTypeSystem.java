@@ -86,8 +86,9 @@ public final class PgTypeSystem extends RelDataTypeSystemImpl {
     }
 
     /**
-     * Postgres' {@code sum}: of smallint or integer a bigint, of numeric a numeric. (Of bigint Postgres gives a
-     * numeric; Calcite's engine cannot sum longs into one, so it stays a bigint.)
+     * Postgres' {@code sum}: of smallint or integer a bigint, of numeric a numeric. (Of bigint a bigint here, which
+     * the sums of counts Calcite's rules make need; {@link NumericSums} makes a user's {@code sum(bigint)} a sum of
+     * numerics, a numeric as in Postgres.)
      */
     @Override
     public RelDataType deriveSumType(RelDataTypeFactory factory, RelDataType argumentType) {

@@ -76,6 +76,11 @@ class NumericQueryTest {
             SELECT avg(x) FROM (VALUES (1.5::numeric), (2.25::numeric)) t(x) | 1.8750000000000000
             SELECT avg(x) FROM (VALUES (1), (2)) t(x) | 1.5000000000000000
             SELECT avg(x) FROM (VALUES (CAST(1 AS bigint)), (2), (2)) t(x) | 1.6666666666666667
+            SELECT sum(x) FROM (VALUES (9223372036854775807), (9223372036854775807)) t(x) | 18446744073709551614
+            SELECT sum(x) FILTER (WHERE x > 1) FROM (VALUES (CAST(1 AS bigint)), (2), (3)) t(x) | 5
+            SELECT sum(x) + count(*) FROM (VALUES (CAST(1 AS bigint)), (2)) t(x) | 5
+            SELECT max(s) FROM (SELECT y, sum(x) AS s FROM (VALUES (CAST(1 AS bigint), 'a'), (2, 'a'), (5, 'b')) t(x, y) GROUP BY y) u | 5
+            SELECT sum(x) OVER () FROM (VALUES (CAST(7 AS bigint))) t(x) | 7
             """)
     void aggregatesOfNumericsAsPostgres(String query, String expected) {
         QueryEngine.Rows r = QueryEngineTest.run(query);
