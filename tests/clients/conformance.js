@@ -138,6 +138,18 @@ const ops = {
   numeric_values: () => withClient((c) => rows(c, "SELECT $1::numeric, $1::numeric * 2, $1::numeric / 3, "
     + "1.5::numeric * 3, CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, "
     + "2.0 ^ 3, 2 * 3 ^ 2", ['12345678901234567890.123456789'])),
+  numeric_columns: () => withClient(async (c) => {
+    const i = newId();
+    const j = newId();
+    await rows(c, "INSERT INTO prices VALUES ($1, $2, 'k', $3, $4)", [i, '2026-01-02 08:00:00', '12.345', '1.50']);
+    await rows(c, "INSERT INTO prices VALUES ($1, TIMESTAMP '2026-01-02 08:00:01', 'k', 7, "
+      + '12345678901234567890.123456789)', [j]);
+    const tooBig = await sqlstateOf(c.query("INSERT INTO prices VALUES ($1, TIMESTAMP '2026-01-02 08:00:02', 'k', "
+      + '123456789.5, 1)', [newId()]));
+    return [await rows(c, 'SELECT id, price, rate FROM prices WHERE id IN ($1, $2) ORDER BY id', [i, j]),
+      await rows(c, 'SELECT sum(price), avg(price), sum(rate), avg(rate), min(rate), max(price) FROM prices '
+        + 'WHERE id IN ($1, $2)', [i, j]), tooBig];
+  }),
   types: () => withClient((c) => rows(c, "SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "
     + "'2026-01-01 10:00:00.5'::timestamp, 12.345::numeric(10,3), DATE '2026-01-01', NULL::int")),
   information_schema: () => withClient(async (c) => [

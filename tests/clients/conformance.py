@@ -389,6 +389,23 @@ class DbApi(Ops):
                           "CAST('12.25' AS numeric), '1.50'::numeric, 1::numeric / 3, 2.5::numeric(1,0), 2 ^ 3, "
                           "2.0 ^ 3, 2 * 3 ^ 2", (BIG_NUMERIC,) * 3)
 
+    def op_numeric_columns(self):
+        # NUMERIC(10,2) rounds what it is given, NUMERIC keeps each value's scale; sums and averages are exact
+        i, j = self.new_id(), self.new_id()
+        self.query("INSERT INTO prices VALUES (%s, %s, 'k', %s, %s)",
+                   (i, dt.datetime(2026, 1, 2, 8, 0), decimal.Decimal("12.345"), decimal.Decimal("1.50")))
+        self.query("INSERT INTO prices VALUES (%s, TIMESTAMP '2026-01-02 08:00:01', 'k', 7, "
+                   "12345678901234567890.123456789)", (j,))
+        try:
+            self.query("INSERT INTO prices VALUES (%s, TIMESTAMP '2026-01-02 08:00:02', 'k', 123456789.5, 1)",
+                       (self.new_id(),))
+            too_big = "no error"
+        except Exception as e:
+            too_big = sqlstate_of(e)
+        return [self.query("SELECT id, price, rate FROM prices WHERE id IN (%s, %s) ORDER BY id", (i, j)),
+                self.query("SELECT sum(price), avg(price), sum(rate), avg(rate), min(rate), max(price) FROM prices "
+                           "WHERE id IN (%s, %s)", (i, j)), too_big]
+
     def op_keywords_as_names(self):
         return self.query("SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value, 2 AS select, "
                           "3 AS returning FROM payments AS t WHERE t.id = 1")

@@ -368,6 +368,29 @@ var ops = []op{
 				"2 * 3 ^ 2", "12345678901234567890.123456789")
 		})
 	}},
+	{"numeric_columns", func() (any, error) {
+		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
+			i, j := newID(), newID()
+			if _, err := c.Exec(ctx, "INSERT INTO prices VALUES ($1, $2, 'k', $3, $4)", i, t0, "12.345",
+				"1.50"); err != nil {
+				return nil, err
+			}
+			if _, err := c.Exec(ctx, "INSERT INTO prices VALUES ($1, TIMESTAMP '2026-01-02 08:00:01', 'k', 7, "+
+				"12345678901234567890.123456789)", j); err != nil {
+				return nil, err
+			}
+			_, err := c.Exec(ctx, "INSERT INTO prices VALUES ($1, TIMESTAMP '2026-01-02 08:00:02', 'k', "+
+				"123456789.5, 1)", newID())
+			tooBig := sqlstate(err)
+			got, err := rows(ctx, c, "SELECT id, price, rate FROM prices WHERE id IN ($1, $2) ORDER BY id", i, j)
+			if err != nil {
+				return nil, err
+			}
+			sums, err := rows(ctx, c, "SELECT sum(price), avg(price), sum(rate), avg(rate), min(rate), "+
+				"max(price) FROM prices WHERE id IN ($1, $2)", i, j)
+			return []any{got, sums, tooBig}, err
+		})
+	}},
 	{"types", func() (any, error) {
 		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
 			return rows(ctx, c, "SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "+

@@ -44,13 +44,16 @@ class ClientConformanceIT {
             System.out.println("reference: " + postgres.version());
             fixture(postgres.port(), "CREATE TABLE payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
                     + "merchant_id VARCHAR, amount DOUBLE PRECISION)", "CREATE TABLE card_5m (card_id VARCHAR, "
-                    + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)");
+                    + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)", "CREATE TABLE prices (id BIGINT, "
+                    + "ts TIMESTAMP, k VARCHAR, price NUMERIC(10, 2), rate NUMERIC)");
             // a lateness of a day: the operations insert events in any order of event time
             fixture(node.port(), "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
                     + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', "
                     + "partition_by = 'card_id', partitions = 4, lateness = '1 day')", "CREATE METRIC card_5m AS "
                     + "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
-                    + "OVER SLIDING INTERVAL '5' MINUTE");
+                    + "OVER SLIDING INTERVAL '5' MINUTE", "CREATE STREAM prices (id BIGINT, ts TIMESTAMP, k VARCHAR, "
+                    + "price NUMERIC(10, 2), rate NUMERIC) WITH (event_time = 'ts', event_id = 'id', "
+                    + "partition_by = 'k', lateness = '1 day')");
             Path expected = answers("postgres", postgres.port());
             Path got = answers("coilgun", node.port());
             Path table = Path.of("target", "clients-table.md").toAbsolutePath();

@@ -226,6 +226,20 @@ final class PgjdbcConformance {
                     query("SELECT ?::int8, ?::float8, ?::text, ?::timestamp, ?::boolean, ?::numeric", 1L, 1.5, "x",
                             LocalDateTime.of(2026, 1, 2, 8, 0), true, big));
         });
+        ops.put("numeric_columns", () -> {
+            long i = newId();
+            long j = newId();
+            update("INSERT INTO prices VALUES (?, ?, 'k', ?, ?)", i, LocalDateTime.of(2026, 1, 2, 8, 0),
+                    new BigDecimal("12.345"), new BigDecimal("1.50"));
+            update("INSERT INTO prices VALUES (?, TIMESTAMP '2026-01-02 08:00:01', 'k', 7, "
+                    + "12345678901234567890.123456789)", j);
+            long k = newId();
+            Object tooBig = sqlState(() -> update("INSERT INTO prices VALUES (?, TIMESTAMP '2026-01-02 08:00:02', "
+                    + "'k', 123456789.5, 1)", k));
+            return List.of(query("SELECT id, price, rate FROM prices WHERE id IN (?, ?) ORDER BY id", i, j),
+                    query("SELECT sum(price), avg(price), sum(rate), avg(rate), min(rate), max(price) FROM prices "
+                            + "WHERE id IN (?, ?)", i, j), tooBig);
+        });
         ops.put("types", () -> query("SELECT 1::int2, 2::int4, 3::int8, 1.5::float8, 'x'::text, true, "
                 + "'2026-01-01 10:00:00.5'::timestamp, 12.345::numeric(10,3), DATE '2026-01-01', NULL::int"));
         ops.put("information_schema", () -> List.of(
