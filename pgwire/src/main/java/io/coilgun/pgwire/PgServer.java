@@ -5,6 +5,7 @@ import io.coilgun.pgwire.codec.BackendMessageEncoder;
 import io.coilgun.pgwire.codec.FrontendMessageDecoder;
 import io.coilgun.pgwire.protocol.CancelRegistry;
 import io.coilgun.pgwire.protocol.StartupHandler;
+import io.coilgun.pgwire.spi.CancelForward;
 import io.coilgun.pgwire.spi.Session;
 import io.coilgun.pgwire.spi.SessionFactory;
 import io.coilgun.pgwire.tls.ServerTls;
@@ -193,12 +194,14 @@ public final class PgServer implements AutoCloseable {
         return boundPort;
     }
 
-    /**
-     * This server's connections as CancelRequests find them: where one for another server's process id goes ({@link
-     * CancelRegistry#forwardTo}), and what one forwarded here cancels ({@link CancelRegistry#cancelHere}).
-     */
-    public CancelRegistry cancels() {
-        return connections;
+    /** From now on, a CancelRequest for a process id this server does not have goes to {@code elsewhere}. */
+    public void forwardCancelRequestsTo(CancelForward elsewhere) {
+        connections.forwardTo(elsewhere);
+    }
+
+    /** A CancelRequest another server forwarded, for a connection of this one: whether it found it and told it. */
+    public boolean cancelHere(int processId, int secretKey) {
+        return connections.cancelHere(processId, secretKey);
     }
 
     /** The number of connections past startup. */

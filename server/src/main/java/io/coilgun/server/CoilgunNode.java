@@ -244,7 +244,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             config.dataDir().toString(), cluster.unitCount(), VERSION};
         clusterSessions = ClusterSessions.serve(cluster, sessions, (pid, secret) -> {
             PgServer server = pgServer;
-            return server != null && server.cancels().cancelHere(pid, secret);
+            return server != null && server.cancelHere(pid, secret);
         });
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
         queryEngine = new QueryEngine(queryData);
@@ -313,7 +313,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private void startPgwire() {
         pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
                 .authentication(authentication).tls(tls).processIdSlot(cluster::pidSlot).build();
-        pgServer.cancels().forwardTo(clusterSessions::forwardCancelRequest);
+        pgServer.forwardCancelRequestsTo(clusterSessions::forwardCancelRequest);
         try {
             pgServer.start();
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.coilgun.pgwire.protocol;
 
 import io.coilgun.pgwire.codec.BackendMessage.BackendKeyData;
+import io.coilgun.pgwire.spi.CancelForward;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,15 +39,10 @@ public final class CancelRegistry {
     private record Entry(int secret, Runnable cancel) {
     }
 
-    /** Where a CancelRequest for a process id of another server goes (without waiting for it). */
-    public interface Forward {
-        void cancel(int processId, int secretKey);
-    }
-
-    private volatile Forward elsewhere;
+    private volatile CancelForward elsewhere;
 
     /** From now on, a CancelRequest for a process id this server does not have goes to {@code elsewhere}. */
-    public void forwardTo(Forward elsewhere) {
+    public void forwardTo(CancelForward elsewhere) {
         this.elsewhere = elsewhere;
     }
 
@@ -71,7 +67,7 @@ public final class CancelRegistry {
 
     /** @return whether a connection was found here and told (a request for none here is forwarded) */
     boolean cancel(int processId, int secret) {
-        Forward forward = elsewhere;
+        CancelForward forward = elsewhere;
         if (forward != null && !connections.containsKey(processId)) {
             forward.cancel(processId, secret);
             return false;
