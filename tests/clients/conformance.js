@@ -72,6 +72,13 @@ const ops = {
     await c.query("INSERT INTO payments VALUES ($1, $2, 'c1', 'm1', 1.0)", [id, '2026-01-02 08:00:01.123456']);
     return rows(c, 'SELECT ts::text FROM payments WHERE id = $1', [id]);
   }),
+  timestamp_arithmetic: () => withClient(async (c) => {
+    const id = newId();
+    await c.query("INSERT INTO payments VALUES ($1, $2, 'c1', 'm1', 1.0)", [id, '2026-01-02 08:00:01.123456']);
+    return rows(c, "SELECT (ts + INTERVAL '1' SECOND)::text, (ts - INTERVAL '1' MONTH)::text, ts::text, "
+      + "(ts + INTERVAL '0.5' SECOND)::text, ts > $2::timestamp, (max(ts) OVER ())::text FROM payments "
+      + 'WHERE id = $1', [id, '2026-01-02 08:00:01.123455']);
+  }),
   unicode: () => withClient(async (c) => {
     const id = newId();
     await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:00:02', 'c1', $2, 1.0)", [id, 'héllo ✓ 日本']);

@@ -161,6 +161,15 @@ class DbApi(Ops):
                    (i, dt.datetime(2026, 1, 2, 8, 0, 1, 123456)))
         return self.query(SELECT_BY_ID, (i,))
 
+    def op_timestamp_arithmetic(self):
+        # computed timestamps keep their microseconds: plus an interval, as text, compared with a parameter
+        i = self.new_id()
+        self.query("INSERT INTO payments VALUES (%s, %s, 'c1', 'm1', 1.0)",
+                   (i, dt.datetime(2026, 1, 2, 8, 0, 1, 123456)))
+        return self.query("SELECT ts + INTERVAL '1' SECOND, ts - INTERVAL '1' MONTH, ts::text, "
+                          "(ts + INTERVAL '0.5' SECOND)::text, ts > %s::timestamp, max(ts) OVER () "
+                          "FROM payments WHERE id = %s", (dt.datetime(2026, 1, 2, 8, 0, 1, 123455), i))
+
     def op_unicode(self):
         i = self.new_id()
         self.query("INSERT INTO payments VALUES (%s, %s, 'c1', %s, 1.0)",

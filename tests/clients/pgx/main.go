@@ -198,6 +198,18 @@ var ops = []op{
 			return rows(ctx, c, "SELECT ts FROM payments WHERE id = $1", id)
 		})
 	}},
+	{"timestamp_arithmetic", func() (any, error) {
+		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
+			id := newID()
+			ts := t0.Add(time.Second + 123456*time.Microsecond)
+			if _, err := c.Exec(ctx, "INSERT INTO payments VALUES ($1, $2, 'c1', 'm1', 1.0)", id, ts); err != nil {
+				return nil, err
+			}
+			return rows(ctx, c, "SELECT ts + INTERVAL '1' SECOND, ts - INTERVAL '1' MONTH, ts::text, "+
+				"(ts + INTERVAL '0.5' SECOND)::text, ts > $2::timestamp, max(ts) OVER () FROM payments WHERE id = $1",
+				id, t0.Add(time.Second+123455*time.Microsecond))
+		})
+	}},
 	{"unicode", func() (any, error) {
 		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
 			id := newID()

@@ -100,6 +100,14 @@ final class PgjdbcConformance {
                     LocalDateTime.of(2026, 1, 2, 8, 0, 1, 123_456_000));
             return query(SELECT_BY_ID, id);
         });
+        ops.put("timestamp_arithmetic", () -> {
+            long id = newId();
+            update("INSERT INTO payments VALUES (?, ?, 'c1', 'm1', 1.0)", id,
+                    LocalDateTime.of(2026, 1, 2, 8, 0, 1, 123_456_000));
+            return query("SELECT ts + INTERVAL '1' SECOND, ts - INTERVAL '1' MONTH, ts::text, "
+                    + "(ts + INTERVAL '0.5' SECOND)::text, ts > ?::timestamp, max(ts) OVER () FROM payments WHERE id = ?",
+                    LocalDateTime.of(2026, 1, 2, 8, 0, 1, 123_455_000), id);
+        });
         ops.put("unicode", () -> {
             long id = newId();
             update("INSERT INTO payments VALUES (?, ?, 'c1', ?, 1.0)", id, LocalDateTime.of(2026, 1, 2, 8, 0, 2),

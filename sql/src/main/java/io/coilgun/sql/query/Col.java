@@ -72,7 +72,7 @@ record Col(String name, SqlTypeName type, int pgType, boolean nullable, int typm
     }
 
     RelDataType relType(RelDataTypeFactory types) {
-        RelDataType t = type == SqlTypeName.TIMESTAMP ? types.createSqlType(type, 3)
+        RelDataType t = type == SqlTypeName.TIMESTAMP ? types.createSqlType(type, 6)
                 : numericPrecision() > 0 ? types.createSqlType(type, numericPrecision(), numericScale())
                 : types.createSqlType(type);
         return types.createTypeWithNullability(t, nullable);

@@ -59,10 +59,12 @@ final class ColumnEqualities {
      */
     private static Object constant(DataContext root, RexNode node, ColumnType type) {
         Object v;
-        if (node instanceof RexLiteral lit) {
+        if (node instanceof RexLiteral lit && type == ColumnType.TIMESTAMP) {
+            return lit.isNull() ? null : EngineTimestamps.micros(lit);
+        } else if (node instanceof RexLiteral lit) {
             v = lit.getValue2();
         } else if (node instanceof RexDynamicParam p) {
-            v = root.get("?" + p.getIndex());
+            v = root.get("?" + p.getIndex()); // a timestamp in the engine's microseconds (ParameterValues)
         } else {
             return null;
         }
@@ -76,8 +78,8 @@ final class ColumnEqualities {
                 case INTEGER, BIGINT -> v instanceof Number n && new BigDecimal(n.toString()).scale() <= 0
                         ? (Object) n.longValue() : null;
                 case DOUBLE -> v instanceof Number n ? (Object) n.doubleValue() : null;
-                case TIMESTAMP -> v instanceof Number n ? (Object) (n.longValue() * 1000L) : null;
-                case NUMERIC -> null; // not a group-by column type
+                case TIMESTAMP -> v instanceof Number n ? (Object) n.longValue() : null;
+                case NUMERIC -> null; // read through the whole scan, compared by Calcite's filter
             };
         } catch (NumberFormatException e) {
             return null;

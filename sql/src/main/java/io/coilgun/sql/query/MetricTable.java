@@ -27,10 +27,8 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
     private final MetricDef metric;
     private final List<Col> columns;
     private final QueryData data;
-    private final TimestampMicros micros;
 
-    MetricTable(StreamDef stream, MetricDef metric, QueryData data, TimestampMicros micros) {
-        this.micros = micros;
+    MetricTable(StreamDef stream, MetricDef metric, QueryData data) {
         this.stream = stream;
         this.metric = metric;
         this.columns = Relations.metricColumns(stream, metric);
@@ -51,23 +49,15 @@ final class MetricTable extends AbstractTable implements ProjectableFilterableTa
         data.metricRows(stream, metric, key, r -> {
             Object[] row = new Object[groups + aggregations + 1];
             for (int g = 0; g < groups; g++) {
-                row[g] = value(stream.column(metric.groupBy().get(g)).type(), g, r.group()[g]);
+                row[g] = PgTypes.toCalcite(stream.column(metric.groupBy().get(g)).type(), r.group()[g]);
             }
             for (int a = 0; a < aggregations; a++) {
-                row[groups + a] = value(metric.aggregations().get(a).resultType(), groups + a, r.values()[a]);
+                row[groups + a] = PgTypes.toCalcite(metric.aggregations().get(a).resultType(), r.values()[a]);
             }
-            row[groups + aggregations] = value(ColumnType.TIMESTAMP, groups + aggregations, r.streamTime());
+            row[groups + aggregations] = PgTypes.toCalcite(ColumnType.TIMESTAMP, r.streamTime());
             rows.add(project(row, projects));
         });
         return Linq4j.asEnumerable(rows);
-    }
-
-    /** Column {@code index}'s value for Calcite (a timestamp's microseconds kept aside, see TimestampMicros). */
-    private Object value(ColumnType type, int index, Object v) {
-        if (v != null && type == ColumnType.TIMESTAMP) {
-            return micros.scanned("public", metric.name(), columns.get(index).name(), ((Number) v).longValue());
-        }
-        return PgTypes.toCalcite(type, v);
     }
 
     static Object[] project(Object[] row, int[] projects) {

@@ -83,7 +83,7 @@ public final class OpenQuery implements AutoCloseable {
                     close();
                     break;
                 }
-                out.add(QueryEngine.row(rs, md, n, rels.micros));
+                out.add(QueryEngine.row(rs, md, n));
             }
             return out;
         } catch (SQLException | AssertionError | ExceptionInInitializerError | RuntimeException e) {

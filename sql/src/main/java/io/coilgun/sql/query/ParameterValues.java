@@ -60,7 +60,7 @@ final class ParameterValues {
             case Types.DECIMAL, Types.NUMERIC -> ps.setBigDecimal(index, decimal(value, number));
             case Types.BOOLEAN -> ps.setBoolean(index, bool(value, number));
             case Types.CHAR, Types.VARCHAR -> ps.setString(index, value.toString());
-            case Types.TIMESTAMP -> ps.setTimestamp(index, timestamp(value, number), UTC);
+            case Types.TIMESTAMP -> ps.setLong(index, micros(timestamp(value, number))); // EngineTimestamps
             case Types.DATE -> ps.setDate(index, new Date(timestamp(value, number).getTime()), UTC);
             default -> ps.setObject(index, value);
         }
@@ -182,6 +182,11 @@ final class ParameterValues {
         Timestamp ts = new Timestamp(t.toEpochSecond(ZoneOffset.UTC) * 1000);
         ts.setNanos(t.getNano());
         return ts;
+    }
+
+    /** A UTC wall-clock timestamp as the query engine holds it: microseconds since the epoch. */
+    private static long micros(Timestamp ts) {
+        return Math.floorDiv(ts.getTime(), 1000L) * 1_000_000L + ts.getNanos() / 1000;
     }
 
     private static CoilgunException invalid(String type, String text, int number) {

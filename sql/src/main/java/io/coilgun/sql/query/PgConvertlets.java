@@ -42,7 +42,7 @@ public final class PgConvertlets implements SqlRexConvertletTable {
 
     private static final SqlOperator BOOLEAN_TEXT = function(PgConvertlets.class, "pg_boolean_text",
             ReturnTypes.explicit(SqlTypeName.VARCHAR));
-    private static final SqlOperator TIMESTAMP_TEXT = function(PgConvertlets.class, "pg_timestamp_text",
+    static final SqlOperator TIMESTAMP_TEXT = function(PgConvertlets.class, "pg_timestamp_text",
             ReturnTypes.explicit(SqlTypeName.VARCHAR));
     private static final SqlOperator NUMERIC = function(PgNumeric.class, "pg_numeric",
             ReturnTypes.explicit(SqlTypeName.DECIMAL));
@@ -106,6 +106,13 @@ public final class PgConvertlets implements SqlRexConvertletTable {
                 throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, "NUMERIC precision "
                         + target.getPrecision() + " must be between 1 and "
                         + PgTypeSystem.NUMERIC_MAX_TYPMOD_PRECISION, 0);
+            }
+            if (target.getSqlTypeName() == SqlTypeName.TIMESTAMP) {
+                RexNode operand = cx.convertExpression(c.operand(0));
+                SqlTypeName from = operand.getType().getSqlTypeName();
+                if (from == SqlTypeName.VARCHAR || from == SqlTypeName.CHAR) {
+                    return EngineTimestamps.parse(cx.getRexBuilder(), target, operand); // to the microsecond
+                }
             }
             if (target.getSqlTypeName() == SqlTypeName.VARCHAR || target.getSqlTypeName() == SqlTypeName.CHAR) {
                 RexNode operand = cx.convertExpression(c.operand(0));

@@ -50,8 +50,15 @@ final class PgPrepare extends CalcitePrepareImpl {
 
             @Override
             protected Program getProgram() {
+                Program exactTimestamps = (p, rel, traits, materializations, lattices) -> {
+                    if (p.getExecutor() != null) {
+                        p.setExecutor(EngineTimestamps.withoutTimestamps(p.getExecutor()));
+                    }
+                    return rel;
+                };
                 Program rewrite = (p, rel, traits, materializations, lattices) -> pgCasts(rel);
-                return Programs.sequence(super.getProgram(), rewrite);
+                Program timestamps = (p, rel, traits, materializations, lattices) -> EngineTimestamps.of(rel);
+                return Programs.sequence(exactTimestamps, super.getProgram(), rewrite, timestamps);
             }
         };
     }

@@ -52,7 +52,11 @@ public final class PgTypeSystem extends RelDataTypeSystemImpl {
 
     @Override
     public int getMaxPrecision(SqlTypeName typeName) {
-        return typeName == SqlTypeName.DECIMAL ? NUMERIC_MAX_PRECISION : super.getMaxPrecision(typeName);
+        return switch (typeName) {
+            case DECIMAL -> NUMERIC_MAX_PRECISION;
+            case TIMESTAMP -> 6; // microseconds, as Postgres (EngineTimestamps)
+            default -> super.getMaxPrecision(typeName);
+        };
     }
 
     @Override

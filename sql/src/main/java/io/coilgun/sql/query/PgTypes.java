@@ -90,13 +90,13 @@ public final class PgTypes {
         return SqlTypeNames.of(t);
     }
 
-    /** A stream value (timestamps as micros) in Calcite's representation (timestamps as millis). */
+    /** A stream value in the query engine's representation (timestamps as micros, see EngineTimestamps). */
     static Object toCalcite(ColumnType t, Object v) {
         if (v == null) {
             return null;
         }
         if (t == ColumnType.TIMESTAMP) {
-            return Math.floorDiv(((Number) v).longValue(), 1000L);
+            return ((Number) v).longValue();
         }
         if (t == ColumnType.INTEGER) {
             return ((Number) v).intValue();

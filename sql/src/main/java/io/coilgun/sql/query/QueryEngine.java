@@ -47,13 +47,6 @@ public final class QueryEngine {
     private static final Driver DRIVER = new Driver().withPrepareFactory(PgPrepare::new);
     private static final Calendar UTC = Calendar.getInstance(TimeZone.getTimeZone("UTC"));
     private static final Pattern GENERATED_NAME = Pattern.compile("EXPR\\$\\d+");
-    /**
-     * A FROM item that renames its columns ({@code FROM s AS x(a, b)}): Calcite's column origins then name the alias,
-     * not the column, so {@link TimestampMicros} is not asked to restore microseconds (it could pick another
-     * column's).
-     */
-    private static final Pattern RENAMED_COLUMNS = Pattern.compile(
-            "(?i)(FROM|JOIN|,)\\s+[\\w.\"]+\\s+(AS\\s+)?[\\w\"]+\\s*\\(\\s*[\\w\"]+\\s*[,)]");
     /** {@code pg_cursors}' columns (rows from {@link QuerySession#cursors}). */
     private static final List<Col> CURSOR_COLUMNS = List.of(Col.text("name"), Col.text("statement"),
             Col.bool("is_holdable"), Col.bool("is_binary"), Col.bool("is_scrollable"), Col.timestamp("creation_time"));
@@ -187,11 +180,8 @@ public final class QueryEngine {
                 }
                 bind(ps, markers, parameters);
                 cancel.attach(ps);
-                if (!RENAMED_COLUMNS.matcher(markers.sql()).find()) {
-                    rels.micros.showing(ps.getMetaData());
-                }
                 try (ResultSet rs = ps.executeQuery()) {
-                    return read(rs, columnNames, cancel, rels.micros);
+                    return read(rs, columnNames, cancel);
                 }
             }
         } catch (SQLException e) {
@@ -225,9 +215,6 @@ public final class QueryEngine {
             PreparedStatement ps = connection.prepareStatement(markers.sql());
             bind(ps, markers, parameters);
             cancel.attach(ps);
-            if (!RENAMED_COLUMNS.matcher(markers.sql()).find()) {
-                rels.micros.showing(ps.getMetaData());
-            }
             ResultSet rs = ps.executeQuery();
             return new OpenQuery(statement, connection, rs, columns(rs.getMetaData(), columnNames, List.of()), rels);
         } catch (SQLException e) {
@@ -269,10 +256,10 @@ public final class QueryEngine {
         Relations rels = new Relations(user, database, session);
         for (StreamDef s : data.catalog().streams()) {
             rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s),
-                    new StreamTable(s, data, rels.micros));
+                    new StreamTable(s, data));
             for (MetricDef m : data.catalog().metricsOf(s.name())) {
                 rels.add(Relations.PUBLIC, m.name(), "metric", Relations.metricColumns(s, m),
-                        new MetricTable(s, m, data, rels.micros));
+                        new MetricTable(s, m, data));
             }
         }
         for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
@@ -354,23 +341,21 @@ public final class QueryEngine {
         return new Rows(names, types, rows);
     }
 
-    private static Rows read(ResultSet rs, List<String> columnNames, Cancel cancel, TimestampMicros micros)
-            throws SQLException {
+    private static Rows read(ResultSet rs, List<String> columnNames, Cancel cancel) throws SQLException {
         ResultSetMetaData md = rs.getMetaData();
         int n = md.getColumnCount();
         List<Object[]> rows = new ArrayList<>();
         while (!cancel.canceled() && rs.next()) {
-            rows.add(row(rs, md, n, micros));
+            rows.add(row(rs, md, n));
         }
         return columns(md, columnNames, rows);
     }
 
     /** The row {@code rs} is on, as pgwire's Java values. */
-    static Object[] row(ResultSet rs, ResultSetMetaData md, int n, TimestampMicros micros) throws SQLException {
+    static Object[] row(ResultSet rs, ResultSetMetaData md, int n) throws SQLException {
         Object[] row = new Object[n];
         for (int i = 1; i <= n; i++) {
-            Object v = value(rs, i, md.getColumnType(i));
-            row[i - 1] = v instanceof LocalDateTime t ? micros.exact(md, i, t) : v;
+            row[i - 1] = value(rs, i, md.getColumnType(i));
         }
         return row;
     }
@@ -396,7 +381,11 @@ public final class QueryEngine {
     private static Object value(ResultSet rs, int i, int jdbcType) throws SQLException {
         Object v;
         switch (jdbcType) {
-            case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE -> {
+            case Types.TIMESTAMP -> {
+                long micros = rs.getLong(i); // the engine's microseconds (EngineTimestamps)
+                return rs.wasNull() ? null : EngineTimestamps.toLocal(micros);
+            }
+            case Types.TIMESTAMP_WITH_TIMEZONE -> {
                 Timestamp ts = rs.getTimestamp(i, (Calendar) UTC.clone());
                 return ts == null ? null : LocalDateTime.ofInstant(ts.toInstant(), ZoneOffset.UTC);
             }

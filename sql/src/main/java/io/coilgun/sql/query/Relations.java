@@ -62,8 +62,6 @@ final class Relations {
     /** Stops the query early (a cancel, a statement timeout): what a long function such as pg_sleep watches. */
     QueryEngine.Cancel cancel = new QueryEngine.Cancel();
 
-    /** The microseconds of the timestamps the query shows unchanged (Calcite holds milliseconds). */
-    final TimestampMicros micros = new TimestampMicros();
 
     Relations(String user, String database, QuerySession session) {
         this.user = user;

@@ -9,6 +9,7 @@ import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.ScannableTable;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.apache.calcite.sql.type.SqlTypeName;
 
 /** A relation whose rows are computed when a query scans it (catalog and system tables). */
 class RowsTable extends AbstractTable implements ScannableTable {
@@ -38,8 +39,27 @@ class RowsTable extends AbstractTable implements ScannableTable {
         return b.build();
     }
 
+    /**
+     * The rows, each timestamp in the query engine's microseconds ({@link EngineTimestamps}): the catalog and system
+     * tables give theirs in milliseconds.
+     */
     @Override
     public Enumerable<Object[]> scan(DataContext root) {
-        return Linq4j.asEnumerable(rows.get());
+        List<Object[]> all = rows.get();
+        boolean timestamps = columns.stream().anyMatch(c -> c.type() == SqlTypeName.TIMESTAMP);
+        if (!timestamps) {
+            return Linq4j.asEnumerable(all);
+        }
+        List<Object[]> out = new java.util.ArrayList<>(all.size());
+        for (Object[] row : all) {
+            Object[] r = row.clone();
+            for (int i = 0; i < r.length && i < columns.size(); i++) {
+                if (columns.get(i).type() == SqlTypeName.TIMESTAMP && r[i] instanceof Number n) {
+                    r[i] = Math.multiplyExact(n.longValue(), 1000L);
+                }
+            }
+            out.add(r);
+        }
+        return Linq4j.asEnumerable(out);
     }
 }

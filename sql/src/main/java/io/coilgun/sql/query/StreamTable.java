@@ -18,9 +18,8 @@ import org.apache.calcite.schema.impl.AbstractTable;
  * the tasks' reservoirs. An event published to several partitioner topics is shown once, from its first topic.
  *
  * <p>An event that a filter {@code column = constant} (a literal or a parameter; integer, text and boolean columns)
- * surely rejects is left out of the scan: Calcite applies every filter again, so this only narrows what is read. It
- * keeps a query's timestamps exact: only the timestamps of the events scanned are compared for their microseconds
- * ({@link TimestampMicros}), so reading back one event by its id is not blurred by others of the same millisecond.
+ * surely rejects is left out of the scan: Calcite applies every filter again, so this only narrows what is read.
+ * Timestamps are given in microseconds ({@link EngineTimestamps}).
  */
 final class StreamTable extends AbstractTable implements ProjectableFilterableTable {
     static final int RECENT = 1000;
@@ -28,13 +27,11 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
     private final StreamDef stream;
     private final List<Col> columns;
     private final QueryData data;
-    private final TimestampMicros micros;
 
-    StreamTable(StreamDef stream, QueryData data, TimestampMicros micros) {
+    StreamTable(StreamDef stream, QueryData data) {
         this.stream = stream;
         this.columns = Relations.streamColumns(stream);
         this.data = data;
-        this.micros = micros;
     }
 
     @Override
@@ -53,9 +50,7 @@ final class StreamTable extends AbstractTable implements ProjectableFilterableTa
             Object[] row = new Object[columns.size()];
             for (int i = 0; i < row.length; i++) {
                 Object v = i < event.length ? event[i] : null;
-                row[i] = v != null && stream.column(i).type() == ColumnType.TIMESTAMP
-                        ? (Object) micros.scanned("public", stream.name(), columns.get(i).name(), (Long) v)
-                        : PgTypes.toCalcite(stream.column(i).type(), v);
+                row[i] = PgTypes.toCalcite(stream.column(i).type(), v);
             }
             rows.add(MetricTable.project(row, projects));
         }

@@ -84,6 +84,35 @@ class QueryEngineTest {
                 null, null), java.util.Arrays.asList(r.rows().get(0)));
     }
 
+    /** Every expression keeps a timestamp's microseconds, as Postgres does (EngineTimestamps). */
+    @Test
+    void timestampsKeepTheirMicrosecondsInEveryExpression() {
+        String ts = "TIMESTAMP '2026-01-31 10:00:00.123456'";
+        QueryEngine.Rows r = run("SELECT " + ts + ", " + ts + " + INTERVAL '1' SECOND, " + ts + " - INTERVAL '1' DAY, "
+                + ts + " + INTERVAL '1' MONTH, " + ts + "::text, CAST('2026-01-01 10:00:00.000001' AS TIMESTAMP), "
+                + "'2026-01-01 10:00:00.999999'::timestamp(3), " + ts + " > TIMESTAMP '2026-01-31 10:00:00.123455', "
+                + ts + " = TIMESTAMP '2026-01-31 10:00:00.123', NULL, CAST(" + ts + " AS DATE), EXTRACT(HOUR FROM " + ts + "), (" + ts + " + INTERVAL '0.5' SECOND)::text");
+        assertEquals(Arrays.asList(LocalDateTime.of(2026, 1, 31, 10, 0, 0, 123_456_000),
+                LocalDateTime.of(2026, 1, 31, 10, 0, 1, 123_456_000), LocalDateTime.of(2026, 1, 30, 10, 0, 0, 123_456_000),
+                LocalDateTime.of(2026, 2, 28, 10, 0, 0, 123_456_000), "2026-01-31 10:00:00.123456",
+                LocalDateTime.of(2026, 1, 1, 10, 0, 0, 1000), LocalDateTime.of(2026, 1, 1, 10, 0, 1), true, false),
+                Arrays.asList(r.rows().get(0)).subList(0, 9));
+        assertEquals(Arrays.asList(LocalDate.of(2026, 1, 31), 10L, "2026-01-31 10:00:00.623456"),
+                Arrays.asList(r.rows().get(0)).subList(10, 13));
+        // the largest of a column, a VALUES row's, a parameter's: to the microsecond
+        assertEquals(LocalDateTime.of(2026, 1, 1, 0, 0, 0, 7000), one("SELECT max(t) FROM (VALUES "
+                + "(TIMESTAMP '2026-01-01 00:00:00.000007'), (TIMESTAMP '2026-01-01 00:00:00.000006')) v(t)"));
+        assertEquals(LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000), run("SELECT $1::timestamp + INTERVAL '1' SECOND "
+                + "- INTERVAL '1' SECOND", LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
+        assertEquals(true, run("SELECT $1::timestamp < TIMESTAMP '2026-01-01 00:00:00.000009'",
+                LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
+        // a window frame of an interval over a timestamp
+        QueryEngine.Rows w = run("SELECT count(*) OVER (ORDER BY t RANGE INTERVAL '1' SECOND PRECEDING) FROM (VALUES "
+                + "(TIMESTAMP '2026-01-01 00:00:00'), (TIMESTAMP '2026-01-01 00:00:00.5'), "
+                + "(TIMESTAMP '2026-01-01 00:00:02')) v(t) ORDER BY t");
+        assertEquals(List.of(1L, 2L, 1L), w.rows().stream().map(row -> ((Number) row[0]).longValue()).toList());
+    }
+
     @Test
     void standardCastToTimestampKeepsTheFraction() {
         assertEquals(LocalDateTime.of(2026, 1, 1, 10, 0, 0, 250_000_000),
