@@ -32,9 +32,10 @@ public final class ClusterProcesses implements AutoCloseable {
     private final Map<String, Integer> ports = new LinkedHashMap<>();
 
     /**
-     * A cluster for a test: its brokers and nodes compile with C1 only ({@code -XX:TieredStopAtLevel=1}). Seven JVMs
-     * share this project's 2 cores in a cluster test, and C2's compiler threads were a large part of their CPU:
-     * ClusterIT took 193 s instead of 244 s. A test checks what the cluster answers, not how fast.
+     * A cluster for a test: its brokers and nodes compile with C1 only ({@code -XX:TieredStopAtLevel=1}) and collect
+     * with the serial collector. Seven JVMs share this project's 2 cores in a cluster test: C2's compiler threads were
+     * a large part of their CPU (ClusterIT took 193 s instead of 244 s), and G1's concurrent work a tenth of the rest
+     * (ClusterIT alone: 276 s of CPU with G1, 247 s serial). A test checks what the cluster answers, not how fast.
      */
     public ClusterProcesses(Path dir, int brokers) throws Exception {
         this(dir, brokers, false);
@@ -63,7 +64,7 @@ public final class ClusterProcesses implements AutoCloseable {
         this.kafkaPort = net == null ? freeBasePort() : 19092;
         List<String> asUsers = new ArrayList<>(NodeJvm.JIT_BEHIND_LIVE_WORK);
         asUsers.addAll(NodeJvm.HUGE_PAGES);
-        this.jit = benchmark ? asUsers : List.of("-XX:TieredStopAtLevel=1");
+        this.jit = benchmark ? asUsers : List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
         if (benchmark) {
             NodeJvm.awaitSharing(); // a benchmark's processes start as users' do, with the archive
         }

@@ -75,7 +75,7 @@ class NodeCrashIT {
      * for its ready line.
      */
     Process start(int port, int warmUpSeconds) throws Exception {
-        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"), "start",
+        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), "start",
                 "--warm-up", String.valueOf(warmUpSeconds), "--port", String.valueOf(port), "--data-dir",
                 dir.resolve("data").toString(), "--processor-units", "2"))
                 .redirectErrorStream(true).start();
