@@ -107,8 +107,6 @@ class ClusterIT {
                         + "OVER SLIDING 30 DAYS");
             }
             phase(t0, "3 nodes up, the stream and the metric made");
-            tenMillionRowsThroughCursorsInAHalfGigabyteNode(c.port("n2"));
-            phase(t0, "a 1M-row scroll cursor and a 10M-row NO SCROLL one read on n2 (-Xmx512m)");
             sessionsOfEveryNodeSeenAndCanceledFromAnyNode(c.port("n1"), c.port("n2"));
             phase(t0, "n2's session listed and canceled from n1");
             for (String n : List.of("n2", "n3")) {
@@ -841,28 +839,6 @@ class ClusterIT {
     }
 
     /**
-     * A cursor streams its query rather than holding its rows (issue 40), in a node of -Xmx512m: ten million rows
-     * through a NO SCROLL cursor (nothing kept), a million through a scrollable one (all but the first 10,000 kept in
-     * its spool file to go back to; ten million take 4 s, docs/sql.md).
-     */
-    static void tenMillionRowsThroughCursorsInAHalfGigabyteNode(int port) throws SQLException {
-        try (Connection conn = connect(port); Statement st = conn.createStatement()) {
-            conn.setAutoCommit(false);
-            st.execute("DECLARE c SCROLL CURSOR FOR SELECT g, 'row ' || g AS label FROM generate_series(1, 1000000) "
-                    + "AS t(g)");
-            st.execute("MOVE FORWARD ALL IN c");
-            assertEquals(1_000_000, st.getUpdateCount());
-            assertEquals(List.of(1_000_000L, 999_999L), column(st, "FETCH BACKWARD 2 FROM c"));
-            assertEquals(List.of(500_000L), column(st, "FETCH ABSOLUTE 500000 FROM c"));
-            assertEquals(List.of(1L), column(st, "FETCH FIRST FROM c"));
-            st.execute("DECLARE d NO SCROLL CURSOR FOR SELECT g FROM generate_series(1, 10000000) AS t(g)");
-            st.execute("MOVE FORWARD 9999999 IN d");
-            assertEquals(List.of(10_000_000L), column(st, "FETCH FORWARD 5 FROM d"));
-            conn.commit();
-        }
-    }
-
-    /**
      * pg_stat_activity lists every node's sessions (its node column says where), and pg_cancel_backend cancels a
      * session on another node (issue 40).
      */
@@ -932,16 +908,6 @@ class ClusterIT {
         java.lang.reflect.Field key = QueryExecutorBase.class.getDeclaredField("cancelKey");
         key.setAccessible(true);
         return (byte[]) key.get(((BaseConnection) c).getQueryExecutor());
-    }
-
-    private static List<Long> column(Statement st, String sql) throws SQLException {
-        List<Long> values = new ArrayList<>();
-        try (ResultSet rs = st.executeQuery(sql)) {
-            while (rs.next()) {
-                values.add(rs.getLong(1));
-            }
-        }
-        return values;
     }
 
     static long count(Statement st, String sql) throws SQLException {

@@ -75,9 +75,14 @@ class NodeCrashIT {
      * for its ready line.
      */
     Process start(int port, int warmUpSeconds) throws Exception {
-        Process p = new ProcessBuilder(NodeJvm.command(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), "start",
-                "--warm-up", String.valueOf(warmUpSeconds), "--port", String.valueOf(port), "--data-dir",
-                dir.resolve("data").toString(), "--processor-units", "2"))
+        return start(dir.resolve("data"), "-Xmx768m", port, warmUpSeconds);
+    }
+
+    /** {@code coilgun start} in a child JVM of {@code heap} on {@code data}, as {@link #start(int, int)}. */
+    static Process start(Path data, String heap, int port, int warmUpSeconds) throws Exception {
+        Process p = new ProcessBuilder(NodeJvm.command(List.of(heap, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                "start", "--warm-up", String.valueOf(warmUpSeconds), "--port", String.valueOf(port), "--data-dir",
+                data.toString(), "--processor-units", "2"))
                 .redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         long deadline = System.currentTimeMillis() + 120_000;
