@@ -14,9 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.Period;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -178,6 +180,8 @@ final class RowSpool implements AutoCloseable {
     private static final byte DATE = 10;
     private static final byte BYTES = 11;
     private static final byte LIST = 12;
+    private static final byte DURATION = 13;
+    private static final byte PERIOD = 14;
 
     private static void write(DataOutputStream out, Object[] row) throws IOException {
         out.writeInt(row.length);
@@ -238,6 +242,15 @@ final class RowSpool implements AutoCloseable {
             for (Object e : list) {
                 writeValue(out, e);
             }
+        } else if (v instanceof Duration d) { // an interval of days and time
+            out.writeByte(DURATION);
+            out.writeLong(d.getSeconds());
+            out.writeInt(d.getNano());
+        } else if (v instanceof Period p) { // an interval of months
+            out.writeByte(PERIOD);
+            out.writeInt(p.getYears());
+            out.writeInt(p.getMonths());
+            out.writeInt(p.getDays());
         } else { // no other class comes from a query; as text rather than lost
             out.writeByte(TEXT);
             writeBytes(out, String.valueOf(v).getBytes(StandardCharsets.UTF_8));
@@ -263,6 +276,8 @@ final class RowSpool implements AutoCloseable {
                     LocalTime.ofNanoOfDay(in.readLong()));
             case DATE -> LocalDate.ofEpochDay(in.readLong());
             case BYTES -> readBytes(in);
+            case DURATION -> Duration.ofSeconds(in.readLong(), in.readInt());
+            case PERIOD -> Period.of(in.readInt(), in.readInt(), in.readInt());
             case LIST -> {
                 int n = in.readInt();
                 List<Object> list = new ArrayList<>(n);

@@ -17,8 +17,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.Period;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Calendar;
@@ -336,7 +338,7 @@ public final class QueryEngine {
                 label = i <= columnNames.size() ? columnNames.get(i - 1) : "?column?";
             }
             names.add(label);
-            types.add(pgType(md.getColumnType(i)));
+            types.add(interval(md, i) != null ? PgTypes.INTERVAL : pgType(md.getColumnType(i)));
         }
         return new Rows(names, types, rows);
     }
@@ -355,9 +357,28 @@ public final class QueryEngine {
     static Object[] row(ResultSet rs, ResultSetMetaData md, int n) throws SQLException {
         Object[] row = new Object[n];
         for (int i = 1; i <= n; i++) {
-            row[i - 1] = value(rs, i, md.getColumnType(i));
+            Boolean months = interval(md, i);
+            row[i - 1] = months != null ? interval(rs, i, months) : value(rs, i, md.getColumnType(i));
         }
         return row;
+    }
+
+    /** Whether column {@code i} is an interval of months (true), of days and time (false), or no interval (null). */
+    private static Boolean interval(ResultSetMetaData md, int i) throws SQLException {
+        String name = md.getColumnTypeName(i);
+        if (name == null || !name.startsWith("INTERVAL")) {
+            return null;
+        }
+        return name.equals("INTERVAL_YEAR") || name.equals("INTERVAL_YEAR_MONTH") || name.equals("INTERVAL_MONTH");
+    }
+
+    /** An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): Calcite's months or milliseconds. */
+    private static Object interval(ResultSet rs, int i, boolean months) throws SQLException {
+        long v = rs.getLong(i);
+        if (rs.wasNull()) {
+            return null;
+        }
+        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : Duration.ofMillis(v);
     }
 
     private static int pgType(int jdbcType) {

@@ -106,6 +106,12 @@ class QueryEngineTest {
                 + "- INTERVAL '1' SECOND", LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
         assertEquals(true, run("SELECT $1::timestamp < TIMESTAMP '2026-01-01 00:00:00.000009'",
                 LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
+        // intervals are Postgres' intervals (to the millisecond)
+        QueryEngine.Rows iv = run("SELECT INTERVAL '1.5' SECOND, (TIMESTAMP '2026-01-02 00:00:01.25' - TIMESTAMP "
+                + "'2026-01-01 00:00:00') DAY TO SECOND, INTERVAL '14' MONTH");
+        assertEquals(Arrays.asList(java.time.Duration.ofMillis(1500), java.time.Duration.ofMillis(86_401_250),
+                java.time.Period.of(1, 2, 0)), Arrays.asList(iv.rows().get(0)));
+        assertEquals(List.of(PgTypes.INTERVAL, PgTypes.INTERVAL, PgTypes.INTERVAL), iv.typeOids());
         // a window frame of an interval over a timestamp
         QueryEngine.Rows w = run("SELECT count(*) OVER (ORDER BY t RANGE INTERVAL '1' SECOND PRECEDING) FROM (VALUES "
                 + "(TIMESTAMP '2026-01-01 00:00:00'), (TIMESTAMP '2026-01-01 00:00:00.5'), "
