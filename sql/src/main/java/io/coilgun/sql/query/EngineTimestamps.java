@@ -5,13 +5,11 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.parser.TimestampText;
 import com.google.common.collect.ImmutableList;
-import java.lang.reflect.Method;
 import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.apache.calcite.adapter.enumerable.EnumerableCalc;
@@ -33,18 +31,12 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexUtil;
-import org.apache.calcite.schema.impl.ScalarFunctionImpl;
-import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlOperator;
-import org.apache.calcite.sql.parser.SqlParserPos;
-import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
-import org.apache.calcite.sql.type.SqlTypeTransforms;
-import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
 import org.apache.calcite.util.TimestampString;
 
 /**
@@ -89,11 +81,7 @@ public final class EngineTimestamps {
     }
 
     private static SqlOperator function(String name, SqlReturnTypeInference type) {
-        Method method = Arrays.stream(EngineTimestamps.class.getMethods())
-                .filter(m -> m.getName().equals(name)).findFirst().orElseThrow();
-        return new SqlUserDefinedFunction(new SqlIdentifier(name, SqlParserPos.ZERO),
-                type.andThen(SqlTypeTransforms.TO_NULLABLE), null, OperandTypes.ANY, List.of(),
-                ScalarFunctionImpl.create(method));
+        return PgConvertlets.function(EngineTimestamps.class, name, type);
     }
 
     /**

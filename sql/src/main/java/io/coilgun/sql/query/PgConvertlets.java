@@ -54,7 +54,8 @@ public final class PgConvertlets implements SqlRexConvertletTable {
     private PgConvertlets() {
     }
 
-    private static SqlOperator function(Class<?> owner, String name, SqlReturnTypeInference type) {
+    /** A function of {@code owner}'s public static method {@code name}, typed by {@code type} (nullable). */
+    static SqlOperator function(Class<?> owner, String name, SqlReturnTypeInference type) {
         Method method = Arrays.stream(owner.getMethods())
                 .filter(m -> m.getName().equals(name)).findFirst().orElseThrow();
         return new SqlUserDefinedFunction(new SqlIdentifier(name, SqlParserPos.ZERO),
