@@ -79,6 +79,13 @@ const ops = {
       + "(ts + INTERVAL '0.5' SECOND)::text, ts > $2::timestamp, (max(ts) OVER ())::text FROM payments "
       + 'WHERE id = $1', [id, '2026-01-02 08:00:01.123455']);
   }),
+  timestamp_fields: () => withClient(async (c) => {
+    const id = newId();
+    await c.query("INSERT INTO payments VALUES ($1, $2, 'c1', 'm1', 1.0)", [id, '2026-01-02 08:00:01.123456']);
+    return rows(c, "SELECT (ts - $2::timestamp)::text, EXTRACT(SECOND FROM ts), EXTRACT(EPOCH FROM ts), "
+      + "EXTRACT(DOW FROM ts), date_trunc('hour', ts)::text, (ts - TIMESTAMP '2026-01-01 00:00:00')::text "
+      + 'FROM payments WHERE id = $1', [id, '2026-01-01 07:00:00.000001']);
+  }),
   unicode: () => withClient(async (c) => {
     const id = newId();
     await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:00:02', 'c1', $2, 1.0)", [id, 'héllo ✓ 日本']);

@@ -170,6 +170,15 @@ class DbApi(Ops):
                           "(ts + INTERVAL '0.5' SECOND)::text, ts > %s::timestamp, max(ts) OVER () "
                           "FROM payments WHERE id = %s", (dt.datetime(2026, 1, 2, 8, 0, 1, 123455), i))
 
+    def op_timestamp_fields(self):
+        # the difference of two timestamps, EXTRACT and date_trunc, to the microsecond
+        i = self.new_id()
+        self.query("INSERT INTO payments VALUES (%s, %s, 'c1', 'm1', 1.0)",
+                   (i, dt.datetime(2026, 1, 2, 8, 0, 1, 123456)))
+        return self.query("SELECT ts - %s::timestamp, EXTRACT(SECOND FROM ts), EXTRACT(EPOCH FROM ts), "
+                          "EXTRACT(DOW FROM ts), date_trunc('hour', ts), (ts - TIMESTAMP '2026-01-01 00:00:00')::text "
+                          "FROM payments WHERE id = %s", (dt.datetime(2026, 1, 1, 7, 0, 0, 1), i))
+
     def op_unicode(self):
         i = self.new_id()
         self.query("INSERT INTO payments VALUES (%s, %s, 'c1', %s, 1.0)",

@@ -210,6 +210,18 @@ var ops = []op{
 				id, t0.Add(time.Second+123455*time.Microsecond))
 		})
 	}},
+	{"timestamp_fields", func() (any, error) {
+		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
+			id := newID()
+			ts := t0.Add(time.Second + 123456*time.Microsecond)
+			if _, err := c.Exec(ctx, "INSERT INTO payments VALUES ($1, $2, 'c1', 'm1', 1.0)", id, ts); err != nil {
+				return nil, err
+			}
+			return rows(ctx, c, "SELECT ts - $2::timestamp, EXTRACT(SECOND FROM ts), EXTRACT(EPOCH FROM ts), "+
+				"EXTRACT(DOW FROM ts), date_trunc('hour', ts), (ts - TIMESTAMP '2026-01-01 00:00:00')::text "+
+				"FROM payments WHERE id = $1", id, time.Date(2026, 1, 1, 7, 0, 0, 1000, time.UTC))
+		})
+	}},
 	{"unicode", func() (any, error) {
 		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
 			id := newID()

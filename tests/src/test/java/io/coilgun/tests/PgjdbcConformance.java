@@ -108,6 +108,14 @@ final class PgjdbcConformance {
                     + "(ts + INTERVAL '0.5' SECOND)::text, ts > ?::timestamp, max(ts) OVER () FROM payments WHERE id = ?",
                     LocalDateTime.of(2026, 1, 2, 8, 0, 1, 123_455_000), id);
         });
+        ops.put("timestamp_fields", () -> {
+            long id = newId();
+            update("INSERT INTO payments VALUES (?, ?, 'c1', 'm1', 1.0)", id,
+                    LocalDateTime.of(2026, 1, 2, 8, 0, 1, 123_456_000));
+            return query("SELECT ts - ?::timestamp, EXTRACT(SECOND FROM ts), EXTRACT(EPOCH FROM ts), "
+                    + "EXTRACT(DOW FROM ts), date_trunc('hour', ts), (ts - TIMESTAMP '2026-01-01 00:00:00')::text "
+                    + "FROM payments WHERE id = ?", LocalDateTime.of(2026, 1, 1, 7, 0, 0, 1000), id);
+        });
         ops.put("unicode", () -> {
             long id = newId();
             update("INSERT INTO payments VALUES (?, ?, 'c1', ?, 1.0)", id, LocalDateTime.of(2026, 1, 2, 8, 0, 2),

@@ -21,11 +21,16 @@ public record PgInterval(int months, int days, long micros) {
     private static final long MICROS_PER_SECOND = 1_000_000;
     private static final long MICROS_PER_MINUTE = 60 * MICROS_PER_SECOND;
     private static final long MICROS_PER_HOUR = 60 * MICROS_PER_MINUTE;
+    private static final long MICROS_PER_DAY = 24 * MICROS_PER_HOUR;
 
-    /** A duration as microseconds only (no days), sub-microseconds truncated toward zero. */
+    /**
+     * A duration as whole days and microseconds, each with the duration's sign (as its text is printed, and as
+     * Postgres gives the difference of two timestamps), sub-microseconds truncated toward zero.
+     */
     public static PgInterval of(Duration duration) {
         try {
-            return new PgInterval(0, 0, duration.dividedBy(ChronoUnit.MICROS.getDuration()));
+            long micros = duration.dividedBy(ChronoUnit.MICROS.getDuration());
+            return new PgInterval(0, Math.toIntExact(micros / MICROS_PER_DAY), micros % MICROS_PER_DAY);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("interval out of range: " + duration, e);
         }

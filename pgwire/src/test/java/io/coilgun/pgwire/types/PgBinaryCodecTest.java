@@ -264,7 +264,9 @@ class PgBinaryCodecTest {
                 new PgInterval(1, -1, 86_400_000_000L), PgInterval.INFINITY, PgInterval.NEGATIVE_INFINITY}) {
             assertEquals(interval, roundTrip(PgType.INTERVAL, interval));
         }
-        assertEquals(new PgInterval(0, 0, 93_600_000_000L), roundTrip(PgType.INTERVAL, Duration.ofHours(26)));
+        // a duration's whole days are days, as its text prints them ("1 day 02:00:00", "-1 days -02:00:00")
+        assertEquals(new PgInterval(0, 1, 7_200_000_000L), roundTrip(PgType.INTERVAL, Duration.ofHours(26)));
+        assertEquals(new PgInterval(0, -1, -7_200_000_000L), roundTrip(PgType.INTERVAL, Duration.ofHours(-26)));
         assertEquals(new PgInterval(0, 0, -1_500), roundTrip(PgType.INTERVAL, Duration.ofNanos(-1_500_999)));
         assertEquals(new PgInterval(14, 3, 0), roundTrip(PgType.INTERVAL, Period.of(1, 2, 3)));
         assertThrows(IllegalArgumentException.class,

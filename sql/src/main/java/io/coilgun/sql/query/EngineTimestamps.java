@@ -5,6 +5,8 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.sql.compile.ValueConverter;
 import io.coilgun.sql.parser.TimestampText;
 import com.google.common.collect.ImmutableList;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -37,21 +39,24 @@ import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 import org.apache.calcite.util.TimestampString;
 
 /**
- * Timestamps to the microsecond inside the query engine, as Postgres keeps them. Calcite's engine holds a TIMESTAMP as
- * a long and reads it as milliseconds where it computes with one; Coilgun's queries hold microseconds in that long
- * instead: the tables give their timestamps in microseconds, the result is read in microseconds, and the optimized
- * plan is rewritten ({@link #of}) so that every place that reads the long as milliseconds reads microseconds:
+ * Timestamps and intervals to the microsecond inside the query engine, as Postgres keeps them. Calcite's engine holds
+ * a TIMESTAMP and a day-time interval as a long and reads it as milliseconds where it computes with one; Coilgun's
+ * queries hold microseconds in that long instead: the tables give their timestamps in microseconds, the result is
+ * read in microseconds, and the optimized plan is rewritten ({@link #of}) so that every place that reads the long as
+ * milliseconds reads microseconds:
  * <ul>
- *   <li>a timestamp literal (and a VALUES row's) is its microseconds;
+ *   <li>a timestamp or interval literal (and a VALUES row's) is its microseconds;
  *   <li>{@code + / -} an interval, the difference of two timestamps, a cast to text, from text or to a coarser
- *   precision are Coilgun's functions over microseconds;
+ *   precision, an interval times or divided by a number are Coilgun's functions over microseconds
+ *   ({@link PgDatetimeOperators} makes more: EXTRACT, date_trunc);
  *   <li>what compares, sorts, groups, picks or passes a timestamp on ({@code =}, {@code <}, CASE, COALESCE, MIN, MAX,
- *   ORDER BY, joins) needs nothing: microseconds order as milliseconds do;
- *   <li>any other function of a timestamp (EXTRACT, date_trunc, a cast to a date, now()) is given milliseconds and
- *   its timestamp result is turned into microseconds.
+ *   ORDER BY, joins), and what adds or negates intervals, needs nothing: microseconds order as milliseconds do;
+ *   <li>any other function of a timestamp or interval (a cast to a date, now()) is given milliseconds and its
+ *   timestamp or interval result is turned into microseconds.
  * </ul>
  * A table scan's own filters and a window frame of an interval over a timestamp are rewritten too.
  */
@@ -67,15 +72,31 @@ public final class EngineTimestamps {
     private static final SqlOperator LITERAL = function("pg_ts_literal", ReturnTypes.ARG0);
     private static final SqlOperator TO_MILLIS = function("pg_ts_millis", ReturnTypes.ARG0);
     private static final SqlOperator TO_MICROS = function("pg_ts_micros", ReturnTypes.ARG0);
-    private static final SqlOperator PLUS_MILLIS = function("pg_ts_plus_millis", ReturnTypes.ARG0);
+    private static final SqlOperator PLUS_MICROS = function("pg_ts_plus_micros", ReturnTypes.ARG0);
     private static final SqlOperator PLUS_MONTHS = function("pg_ts_plus_months", ReturnTypes.ARG0);
     private static final SqlOperator ROUND = function("pg_ts_round", ReturnTypes.ARG0);
     static final SqlOperator TEXT = function("pg_ts_text", ReturnTypes.explicit(SqlTypeName.VARCHAR));
     /** Text to a timestamp, to the microsecond: what a cast from text becomes ({@link PgConvertlets}). */
     static final SqlOperator PARSE = function("pg_ts_parse", ReturnTypes.explicit(SqlTypeName.TIMESTAMP, 6));
+    private static final SqlOperator INTERVAL_LITERAL = function("pg_iv_literal", ReturnTypes.ARG0);
+    private static final SqlOperator INTERVAL_MILLIS = function("pg_iv_millis", ReturnTypes.ARG0);
+    private static final SqlOperator INTERVAL_MICROS = function("pg_iv_micros", ReturnTypes.ARG0);
+    private static final SqlOperator INTERVAL_TIMES = function("pg_iv_times", ReturnTypes.ARG0);
+    private static final SqlOperator INTERVAL_TIMES_EXACT = function("pg_iv_times_exact", ReturnTypes.ARG0);
+    private static final SqlOperator INTERVAL_DIVIDE = function("pg_iv_divide", ReturnTypes.ARG0);
+    static final SqlOperator INTERVAL_TEXT = function("pg_iv_text",
+            ReturnTypes.explicit(SqlTypeName.VARCHAR));
+    static final SqlOperator MONTHS_TEXT = function("pg_months_text",
+            ReturnTypes.explicit(SqlTypeName.VARCHAR));
     /** Coilgun's functions: of microseconds already. */
-    private static final Set<SqlOperator> OWN = Set.of(LITERAL, TO_MILLIS, TO_MICROS, PLUS_MILLIS, PLUS_MONTHS,
-            ROUND, TEXT, PARSE);
+    private static final Set<SqlOperator> OWN = Set.of(LITERAL, TO_MILLIS, TO_MICROS, PLUS_MICROS, PLUS_MONTHS,
+            ROUND, TEXT, PARSE, INTERVAL_LITERAL, INTERVAL_MILLIS, INTERVAL_MICROS, INTERVAL_TIMES,
+            INTERVAL_TIMES_EXACT, INTERVAL_DIVIDE, INTERVAL_TEXT, MONTHS_TEXT);
+    /** Calls that add, subtract or negate intervals: the same with microseconds. */
+    private static final Set<SqlKind> LINEAR = Set.of(SqlKind.PLUS, SqlKind.MINUS, SqlKind.MINUS_PREFIX,
+            SqlKind.PLUS_PREFIX, SqlKind.CHECKED_PLUS, SqlKind.CHECKED_MINUS, SqlKind.CHECKED_MINUS_PREFIX);
+    private static final Set<SqlKind> TIMES = Set.of(SqlKind.TIMES, SqlKind.CHECKED_TIMES);
+    private static final Set<SqlKind> DIVIDE = Set.of(SqlKind.DIVIDE, SqlKind.CHECKED_DIVIDE);
 
     private EngineTimestamps() {
     }
@@ -93,7 +114,7 @@ public final class EngineTimestamps {
         return (rex, constants, reduced) -> {
             List<RexNode> reducible = new ArrayList<>();
             for (RexNode e : constants) {
-                if (!mentionsTimestamp(e)) {
+                if (!mentionsMicros(e)) {
                     reducible.add(e);
                 }
             }
@@ -103,16 +124,16 @@ public final class EngineTimestamps {
             }
             int next = 0;
             for (RexNode e : constants) {
-                reduced.add(mentionsTimestamp(e) ? e : values.get(next++));
+                reduced.add(mentionsMicros(e) ? e : values.get(next++));
             }
         };
     }
 
-    private static boolean mentionsTimestamp(RexNode e) {
-        if (isTimestamp(e.getType())) {
+    private static boolean mentionsMicros(RexNode e) {
+        if (isMicros(e.getType())) {
             return true;
         }
-        return e instanceof RexCall c && c.getOperands().stream().anyMatch(EngineTimestamps::mentionsTimestamp);
+        return e instanceof RexCall c && c.getOperands().stream().anyMatch(EngineTimestamps::mentionsMicros);
     }
 
     /** The optimized plan with timestamps held in microseconds (see the class comment). */
@@ -122,7 +143,7 @@ public final class EngineTimestamps {
             public RelNode visit(RelNode other) {
                 RelNode visited = super.visit(other);
                 RexBuilder rex = visited.getCluster().getRexBuilder();
-                if (visited instanceof Values values && hasTimestamp(values.getRowType())) {
+                if (visited instanceof Values values && hasMicros(values.getRowType())) {
                     return values(values, rex);
                 }
                 if (visited instanceof Bindables.BindableTableScan scan && !scan.filters.isEmpty()) {
@@ -143,8 +164,17 @@ public final class EngineTimestamps {
         return t.getSqlTypeName() == SqlTypeName.TIMESTAMP;
     }
 
-    private static boolean hasTimestamp(RelDataType row) {
-        return row.getFieldList().stream().anyMatch(f -> isTimestamp(f.getType()));
+    private static boolean isInterval(RelDataType t) {
+        return t.getSqlTypeName().getFamily() == SqlTypeFamily.INTERVAL_DAY_TIME;
+    }
+
+    /** A timestamp or a day-time interval: microseconds in the engine. */
+    private static boolean isMicros(RelDataType t) {
+        return isTimestamp(t) || isInterval(t);
+    }
+
+    private static boolean hasMicros(RelDataType row) {
+        return row.getFieldList().stream().anyMatch(f -> isMicros(f.getType()));
     }
 
     /**
@@ -170,13 +200,13 @@ public final class EngineTimestamps {
         return window.copy(constants);
     }
 
-    /** VALUES with timestamps: the same rows, each timestamp projected from its microseconds. */
+    /** VALUES with timestamps or intervals: the same rows, each projected from its microseconds. */
     private static RelNode values(Values values, RexBuilder rex) {
         RelDataTypeFactory types = rex.getTypeFactory();
         RelDataType bigint = types.createSqlType(SqlTypeName.BIGINT);
         RelDataTypeFactory.Builder row = types.builder();
         for (RelDataTypeField f : values.getRowType().getFieldList()) {
-            row.add(f.getName(), isTimestamp(f.getType())
+            row.add(f.getName(), isMicros(f.getType())
                     ? types.createTypeWithNullability(bigint, f.getType().isNullable()) : f.getType());
         }
         RelDataType rowType = row.build();
@@ -185,7 +215,7 @@ public final class EngineTimestamps {
             List<RexLiteral> t = new ArrayList<>();
             for (int i = 0; i < tuple.size(); i++) {
                 RexLiteral v = tuple.get(i);
-                t.add(!isTimestamp(values.getRowType().getFieldList().get(i).getType()) ? v : v.isNull()
+                t.add(!isMicros(values.getRowType().getFieldList().get(i).getType()) ? v : v.isNull()
                         ? (RexLiteral) rex.makeNullLiteral(rowType.getFieldList().get(i).getType())
                         : (RexLiteral) rex.makeLiteral(micros(v), rowType.getFieldList().get(i).getType()));
             }
@@ -197,7 +227,7 @@ public final class EngineTimestamps {
         for (int i = 0; i < rowType.getFieldCount(); i++) {
             RelDataType original = values.getRowType().getFieldList().get(i).getType();
             RexNode ref = rex.makeInputRef(micros, i);
-            projects.add(isTimestamp(original) ? rex.makeCall(original, LITERAL, List.of(ref)) : ref);
+            projects.add(isMicros(original) ? rex.makeCall(original, LITERAL, List.of(ref)) : ref);
         }
         return EnumerableCalc.create(micros, RexProgram.create(rowType, projects, null, values.getRowType(), rex));
     }
@@ -210,8 +240,12 @@ public final class EngineTimestamps {
                 rex.makeLiteral(precision, rex.getTypeFactory().createSqlType(SqlTypeName.INTEGER))));
     }
 
-    /** A timestamp literal's microseconds since the epoch. */
+    /** A timestamp literal's microseconds since the epoch, a day-time interval literal's microseconds. */
     static long micros(RexLiteral literal) {
+        if (isInterval(literal.getType())) {
+            return literal.getValueAs(BigDecimal.class).multiply(BigDecimal.valueOf(MICROS_PER_MILLI))
+                    .setScale(0, RoundingMode.HALF_UP).longValueExact();
+        }
         TimestampString ts = literal.getValueAs(TimestampString.class);
         LocalDateTime t = LocalDateTime.parse(ts.toString().replace(' ', 'T'));
         return t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1000;
@@ -221,11 +255,12 @@ public final class EngineTimestamps {
         return new RexShuttle() {
             @Override
             public RexNode visitLiteral(RexLiteral literal) {
-                if (!isTimestamp(literal.getType()) || literal.isNull()) {
+                if (!isMicros(literal.getType()) || literal.isNull()) {
                     return literal;
                 }
                 RelDataType bigint = rex.getTypeFactory().createSqlType(SqlTypeName.BIGINT);
-                return rex.makeCall(literal.getType(), LITERAL, List.of(rex.makeLiteral(micros(literal), bigint)));
+                return rex.makeCall(literal.getType(), isTimestamp(literal.getType()) ? LITERAL : INTERVAL_LITERAL,
+                        List.of(rex.makeLiteral(micros(literal), bigint)));
             }
 
             @Override
@@ -233,36 +268,49 @@ public final class EngineTimestamps {
                 if (call.getKind() == SqlKind.SEARCH && isTimestamp(call.getOperands().get(0).getType())) {
                     return RexUtil.expandSearch(rex, null, call).accept(this); // comparisons with literals
                 }
-                if (OWN.contains(call.getOperator())) {
-                    return call; // of microseconds already
-                }
                 List<RexNode> operands = new ArrayList<>();
                 for (RexNode o : call.getOperands()) {
                     operands.add(o.accept(this));
                 }
-                return timestamps(call, operands);
+                SqlOperator op = call.getOperator();
+                if (OWN.contains(op) || PgDatetimeOperators.OF_MICROS.contains(op)) {
+                    return call.clone(call.getType(), operands); // of microseconds already
+                }
+                return ofMicros(call, operands);
             }
 
-            private RexNode timestamps(RexCall call, List<RexNode> operands) {
+            private RexNode ofMicros(RexCall call, List<RexNode> operands) {
+                boolean anyMicros = isMicros(call.getType()) || operands.stream().anyMatch(o -> isMicros(o.getType()));
+                if (!anyMicros || UNIT_FREE.contains(call.getKind())) {
+                    return call.clone(call.getType(), operands);
+                }
                 boolean anyTimestamp = isTimestamp(call.getType())
                         || operands.stream().anyMatch(o -> isTimestamp(o.getType()));
-                if (!anyTimestamp || UNIT_FREE.contains(call.getKind())) {
-                    return call.clone(call.getType(), operands);
+                if (!anyTimestamp) {
+                    RexNode interval = intervals(call, operands);
+                    if (interval != null) {
+                        return interval;
+                    }
                 }
                 if (call.getOperator() == PgConvertlets.TIMESTAMP_TEXT) {
                     return rex.makeCall(call.getType(), TEXT, operands);
                 }
                 SqlKind kind = call.getKind();
-                if ((kind == SqlKind.PLUS || kind == SqlKind.MINUS)
+                boolean minus = kind == SqlKind.MINUS || kind == SqlKind.CHECKED_MINUS;
+                if (minus && isInterval(call.getType()) && operands.size() == 2
+                        && operands.stream().allMatch(o -> isTimestamp(o.getType()))) {
+                    return rex.makeCall(call.getType(), PgDatetimeOperators.TIMESTAMP_MINUS, operands); // (a - b) DAY TO SECOND
+                }
+                if ((minus || kind == SqlKind.PLUS || kind == SqlKind.CHECKED_PLUS)
                         && isTimestamp(call.getType()) && operands.size() == 2) {
                     RexNode ts = isTimestamp(operands.get(0).getType()) ? operands.get(0) : operands.get(1);
                     RexNode interval = ts == operands.get(0) ? operands.get(1) : operands.get(0);
                     SqlTypeFamily family = interval.getType().getSqlTypeName().getFamily();
                     if (family == SqlTypeFamily.INTERVAL_YEAR_MONTH || family == SqlTypeFamily.INTERVAL_DAY_TIME) {
-                        RexNode sign = rex.makeLiteral(kind == SqlKind.MINUS ? -1 : 1,
+                        RexNode sign = rex.makeLiteral(minus ? -1 : 1,
                                 rex.getTypeFactory().createSqlType(SqlTypeName.INTEGER));
                         return rex.makeCall(call.getType(), family == SqlTypeFamily.INTERVAL_YEAR_MONTH ? PLUS_MONTHS
-                                : PLUS_MILLIS, List.of(ts, interval, sign));
+                                : PLUS_MICROS, List.of(ts, interval, sign));
                     }
                 }
                 if (kind == SqlKind.CAST && operands.size() == 1) {
@@ -278,13 +326,37 @@ public final class EngineTimestamps {
                         return parse(rex, call.getType(), operands.get(0));
                     }
                 }
-                // any other: Calcite's function of milliseconds, its timestamp result in microseconds
+                // any other: Calcite's function of milliseconds, its result in microseconds
                 List<RexNode> millis = new ArrayList<>();
                 for (RexNode o : operands) {
-                    millis.add(isTimestamp(o.getType()) ? rex.makeCall(o.getType(), TO_MILLIS, List.of(o)) : o);
+                    millis.add(!isMicros(o.getType()) ? o
+                            : rex.makeCall(o.getType(), isTimestamp(o.getType()) ? TO_MILLIS : INTERVAL_MILLIS, List.of(o)));
                 }
                 RexNode c = call.clone(call.getType(), millis);
-                return isTimestamp(call.getType()) ? rex.makeCall(call.getType(), TO_MICROS, List.of(c)) : c;
+                return !isMicros(call.getType()) ? c : rex.makeCall(call.getType(),
+                        isTimestamp(call.getType()) ? TO_MICROS : INTERVAL_MICROS, List.of(c));
+            }
+
+            /** A call of day-time intervals (no timestamp) computed over microseconds, or null for another. */
+            private RexNode intervals(RexCall call, List<RexNode> operands) {
+                SqlKind kind = call.getKind();
+                if (LINEAR.contains(kind) && isInterval(call.getType())
+                        && operands.stream().allMatch(o -> isInterval(o.getType()))) {
+                    return call.clone(call.getType(), operands);
+                }
+                if ((TIMES.contains(kind) || DIVIDE.contains(kind)) && isInterval(call.getType())
+                        && operands.size() == 2) {
+                    RexNode interval = isInterval(operands.get(0).getType()) ? operands.get(0) : operands.get(1);
+                    RexNode factor = interval == operands.get(0) ? operands.get(1) : operands.get(0);
+                    boolean exact = SqlTypeUtil.isIntType(factor.getType());
+                    SqlOperator op = DIVIDE.contains(kind) ? INTERVAL_DIVIDE
+                            : exact ? INTERVAL_TIMES_EXACT : INTERVAL_TIMES;
+                    RelDataType number = rex.getTypeFactory().createTypeWithNullability(rex.getTypeFactory()
+                            .createSqlType(exact && TIMES.contains(kind) ? SqlTypeName.BIGINT : SqlTypeName.DOUBLE),
+                            factor.getType().isNullable());
+                    return rex.makeCall(call.getType(), op, List.of(interval, rex.makeCast(number, factor)));
+                }
+                return null;
             }
         };
     }
@@ -310,10 +382,68 @@ public final class EngineTimestamps {
         return Math.multiplyExact(millis, MICROS_PER_MILLI);
     }
 
-    /** A timestamp plus ({@code sign} 1) or minus (-1) a day-time interval (Calcite's milliseconds). */
+    /** A timestamp plus ({@code sign} 1) or minus (-1) a day-time interval. */
     @Strict
-    public static long pg_ts_plus_millis(long micros, long millis, int sign) {
-        return Math.addExact(micros, Math.multiplyExact(millis * sign, MICROS_PER_MILLI));
+    public static long pg_ts_plus_micros(long micros, long interval, int sign) {
+        return Math.addExact(micros, Math.multiplyExact(interval, sign));
+    }
+
+    /** A day-time interval literal's microseconds, as they are. */
+    @Strict
+    public static long pg_iv_literal(long micros) {
+        return micros;
+    }
+
+    /** A day-time interval's microseconds to the milliseconds Calcite's functions read (toward zero). */
+    @Strict
+    public static long pg_iv_millis(long micros) {
+        return micros / MICROS_PER_MILLI;
+    }
+
+    /** Milliseconds of Calcite's functions to an interval's microseconds. */
+    @Strict
+    public static long pg_iv_micros(long millis) {
+        return Math.multiplyExact(millis, MICROS_PER_MILLI);
+    }
+
+    /** An interval times a whole number. */
+    @Strict
+    public static long pg_iv_times_exact(long micros, long factor) {
+        return Math.multiplyExact(micros, factor);
+    }
+
+    /** An interval times a number, to the nearest microsecond (as Postgres rounds). */
+    @Strict
+    public static long pg_iv_times(long micros, double factor) {
+        return intervalOf(micros * factor);
+    }
+
+    /** An interval divided by a number, to the nearest microsecond. */
+    @Strict
+    public static long pg_iv_divide(long micros, double divisor) {
+        if (divisor == 0) {
+            throw new CoilgunException(SqlState.DIVISION_BY_ZERO, "division by zero", 0);
+        }
+        return intervalOf(micros / divisor);
+    }
+
+    private static long intervalOf(double micros) {
+        if (Double.isNaN(micros) || Math.abs(micros) >= 0x1p63) {
+            throw new CoilgunException(SqlState.DATETIME_FIELD_OVERFLOW, "interval out of range", 0);
+        }
+        return (long) Math.rint(micros);
+    }
+
+    /** A day-time interval as Postgres' text: {@code 1 day 02:00:00.5}, {@code -00:00:01}. */
+    @Strict
+    public static String pg_iv_text(long micros) {
+        return IntervalText.ofMicros(micros);
+    }
+
+    /** A year-month interval as Postgres' text: {@code 1 year 2 mons}. */
+    @Strict
+    public static String pg_months_text(int months) {
+        return IntervalText.ofMonths(months);
     }
 
     /** A timestamp plus or minus months, as Postgres adds them: the day of month kept, or the month's last. */
@@ -359,7 +489,7 @@ public final class EngineTimestamps {
                 (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
     }
 
-    private static long fromLocal(LocalDateTime t) {
+    static long fromLocal(LocalDateTime t) {
         return Math.addExact(Math.multiplyExact(t.toEpochSecond(ZoneOffset.UTC), 1_000_000L), t.getNano() / 1000);
     }
 }

@@ -22,6 +22,7 @@ import org.apache.calcite.sql.parser.SqlParserPos;
 import org.apache.calcite.sql.type.OperandTypes;
 import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
+import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeTransforms;
 import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
@@ -51,6 +52,9 @@ public final class PgConvertlets implements SqlRexConvertletTable {
     private static final SqlOperator NUMERIC_POWER = function(PgNumeric.class, "pg_numeric_power",
             ReturnTypes.explicit(SqlTypeName.DECIMAL));
 
+    private static final SqlOperator USER = function(PgFunctions.class, "pgcuruser",
+            ReturnTypes.explicit(SqlTypeName.VARCHAR));
+
     private PgConvertlets() {
     }
 
@@ -67,6 +71,14 @@ public final class PgConvertlets implements SqlRexConvertletTable {
     public SqlRexConvertlet get(SqlCall call) {
         if (call.getOperator() == NumericSums.ARGUMENT) {
             return NumericSums.CONVERTLET;
+        }
+        if (call.getOperator() == SqlStdOperatorTable.USER || call.getOperator() == SqlStdOperatorTable.CURRENT_ROLE) {
+            // Calcite's are a fixed "sa" and ""; Postgres' are the session's user
+            return (cx, c) -> cx.getRexBuilder().makeCall(cx.getValidator().getValidatedNodeType(c), USER, List.of());
+        }
+        SqlRexConvertlet datetime = PgDatetimeOperators.convertlet(call);
+        if (datetime != null) {
+            return datetime;
         }
         SqlRexConvertlet standard = StandardConvertletTable.INSTANCE.get(call);
         if (call.getOperator() == PgPower.INSTANCE) {
@@ -124,6 +136,12 @@ public final class PgConvertlets implements SqlRexConvertletTable {
                 }
                 if (from == SqlTypeName.TIMESTAMP) {
                     return rex.makeCast(target, rex.makeCall(TIMESTAMP_TEXT, operand));
+                }
+                if (from.getFamily() == SqlTypeFamily.INTERVAL_DAY_TIME) {
+                    return rex.makeCast(target, rex.makeCall(EngineTimestamps.INTERVAL_TEXT, operand));
+                }
+                if (from.getFamily() == SqlTypeFamily.INTERVAL_YEAR_MONTH) {
+                    return rex.makeCast(target, rex.makeCall(EngineTimestamps.MONTHS_TEXT, operand));
                 }
             }
             return standard.convertCall(cx, c);

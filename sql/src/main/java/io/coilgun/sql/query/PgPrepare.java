@@ -45,6 +45,7 @@ final class PgPrepare extends CalcitePrepareImpl {
                     NumericParameters.cast(query, rels.numericParameters);
                 }
                 NumericSums.wrap(query);
+                PgDatetimeOperators.replace(query);
                 return super.prepareSql(query, original, runtimeContextClass, validator, needsValidation);
             }
 

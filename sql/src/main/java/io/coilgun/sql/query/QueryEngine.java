@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.Period;
+import java.time.temporal.ChronoUnit;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Calendar;
@@ -372,13 +373,13 @@ public final class QueryEngine {
         return name.equals("INTERVAL_YEAR") || name.equals("INTERVAL_YEAR_MONTH") || name.equals("INTERVAL_MONTH");
     }
 
-    /** An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): Calcite's months or milliseconds. */
+    /** An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): months or microseconds. */
     private static Object interval(ResultSet rs, int i, boolean months) throws SQLException {
         long v = rs.getLong(i);
         if (rs.wasNull()) {
             return null;
         }
-        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : Duration.ofMillis(v);
+        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : Duration.of(v, ChronoUnit.MICROS);
     }
 
     private static int pgType(int jdbcType) {

@@ -97,7 +97,7 @@ class QueryEngineTest {
                 LocalDateTime.of(2026, 2, 28, 10, 0, 0, 123_456_000), "2026-01-31 10:00:00.123456",
                 LocalDateTime.of(2026, 1, 1, 10, 0, 0, 1000), LocalDateTime.of(2026, 1, 1, 10, 0, 1), true, false),
                 Arrays.asList(r.rows().get(0)).subList(0, 9));
-        assertEquals(Arrays.asList(LocalDate.of(2026, 1, 31), 10L, "2026-01-31 10:00:00.623456"),
+        assertEquals(Arrays.asList(LocalDate.of(2026, 1, 31), new java.math.BigDecimal("10"), "2026-01-31 10:00:00.623456"),
                 Arrays.asList(r.rows().get(0)).subList(10, 13));
         // the largest of a column, a VALUES row's, a parameter's: to the microsecond
         assertEquals(LocalDateTime.of(2026, 1, 1, 0, 0, 0, 7000), one("SELECT max(t) FROM (VALUES "
@@ -106,7 +106,7 @@ class QueryEngineTest {
                 + "- INTERVAL '1' SECOND", LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
         assertEquals(true, run("SELECT $1::timestamp < TIMESTAMP '2026-01-01 00:00:00.000009'",
                 LocalDateTime.of(2026, 1, 1, 0, 0, 0, 8000)).rows().get(0)[0]);
-        // intervals are Postgres' intervals (to the millisecond)
+        // intervals are Postgres' intervals
         QueryEngine.Rows iv = run("SELECT INTERVAL '1.5' SECOND, (TIMESTAMP '2026-01-02 00:00:01.25' - TIMESTAMP "
                 + "'2026-01-01 00:00:00') DAY TO SECOND, INTERVAL '14' MONTH");
         assertEquals(Arrays.asList(java.time.Duration.ofMillis(1500), java.time.Duration.ofMillis(86_401_250),
@@ -128,6 +128,9 @@ class QueryEngineTest {
     @Test
     void catalogFunctionsAsClientsCallThem() {
         assertEquals(List.of("public"), one("SELECT current_schemas(false)"));
+        // user and current_role are the session's user, as current_user (Calcite's own are "sa" and "")
+        assertEquals(List.of("coilgun", "coilgun", "coilgun"),
+                Arrays.asList(run("SELECT user, current_role, current_user").rows().get(0)));
         assertEquals(1009, run("SELECT current_schemas(true)").typeOids().get(0));
         assertEquals("pg_class", one("SELECT 'pg_class'::regclass::text"));
         assertEquals("pg_class", one("SELECT CAST('pg_class' AS regclass)::varchar"));
