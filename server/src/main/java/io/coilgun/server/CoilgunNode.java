@@ -19,6 +19,7 @@ import io.coilgun.server.observe.HttpEndpoint;
 import io.coilgun.server.observe.NodeMeters;
 import io.coilgun.server.observe.NodeStatusReport;
 import io.coilgun.server.query.NodeQueryData;
+import io.coilgun.server.source.SourceReaders;
 import io.coilgun.server.query.RemoteReplays;
 import io.coilgun.server.query.ReplaySource;
 import io.coilgun.server.session.ClusterSessions;
@@ -109,6 +110,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     /** The node's meters (Prometheus), and the HTTP listener that serves them and the status page. */
     private NodeMeters meters;
     private NodeQueryData queryData;
+    private SourceReaders sources;
     private HttpEndpoint http;
     private volatile boolean started;
     /** The node runs its training before it says ready (boot.WarmUp): /ready answers 503 meanwhile. */
@@ -151,6 +153,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             node.cluster.progress(progress);
             node.startHttp(); // before the start-up replay, so that `coilgun status --wait` shows it
             node.catalogService.recover();
+            node.sources.start(); // the streams fed from Kafka topics, once the catalog is known
             node.startPgwire();
             node.nodeRow[1] = config.host() + ":" + node.port();
             node.self.put("pgwire", node.nodeRow[1]);
@@ -246,7 +249,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             PgServer server = pgServer;
             return server != null && server.cancelHere(pid, secret);
         });
-        queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity);
+        sources = new SourceReaders(catalog, ingest, compiler, bootstrapServers, config.nodeId());
+        queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity, sources);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());
     }
@@ -382,6 +386,11 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         return queryEngine.parameterTypes(q.text(), count, user, database);
     }
 
+    /** The Kafka the node uses (host:port list): its embedded broker's, or --kafka's. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
     @Override
     public Catalog catalog() {
         return catalog;
@@ -442,6 +451,9 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         if (http != null) {
             http.close();
             http = null;
+        }
+        if (sources != null) {
+            sources.close(); // before the ingest path its readers use
         }
         if (ingest != null) {
             ingest.close();

@@ -45,6 +45,11 @@ final class TestNode implements AutoCloseable {
         start();
     }
 
+    /** The node's Kafka (its embedded broker's host:port). */
+    String bootstrap() {
+        return node.bootstrapServers();
+    }
+
     int port() {
         return node.port();
     }

@@ -26,6 +26,8 @@ import java.util.OptionalInt;
  *     partitions = 'card_id 8, merchant_id 16'}): see {@link #partitions(String)}
  * @param addedPartitionBy the partitioners of {@code partitionBy} added by {@code ALTER STREAM … ADD PARTITION BY}
  *     (after the others): their tasks are filled from the decider's history before it forwards to them live
+ * @param source the Kafka topic the stream's events also come from (options {@code kafka_topic}, {@code format},
+ *     {@code bad_records}), or null: events come by INSERT and COPY only
  */
 public record StreamDef(
         String name,
@@ -42,7 +44,8 @@ public record StreamDef(
         long dedupHorizonMicros,
         int replicas,
         Map<String, Integer> partitionCounts,
-        List<String> addedPartitionBy) {
+        List<String> addedPartitionBy,
+        StreamSource source) {
 
     public static final long DEFAULT_LATENESS_MICROS = 10_000_000L;
     public static final long DEFAULT_DEDUP_HORIZON_MICROS = 3_600_000_000L;
@@ -57,6 +60,16 @@ public record StreamDef(
         if (schemaWidths.isEmpty() || schemaWidths.get(schemaWidths.size() - 1) != columns.size()) {
             throw new IllegalArgumentException("the newest schema version must have every column");
         }
+    }
+
+    /** A stream fed by INSERT and COPY only. */
+    public StreamDef(String name, List<StreamColumn> columns, int eventTimeIndex, int eventIdIndex,
+            List<String> partitionBy, int partitions, long latenessMicros, LatePolicy latePolicy, String ddl,
+            List<Integer> schemaWidths, long backfillHorizonMicros, long dedupHorizonMicros, int replicas,
+            Map<String, Integer> partitionCounts, List<String> addedPartitionBy) {
+        this(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros, latePolicy, ddl,
+                schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts, addedPartitionBy,
+                null);
     }
 
     /** A stream as created: no partitioner added since. */
@@ -97,7 +110,7 @@ public record StreamDef(
     public StreamDef withReplicas(int copies) {
         return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
                 latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, copies, partitionCounts,
-                addedPartitionBy);
+                addedPartitionBy, source);
     }
 
     /** The next schema version: {@code column} added at the end. */
@@ -108,7 +121,7 @@ public record StreamDef(
         widths.add(cols.size());
         return new StreamDef(name, cols, eventTimeIndex, eventIdIndex, partitionBy, partitions, latenessMicros,
                 latePolicy, ddl, widths, backfillHorizonMicros, dedupHorizonMicros, replicas, partitionCounts,
-                addedPartitionBy);
+                addedPartitionBy, source);
     }
 
     /**
@@ -125,7 +138,8 @@ public record StreamDef(
         List<String> added = new ArrayList<>(addedPartitionBy);
         added.add(field);
         return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, fields, partitions, latenessMicros,
-                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added);
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added,
+                source);
     }
 
     /** The stream without partitioner {@code field} (ALTER STREAM … DROP PARTITION BY). */
@@ -137,7 +151,8 @@ public record StreamDef(
         List<String> added = new ArrayList<>(addedPartitionBy);
         added.remove(field);
         return new StreamDef(name, columns, eventTimeIndex, eventIdIndex, fields, partitions, latenessMicros,
-                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added);
+                latePolicy, ddl, schemaWidths, backfillHorizonMicros, dedupHorizonMicros, replicas, counts, added,
+                source);
     }
 
     /**

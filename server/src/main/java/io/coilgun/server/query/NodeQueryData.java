@@ -13,6 +13,7 @@ import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.plan.FailedEvent;
 import io.coilgun.planner.plan.TaskPlan;
+import io.coilgun.server.source.SourceReaders;
 import io.coilgun.sql.query.QueryData;
 import io.coilgun.sql.query.SessionActivity;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import java.util.function.Supplier;
 public final class NodeQueryData implements QueryData {
 
     private final Catalog catalog;
+    private final SourceReaders sources;
     /** Each metric filled from history: whether every task said it was live the last time all of them said. */
     private final Map<String, Boolean> live = new ConcurrentHashMap<>();
     private final ClusterNode cluster;
@@ -42,7 +44,8 @@ public final class NodeQueryData implements QueryData {
      * @param sessions the node's client sessions (pg_stat_activity)
      */
     public NodeQueryData(Catalog catalog, ClusterNode cluster, Object[] node,
-            Supplier<List<SessionActivity>> sessions) {
+            Supplier<List<SessionActivity>> sessions, SourceReaders sources) {
+        this.sources = sources;
         this.catalog = catalog;
         this.cluster = cluster;
         this.metrics = cluster.metricState();
@@ -306,6 +309,16 @@ public final class NodeQueryData implements QueryData {
             }
         }
         return null;
+    }
+
+    @Override
+    public List<Object[]> sources() {
+        return sources.rows();
+    }
+
+    @Override
+    public List<Object[]> sourceErrors() {
+        return sources.errors();
     }
 
     @Override

@@ -55,7 +55,8 @@ public final class StatementCompiler {
                 .map(c -> c.name() + " " + c.typeName()).toList()), s.column(s.eventTimeIndex()).name(),
             s.eventIdIndex() < 0 ? null : s.column(s.eventIdIndex()).name(), String.join(", ", s.partitionBy()),
             s.partitionCounts().isEmpty() ? s.partitions() : null, Durations.format(s.latenessMicros()), s.latePolicy().name().toLowerCase(Locale.ROOT),
-            Durations.format(s.dedupHorizonMicros()), s.schemaVersion(), s.replicas()};
+            Durations.format(s.dedupHorizonMicros()), s.schemaVersion(), s.replicas(),
+            s.source() == null ? null : s.source().describe()};
     }
 
     private RowsStatement showStreams() {
@@ -69,7 +70,7 @@ public final class StatementCompiler {
             rows.add(text);
         }
         return new RowsStatement(List.of("name", "columns", "event_time", "event_id", "partition_by", "partitions",
-                "lateness", "late_events", "dedup_horizon", "schema_version", "replicas"), rows, "SHOW");
+                "lateness", "late_events", "dedup_horizon", "schema_version", "replicas", "source"), rows, "SHOW");
     }
 
     /** What SHOW METRICS says of the events before a metric was created. */

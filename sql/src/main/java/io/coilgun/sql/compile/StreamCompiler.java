@@ -6,6 +6,7 @@ import io.coilgun.planner.model.Durations;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.StreamColumn;
 import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.StreamSource;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCreateStream;
@@ -73,6 +74,9 @@ final class StreamCompiler {
         long backfillHorizon = 0;
         Long dedupHorizon = null;
         int replicas = 1;
+        String kafkaTopic = null;
+        StreamSource.Format format = null;
+        StreamSource.BadRecords badRecords = null;
         Set<String> given = new HashSet<>();
         for (SqlOption o : node.options()) {
             String key = o.keyName().toLowerCase(Locale.ROOT);
@@ -96,9 +100,12 @@ final class StreamCompiler {
                 case "backfill_horizon" -> backfillHorizon = duration(sql, o, value, "backfill_horizon");
                 case "dedup_horizon" -> dedupHorizon = duration(sql, o, value, "dedup_horizon");
                 case "replicas" -> replicas = replicas(sql, o, value);
+                case "kafka_topic" -> kafkaTopic = sourceTopic(sql, o, value);
+                case "format" -> format = choice(sql, o, value, StreamSource.Format.class);
+                case "bad_records" -> badRecords = choice(sql, o, value, StreamSource.BadRecords.class);
                 default -> throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "unrecognized stream option \"" + key
                         + "\" (known: event_time, event_id, partition_by, partitions, lateness, late_events, "
-                        + "backfill_horizon, dedup_horizon, replicas)", o.key());
+                        + "backfill_horizon, dedup_horizon, replicas, kafka_topic, format, bad_records)", o.key());
             }
         }
 
@@ -136,9 +143,10 @@ final class StreamCompiler {
                     option(node, "dedup_horizon"));
         }
         long dedup = dedupHorizon != null ? dedupHorizon : Math.max(StreamDef.DEFAULT_DEDUP_HORIZON_MICROS, lateness);
+        StreamSource source = source(sql, node, kafkaTopic, format, badRecords, idIndex);
         return new CreateStreamStatement(new StreamDef(name, columns, timeIndex, idIndex, partitionBy, partitions,
-                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup, replicas, partitionCounts),
-                node.ifNotExists());
+                lateness, policy, ddl, List.of(columns.size()), backfillHorizon, dedup, replicas, partitionCounts, List.of(),
+                source), node.ifNotExists());
     }
 
     /**
@@ -347,6 +355,55 @@ final class StreamCompiler {
         }
         throw sql.error(SqlState.INVALID_PARAMETER_VALUE, what + " must be a duration such as '10 seconds' "
                 + "or '30 days', got '" + value + "'", o.value());
+    }
+
+    /** The Kafka topic a stream is fed from: a name Kafka takes, not one of Coilgun's own topics. */
+    private static String sourceTopic(SqlText sql, SqlOption o, String value) {
+        String topic = value.trim();
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}") || topic.equals(".") || topic.equals("..")) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "kafka_topic \"" + value + "\" is not a Kafka topic name "
+                    + "(letters, digits, '.', '_' and '-', at most 249)", o.value());
+        }
+        if (topic.startsWith("coilgun.")) {
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "kafka_topic \"" + topic + "\" is one of Coilgun's own "
+                    + "topics", o.value());
+        }
+        return topic;
+    }
+
+    /** One of {@code type}'s constants, named in any case. */
+    private static <E extends Enum<E>> E choice(SqlText sql, SqlOption o, String value, Class<E> type) {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            List<String> names = java.util.Arrays.stream(type.getEnumConstants())
+                    .map(c -> c.name().toLowerCase(Locale.ROOT)).toList();
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, o.keyName().toLowerCase(Locale.ROOT) + " must be "
+                    + String.join(" or ", names) + ", not '" + value + "'", o.value());
+        }
+    }
+
+    /**
+     * The stream's source, or null without kafka_topic. Its records may be read again after a failure, so the stream
+     * needs an event id: a record read twice is then a duplicate, not counted again.
+     */
+    private static StreamSource source(SqlText sql, SqlCreateStream node, String topic, StreamSource.Format format,
+            StreamSource.BadRecords badRecords, int idIndex) {
+        if (topic == null) {
+            if (format != null || badRecords != null) {
+                throw sql.error(SqlState.INVALID_PARAMETER_VALUE, (format != null ? "format" : "bad_records")
+                        + " is an option of a stream fed from a Kafka topic: give kafka_topic too",
+                        option(node, format != null ? "format" : "bad_records"));
+            }
+            return null;
+        }
+        if (idIndex < 0) {
+            throw sql.error(SqlState.INVALID_OBJECT_DEFINITION, "a stream fed from a Kafka topic needs event_id: "
+                    + "a record read again after a failure is then recognized, not counted twice",
+                    option(node, "kafka_topic"));
+        }
+        return new StreamSource(topic, format == null ? StreamSource.Format.JSON : format,
+                badRecords == null ? StreamSource.BadRecords.SKIP : badRecords);
     }
 
     private static LatePolicy latePolicy(SqlText sql, SqlOption o, String value) {

@@ -29,6 +29,16 @@ public interface QueryData {
     /** Rows of {@code coilgun.tasks}: see {@link SystemTables#TASKS} for the columns. */
     List<Object[]> tasks();
 
+    /** Rows of {@code coilgun.sources}: this node's readers of the streams' Kafka topics. */
+    default List<Object[]> sources() {
+        return List.of();
+    }
+
+    /** Rows of {@code coilgun.source_errors}: the bad records this node's source readers skipped or stopped at. */
+    default List<Object[]> sourceErrors() {
+        return List.of();
+    }
+
     /** Rows of {@code coilgun.failed_events}: see {@link SystemTables#FAILED_EVENTS}. */
     List<Object[]> failedEvents();
 

@@ -38,7 +38,8 @@ public final class SystemTables {
         Map<String, RowsTable> t = new LinkedHashMap<>();
         t.put("streams", new RowsTable(List.of(text("name"), text("columns"), text("event_time"), text("event_id"),
                 text("partition_by"), int4("partitions"), text("lateness"), text("late_events"),
-                text("dedup_horizon"), int4("schema_version"), int4("replicas"), text("ddl")), () -> streams(data.catalog())));
+                text("dedup_horizon"), int4("schema_version"), int4("replicas"), text("ddl"), text("source")),
+                () -> streams(data.catalog())));
         t.put("metrics", new RowsTable(List.of(text("name"), text("stream_name"), text("aggregations"),
                 text("group_by"), text("window_spec"), text("partitioner"), text("ddl"), text("state"),
                 int8("backfilled_events"), int8("backfill_events"), int8("backfill_eta_s")), () -> metrics(data)));
@@ -49,6 +50,10 @@ public final class SystemTables {
                 text("state"), text("error"), Col.timestamp("error_at"), int8("failed_events"), text("node"),
                 text("replicas"), int8("lag_events"), int8("lag_ms"), int8("copied_bytes"), int8("copy_bytes"),
                 int8("copy_eta_s")), data::tasks));
+        t.put("sources", new RowsTable(List.of(text("stream_name"), text("topic"), text("node"),
+                int4("partitions"), int8("records"), int8("bad_records"), int8("lag_records"), text("state")), data::sources));
+        t.put("source_errors", new RowsTable(List.of(text("stream_name"), text("topic"), int4("kafka_partition"),
+                int8("kafka_offset"), text("error"), text("record"), Col.timestamp("at")), data::sourceErrors));
         t.put("failed_events", new RowsTable(List.of(text("task"), text("stream_name"), int8("kafka_offset"),
                 text("event_id"), Col.timestamp("event_time"), text("error"), Col.timestamp("failed_at")),
                 data::failedEvents));
@@ -62,7 +67,8 @@ public final class SystemTables {
     private static List<Object[]> streams(Catalog catalog) {
         List<Object[]> rows = new ArrayList<>();
         for (StreamDef s : catalog.streams()) {
-            Object[] row = Arrays.copyOf(StatementCompiler.streamRow(s), 12);
+            Object[] row = Arrays.copyOf(StatementCompiler.streamRow(s), 13);
+            row[12] = row[11]; // the source, after the DDL
             row[11] = s.ddl();
             rows.add(row);
         }

@@ -63,6 +63,29 @@ class StatementCompilerTest {
     }
 
     @Test
+    void aStreamFedFromAKafkaTopic() {
+        StreamDef s = ((CreateStreamStatement) compile("CREATE STREAM fed (id BIGINT, ts TIMESTAMP, k TEXT) WITH "
+                + "(event_id = 'id', partition_by = 'k', kafka_topic = 'payments.v1', format = 'CSV', "
+                + "bad_records = 'stop')")).stream();
+        assertEquals(new io.coilgun.planner.model.StreamSource("payments.v1", io.coilgun.planner.model.StreamSource
+                .Format.CSV, io.coilgun.planner.model.StreamSource.BadRecords.STOP), s.source());
+        StreamDef json = ((CreateStreamStatement) compile("CREATE STREAM fed2 (id TEXT, ts TIMESTAMP, k TEXT) WITH "
+                + "(event_id = 'id', partition_by = 'k', kafka_topic = 't')")).stream();
+        assertEquals("kafka topic t (json, bad records skip)", json.source().describe());
+        assertEquals(null, catalog.stream("payments").orElseThrow().source());
+        // its records may be read again after a failure: an event id makes them duplicates
+        error("CREATE STREAM f (ts TIMESTAMP, k TEXT) WITH (partition_by = 'k', kafka_topic = 't')", "42P17");
+        error("CREATE STREAM f (id INT, ts TIMESTAMP, k TEXT) WITH (event_id = 'id', partition_by = 'k', "
+                + "format = 'json')", "22023");
+        error("CREATE STREAM f (id INT, ts TIMESTAMP, k TEXT) WITH (event_id = 'id', partition_by = 'k', "
+                + "kafka_topic = 't', format = 'avro')", "22023");
+        error("CREATE STREAM f (id INT, ts TIMESTAMP, k TEXT) WITH (event_id = 'id', partition_by = 'k', "
+                + "kafka_topic = 'coilgun.catalog')", "22023");
+        error("CREATE STREAM f (id INT, ts TIMESTAMP, k TEXT) WITH (event_id = 'id', partition_by = 'k', "
+                + "kafka_topic = 'a topic')", "22023");
+    }
+
+    @Test
     void createStreamDefaults() {
         StreamDef s = ((CreateStreamStatement) compile(
                 "CREATE STREAM clicks (happened TIMESTAMP, user_id TEXT) WITH (partition_by = 'user_id')")).stream();

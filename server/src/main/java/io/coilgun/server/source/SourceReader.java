@@ -1,0 +1,196 @@
+package io.coilgun.server.source;
+
+import io.coilgun.cluster.ingest.IngestService;
+import io.coilgun.cluster.ingest.LateEventException;
+import io.coilgun.cluster.kafka.KafkaClients;
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.StreamDef;
+import io.coilgun.planner.model.StreamSource;
+import io.coilgun.sql.compile.CopyStatement;
+import io.coilgun.sql.compile.StatementCompiler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads one stream's source topic on this node: a member of the stream's consumer group
+ * ({@code coilgun.source.<stream>}), so each partition of the topic is read by one node and moves to another when
+ * this one stops or dies (Kafka's group, nothing of Coilgun's). Each poll's records become events through COPY's
+ * conversion and go through INSERT's path ({@link IngestService#ingest}); the group's offsets are committed only
+ * once every one of them was applied (or was a duplicate, or dropped as late). After a crash the records since the
+ * last commit are read again: their event ids make them duplicates, counted once.
+ */
+final class SourceReader implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceReader.class);
+    private static final long RETRY_MS = 1000;
+
+    private final String streamName;
+    private final Catalog catalog;
+    private final IngestService ingest;
+    private final StatementCompiler compiler;
+    private final SourceErrors errors;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private volatile boolean running = true;
+    private volatile String state = "starting";
+    final AtomicLong records = new AtomicLong();
+    final AtomicLong badRecords = new AtomicLong();
+    private volatile long lag = -1;
+    private volatile int assigned;
+
+    SourceReader(StreamDef stream, String bootstrap, String nodeId, Catalog catalog, IngestService ingest,
+            StatementCompiler compiler, SourceErrors errors) {
+        this.streamName = stream.name();
+        this.catalog = catalog;
+        this.ingest = ingest;
+        this.compiler = compiler;
+        this.errors = errors;
+        this.consumer = KafkaClients.groupConsumer(bootstrap, "coilgun-" + nodeId + "-source-" + stream.name(),
+                "coilgun.source." + stream.name(), 10_000, CooperativeStickyAssignor.class, Map.of(), 500, 200);
+        consumer.subscribe(List.of(stream.source().topic()));
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                StreamDef stream = catalog.stream(streamName).orElse(null);
+                if (stream == null || stream.source() == null) {
+                    break; // dropped: SourceReaders stops this reader
+                }
+                ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(200));
+                assigned = consumer.assignment().size();
+                if (!polled.isEmpty()) {
+                    state = "reading";
+                    if (!apply(stream, polled)) {
+                        return;
+                    }
+                } else if (!"stopped".equals(state)) {
+                    state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
+                }
+                lag = lag();
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (RuntimeException e) {
+            state = "failed: " + e.getMessage();
+            LOG.error("stream={} source reader failed", streamName, e);
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /**
+     * Applies a poll's records and commits the offsets after them; false when the source stops (a bad record under
+     * {@code bad_records = 'stop'}: the offsets stay before it).
+     */
+    private boolean apply(StreamDef stream, ConsumerRecords<byte[], byte[]> polled) {
+        StreamSource source = stream.source();
+        CopyStatement shape = new CopyStatement(stream, IntStream.range(0, stream.columns().size()).toArray(),
+                stream.columns().stream().map(c -> c.name()).toList(), Map.of());
+        List<Object[]> rows = new ArrayList<>();
+        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : polled) {
+            try {
+                rows.add(compiler.copyRow(shape, SourceRecordFormat.fields(stream, source.format(), r.value())));
+            } catch (SourceRecordFormat.BadRecordException | CoilgunException e) {
+                badRecords.incrementAndGet();
+                errors.add(stream.name(), r, e.getMessage());
+                if (source.badRecords() == StreamSource.BadRecords.STOP) {
+                    submit(stream, rows);
+                    commit(next);
+                    state = "stopped at " + r.topic() + "-" + r.partition() + "@" + r.offset() + ": " + e.getMessage();
+                    LOG.warn("stream={} source stopped at a bad record ({}-{} offset {}): {}", stream.name(),
+                            r.topic(), r.partition(), r.offset(), e.getMessage());
+                    return false;
+                }
+            }
+            next.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+        }
+        if (!submit(stream, rows)) {
+            return false;
+        }
+        records.addAndGet(polled.count());
+        commit(next);
+        return true;
+    }
+
+    /** Ingests {@code rows}, again until it succeeds while the reader runs; false when it stopped first. */
+    private boolean submit(StreamDef stream, List<Object[]> rows) {
+        while (running && !rows.isEmpty()) {
+            try {
+                ingest.ingest(stream, rows).get(60, TimeUnit.SECONDS);
+                return true;
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof LateEventException && rows.size() > 1) {
+                    // late_events = 'reject': a late event fails its whole statement; one by one, the late are left
+                    for (Object[] row : rows) {
+                        submit(stream, List.<Object[]>of(row));
+                    }
+                    return true;
+                }
+                if (e.getCause() instanceof LateEventException) {
+                    return true; // refused as late, as an INSERT of it would be
+                }
+                LOG.warn("stream={} source: {} events not applied, again in {} ms: {}", stream.name(), rows.size(),
+                        RETRY_MS, e.getCause().getMessage());
+            } catch (java.util.concurrent.TimeoutException e) {
+                LOG.warn("stream={} source: {} events not answered within 60 s, again", stream.name(), rows.size());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            try {
+                Thread.sleep(RETRY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return rows.isEmpty() || running;
+    }
+
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (!offsets.isEmpty()) {
+            consumer.commitSync(offsets);
+        }
+    }
+
+    private long lag() {
+        long sum = 0;
+        for (TopicPartition tp : consumer.assignment()) {
+            OptionalLong l = consumer.currentLag(tp);
+            if (l.isEmpty()) {
+                return -1;
+            }
+            sum += l.getAsLong();
+        }
+        return sum;
+    }
+
+    /** {@code coilgun.sources}' row of this reader. */
+    Object[] row(String nodeId, String topic) {
+        return new Object[] {streamName, topic, nodeId, assigned, records.get(), badRecords.get(),
+            lag < 0 ? null : lag, state};
+    }
+
+    void stop() {
+        running = false;
+        consumer.wakeup();
+    }
+}
