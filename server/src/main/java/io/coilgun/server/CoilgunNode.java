@@ -249,7 +249,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             PgServer server = pgServer;
             return server != null && server.cancelHere(pid, secret);
         });
-        sources = new SourceReaders(catalog, ingest, compiler, bootstrapServers, config.nodeId());
+        sources = new SourceReaders(catalog, ingest, compiler, bootstrapServers, config.nodeId(), meters.registry());
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity, sources);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());

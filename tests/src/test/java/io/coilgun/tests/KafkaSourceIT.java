@@ -145,11 +145,63 @@ class KafkaSourceIT {
                     assertTrue(rs.next());
                     assertEquals("kafka topic payments_in (json, bad records skip)", rs.getString(1));
                 }
+                String metrics = http(node.httpPort(), "/metrics");
+                assertTrue(metrics.contains("coilgun_source_lag_records{") && metrics.contains("stream=\"pay\""),
+                        "the source's meters on /metrics");
+                assertTrue(http(node.httpPort(), "/").contains("payments_in: 3 partitions here"), "the status page");
             }
         }
     }
 
+    /**
+     * CSV records, and {@code bad_records = 'stop'}: the reader applies the records before the first bad one and
+     * stops there, saying where.
+     */
+    @Test
+    void aBadRecordStopsTheReaderWhenAskedTo() throws Exception {
+        try (TestNode node = new TestNode(dir.resolve("node"))) {
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", node.bootstrap()))) {
+                admin.createTopics(List.of(new NewTopic("lines", 1, (short) 1))).all().get();
+            }
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE STREAM lines (id INT, ts TIMESTAMP, card TEXT, amount NUMERIC(10,2)) WITH "
+                        + "(event_id = 'id', partition_by = 'card', kafka_topic = 'lines', format = 'csv', "
+                        + "bad_records = 'stop')");
+                s.execute("CREATE METRIC l_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM lines GROUP BY card "
+                        + "OVER SLIDING 1 DAY");
+                produce(node.bootstrap(), "lines", List.of("1,2026-03-01 08:00:00,c1,1.50",
+                        "2,2026-03-01 08:00:01,\"c1\",\"2.25\"", "3,2026-03-01 08:00:02,c1,", "4,2026-03-01 08:00:03,c1,abc",
+                        "5,2026-03-01 08:00:04,c1,1.00"));
+                long deadline = System.currentTimeMillis() + 60_000;
+                String state = "";
+                while (!state.startsWith("stopped")) {
+                    assertTrue(System.currentTimeMillis() < deadline, "the reader's state: " + state);
+                    Thread.sleep(50);
+                    try (ResultSet rs = s.executeQuery("SELECT state FROM coilgun.sources WHERE stream_name = 'lines'")) {
+                        state = rs.next() ? rs.getString(1) : "";
+                    }
+                }
+                assertTrue(state.startsWith("stopped at lines-0@3: "), state);
+                try (ResultSet rs = s.executeQuery("SELECT total, n FROM l_card WHERE card = 'c1'")) {
+                    assertTrue(rs.next());
+                    assertEquals(new java.math.BigDecimal("3.75"), rs.getBigDecimal(1));
+                    assertEquals(3, rs.getLong(2));
+                }
+            }
+        }
+    }
+
+    private static String http(int port, String path) throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     private static void produce(String bootstrap, List<String> values) {
+        produce(bootstrap, "payments_in", values);
+    }
+
+    private static void produce(String bootstrap, String topic, List<String> values) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -157,7 +209,8 @@ class KafkaSourceIT {
                 new ByteArraySerializer())) {
             int i = 0;
             for (String v : values) {
-                producer.send(new ProducerRecord<>("payments_in", (i++) % 3, null, v.getBytes(StandardCharsets.UTF_8)));
+                producer.send(new ProducerRecord<>(topic, (i++) % (topic.equals("lines") ? 1 : 3), null,
+                        v.getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
         }

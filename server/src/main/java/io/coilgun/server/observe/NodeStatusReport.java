@@ -141,6 +141,10 @@ public final class NodeStatusReport {
 
     private List<Map<String, Object>> streams() {
         List<Map<String, Object>> list = new ArrayList<>();
+        Map<String, Object[]> readers = new java.util.HashMap<>();
+        for (Object[] r : data.sources()) {
+            readers.put((String) r[0], r);
+        }
         for (StreamDef s : data.catalog().streams()) {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("name", s.name());
@@ -148,6 +152,11 @@ public final class NodeStatusReport {
             row.put("replicas", s.replicas());
             row.put("partition_by", String.join(", ", s.partitionBy()));
             row.put("metrics", data.catalog().metricsOf(s.name()).size());
+            Object[] reader = readers.get(s.name());
+            // its Kafka topic and this node's reader of it: partitions read here, records behind, state
+            row.put("source", s.source() == null ? null : s.source().topic() + (reader == null ? "" : ": " + reader[3]
+                    + " partitions here, " + (reader[6] == null ? "lag unknown" : "lag " + reader[6]) + ", "
+                    + reader[7]));
             list.add(row);
         }
         return list;

@@ -37,7 +37,7 @@ public final class StatusPage {
         table(b, "Nodes", "nodes", (List<Map<String, Object>>) report.get("nodes"),
                 List.of("node_id", "pgwire", "processor_units", "version"));
         table(b, "Streams", "streams", (List<Map<String, Object>>) report.get("streams"),
-                List.of("name", "partitions", "replicas", "partition_by", "metrics"));
+                List.of("name", "partitions", "replicas", "partition_by", "metrics", "source"));
         table(b, "Metrics", "metrics", (List<Map<String, Object>>) report.get("metrics"),
                 List.of("name", "stream", "window", "state", "backfilled_events", "backfill_events", "backfill_eta_s"));
         table(b, "Tasks", "tasks", (List<Map<String, Object>>) report.get("tasks"),

@@ -83,7 +83,7 @@ final class SourceReader implements Runnable {
                 } else if (!"stopped".equals(state)) {
                     state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
                 }
-                lag = lag();
+                lag = currentLag();
             }
         } catch (WakeupException e) {
             // closing
@@ -171,7 +171,12 @@ final class SourceReader implements Runnable {
         }
     }
 
-    private long lag() {
+    /** The lag last read (records of this node's partitions not read yet), -1 unknown. */
+    long lag() {
+        return lag;
+    }
+
+    private long currentLag() {
         long sum = 0;
         for (TopicPartition tp : consumer.assignment()) {
             OptionalLong l = consumer.currentLag(tp);

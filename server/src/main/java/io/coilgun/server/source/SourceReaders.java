@@ -4,6 +4,10 @@ import io.coilgun.cluster.ingest.IngestService;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.compile.StatementCompiler;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,11 +39,14 @@ public final class SourceReaders implements AutoCloseable {
         return t;
     });
 
-    private record Running(StreamDef stream, SourceReader reader, Thread thread) {
+    private record Running(StreamDef stream, SourceReader reader, Thread thread, List<Meter> meters) {
     }
 
+    private final MeterRegistry registry;
+
     public SourceReaders(Catalog catalog, IngestService ingest, StatementCompiler compiler, String bootstrap,
-            String nodeId) {
+            String nodeId, MeterRegistry registry) {
+        this.registry = registry;
         this.catalog = catalog;
         this.ingest = ingest;
         this.compiler = compiler;
@@ -65,6 +72,7 @@ public final class SourceReaders implements AutoCloseable {
                 // a reader that stopped at a bad record stays (its state says where) until the stream is dropped
                 if (now == null || !now.source().topic().equals(e.getValue().stream().source().topic())) {
                     e.getValue().reader().stop();
+                    e.getValue().meters().forEach(registry::remove);
                     it.remove();
                 }
             }
@@ -74,13 +82,27 @@ public final class SourceReaders implements AutoCloseable {
                     Thread t = new Thread(reader, "coilgun-source-" + s.name());
                     t.setDaemon(true);
                     t.start();
-                    readers.put(s.name(), new Running(s, reader, t));
+                    readers.put(s.name(), new Running(s, reader, t, meters(s.name(), reader)));
                     LOG.info("stream={} reads {}", s.name(), s.source().describe());
                 }
             }
         } catch (RuntimeException e) {
             LOG.warn("source readers: {}", e.toString());
         }
+    }
+
+    /** The reader's meters on /metrics, tagged with its stream. */
+    private List<Meter> meters(String stream, SourceReader reader) {
+        return List.of(
+                FunctionCounter.builder("coilgun.source.records", reader, r -> r.records.get()).tags("stream", stream)
+                        .description("Records of the stream's Kafka topic this node read and applied")
+                        .register(registry),
+                FunctionCounter.builder("coilgun.source.bad.records", reader, r -> r.badRecords.get())
+                        .tags("stream", stream).description("Records of the stream's Kafka topic that were no valid "
+                                + "event (coilgun.source_errors)").register(registry),
+                Gauge.builder("coilgun.source.lag.records", reader, SourceReader::lag).tags("stream", stream)
+                        .description("Records of the topic's partitions this node reads not read yet (-1 unknown)")
+                        .register(registry));
     }
 
     /** {@code coilgun.sources}: this node's readers. */
