@@ -100,7 +100,7 @@ class KafkaSourceIT {
             node.restart(); // while it reads: what it read since its last commit is read again
             produce(node.bootstrap(), records.subList(half, records.size()));
             try (Connection c = node.connect(); Statement s = c.createStatement()) {
-                awaitCaughtUp(s, valid.size());
+                awaitCaughtUp(s, valid.size(), 3);
                 Map<String, double[]> expected = new TreeMap<>();
                 for (Map.Entry<Long, String> e : valid.entrySet()) {
                     double[] v = expected.computeIfAbsent(e.getValue(), k -> new double[2]);
@@ -169,7 +169,7 @@ class KafkaSourceIT {
                         + "bad_records = 'stop')");
                 s.execute("CREATE METRIC l_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM lines GROUP BY card "
                         + "OVER SLIDING 1 DAY");
-                produce(node.bootstrap(), "lines", List.of("1,2026-03-01 08:00:00,c1,1.50",
+                produce(node.bootstrap(), "lines", 1, List.of("1,2026-03-01 08:00:00,c1,1.50",
                         "2,2026-03-01 08:00:01,\"c1\",\"2.25\"", "3,2026-03-01 08:00:02,c1,", "4,2026-03-01 08:00:03,c1,abc",
                         "5,2026-03-01 08:00:04,c1,1.00"));
                 long deadline = System.currentTimeMillis() + 60_000;
@@ -191,6 +191,93 @@ class KafkaSourceIT {
         }
     }
 
+    /**
+     * Two nodes read the topic, one of them a process of its own that is killed (SIGKILL) while it reads: the
+     * other takes its partitions over from the group's last commit (Kafka's session timeout), and its tasks from
+     * their replicas; what the killed node had applied but not committed is read again, a duplicate. Every card's
+     * count and sum are the brute-force ones.
+     */
+    @Test
+    void aReaderKilledWhileItReadsIsTakenOverCountingNothingTwice() throws Exception {
+        try (TestNode node = new TestNode(dir.resolve("node"))) {
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", node.bootstrap()))) {
+                admin.createTopics(List.of(new NewTopic("payments_in", 4, (short) 1))).all().get();
+            }
+            int second = NodeCrashIT.freePort();
+            Process other = NodeCrashIT.start(dir.resolve("other"), "-Xmx512m", second, 0, "--kafka",
+                    node.bootstrap(), "--node-id", "node-2", "--http-port", "0");
+            try {
+                try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                    s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE PRECISION) "
+                            + "WITH (event_id = 'id', partition_by = 'card', lateness = '1 hour', replicas = 2, "
+                            + "kafka_topic = 'payments_in')");
+                    s.execute("CREATE METRIC by_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY "
+                            + "card OVER SLIDING 30 DAYS");
+                }
+                try (Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + second
+                        + "/coilgun?user=tester"); Statement s = c.createStatement()) {
+                    long deadline = System.currentTimeMillis() + 60_000;
+                    while (true) { // the other node reads some of the partitions
+                        try (ResultSet rs = s.executeQuery("SELECT partitions FROM coilgun.sources")) {
+                            if (rs.next() && rs.getInt(1) > 0) {
+                                break;
+                            }
+                        }
+                        assertTrue(System.currentTimeMillis() < deadline, "the other node reads no partition");
+                        Thread.sleep(100);
+                    }
+                }
+                Random rnd = new Random(11);
+                Map<String, double[]> expected = new TreeMap<>();
+                List<String> records = new ArrayList<>();
+                for (long id = 1; id <= 10_000; id++) {
+                    String card = "c" + rnd.nextInt(CARDS);
+                    double amount = 1 + rnd.nextInt(10_000) / 100.0;
+                    records.add("{\"id\": " + id + ", \"ts\": " + (T0 + id * 10) + ", \"card\": \"" + card
+                            + "\", \"amount\": " + amount + "}");
+                    double[] v = expected.computeIfAbsent(card, k -> new double[2]);
+                    v[0] += amount;
+                    v[1]++;
+                }
+                produce(node.bootstrap(), "payments_in", 4, records);
+                try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                    long deadline = System.currentTimeMillis() + 60_000;
+                    while (count(s) < 2_000) { // under way on both nodes
+                        assertTrue(System.currentTimeMillis() < deadline, "events counted: " + count(s));
+                        Thread.sleep(20);
+                    }
+                    other.destroyForcibly(); // SIGKILL, in the middle of its partitions
+                    other.waitFor();
+                    awaitCaughtUp(s, records.size(), 4);
+                    assertSameValues(expected, s);
+                }
+            } finally {
+                other.destroyForcibly();
+            }
+        }
+    }
+
+    private static long count(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT coalesce(sum(n), 0) FROM by_card")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static void assertSameValues(Map<String, double[]> expected, Statement s) throws SQLException {
+        Map<String, double[]> actual = new TreeMap<>();
+        try (ResultSet rs = s.executeQuery("SELECT card, total, n FROM by_card")) {
+            while (rs.next()) {
+                actual.put(rs.getString(1), new double[] {rs.getDouble(2), rs.getLong(3)});
+            }
+        }
+        assertEquals(expected.keySet(), actual.keySet());
+        for (String card : expected.keySet()) {
+            assertEquals(expected.get(card)[1], actual.get(card)[1], "count of " + card);
+            assertEquals(expected.get(card)[0], actual.get(card)[0], 1e-6, "sum of " + card);
+        }
+    }
+
     private static String http(int port, String path) throws Exception {
         java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
         return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
@@ -198,10 +285,11 @@ class KafkaSourceIT {
     }
 
     private static void produce(String bootstrap, List<String> values) {
-        produce(bootstrap, "payments_in", values);
+        produce(bootstrap, "payments_in", 3, values);
     }
 
-    private static void produce(String bootstrap, String topic, List<String> values) {
+    /** {@code values} to {@code topic}'s {@code partitions} partitions, one after another. */
+    private static void produce(String bootstrap, String topic, int partitions, List<String> values) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -209,8 +297,7 @@ class KafkaSourceIT {
                 new ByteArraySerializer())) {
             int i = 0;
             for (String v : values) {
-                producer.send(new ProducerRecord<>(topic, (i++) % (topic.equals("lines") ? 1 : 3), null,
-                        v.getBytes(StandardCharsets.UTF_8)));
+                producer.send(new ProducerRecord<>(topic, (i++) % partitions, null, v.getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
         }
@@ -234,14 +321,14 @@ class KafkaSourceIT {
         }
     }
 
-    /** Waits until the metric counted {@code events} (or more) and the reader has no lag on its three partitions. */
-    private static void awaitCaughtUp(Statement s, int events) throws Exception {
+    /** Waits until the metric counted {@code events} (or more) and the reader has no lag on its {@code partitions}. */
+    private static void awaitCaughtUp(Statement s, int events, int partitions) throws Exception {
         long deadline = System.currentTimeMillis() + 120_000;
         while (true) {
             try (ResultSet rs = s.executeQuery("SELECT (SELECT coalesce(sum(n), 0) FROM by_card), lag_records, "
                     + "partitions FROM coilgun.sources WHERE stream_name = 'pay'")) {
                 if (rs.next() && rs.getLong(1) >= events && rs.getObject(2) != null && rs.getLong(2) == 0
-                        && rs.getInt(3) == 3) {
+                        && rs.getInt(3) == partitions) {
                     return;
                 }
             }

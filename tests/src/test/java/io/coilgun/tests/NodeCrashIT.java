@@ -78,12 +78,16 @@ class NodeCrashIT {
         return start(dir.resolve("data"), "-Xmx768m", port, warmUpSeconds);
     }
 
-    /** {@code coilgun start} in a child JVM of {@code heap} on {@code data}, as {@link #start(int, int)}. */
-    static Process start(Path data, String heap, int port, int warmUpSeconds) throws Exception {
+    /**
+     * {@code coilgun start} in a child JVM of {@code heap} on {@code data}, as {@link #start(int, int)}, with more
+     * {@code options} of the command.
+     */
+    static Process start(Path data, String heap, int port, int warmUpSeconds, String... options) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("start", "--warm-up", String.valueOf(warmUpSeconds),
+                "--port", String.valueOf(port), "--data-dir", data.toString(), "--processor-units", "2"));
+        args.addAll(List.of(options));
         Process p = new ProcessBuilder(NodeJvm.command(List.of(heap, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
-                "start", "--warm-up", String.valueOf(warmUpSeconds), "--port", String.valueOf(port), "--data-dir",
-                data.toString(), "--processor-units", "2"))
-                .redirectErrorStream(true).start();
+                args.toArray(String[]::new))).redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         long deadline = System.currentTimeMillis() + 120_000;
         String line;
