@@ -271,7 +271,7 @@ class SubscribeIT {
         List<String> csv = PsqlReadmeIT.psql(node.port(), "-c",
                 "COPY (SHOW STREAMS) TO STDOUT WITH (FORMAT csv, HEADER true)");
         assertEquals("name,columns,event_time,event_id,partition_by,partitions,lateness,late_events,dedup_horizon,"
-                + "schema_version,replicas",
+                + "schema_version,replicas,source",
                 csv.get(0));
         assertTrue(csv.get(1).startsWith("card,\"id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE\",ts,id,card,2,"), csv.get(1));
     }
