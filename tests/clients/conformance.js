@@ -86,6 +86,8 @@ const ops = {
       + "EXTRACT(DOW FROM ts), date_trunc('hour', ts)::text, (ts - TIMESTAMP '2026-01-01 00:00:00')::text "
       + 'FROM payments WHERE id = $1', [id, '2026-01-01 07:00:00.000001']);
   }),
+  keywords_as_names: () => withClient(async (c) => rows(c, "SELECT t.id AS year, t.card_id AS user, 1 AS one, "
+    + "'x' AS value, 2 AS select, 3 AS returning FROM payments AS t WHERE t.id = 1", [])),
   unicode: () => withClient(async (c) => {
     const id = newId();
     await c.query("INSERT INTO payments VALUES ($1, '2026-01-02 08:00:02', 'c1', $2, 1.0)", [id, 'héllo ✓ 日本']);

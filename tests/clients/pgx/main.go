@@ -222,6 +222,12 @@ var ops = []op{
 				"FROM payments WHERE id = $1", id, time.Date(2026, 1, 1, 7, 0, 0, 1000, time.UTC))
 		})
 	}},
+	{"keywords_as_names", func() (any, error) {
+		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
+			return rows(ctx, c, "SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value, 2 AS select, "+
+				"3 AS returning FROM payments AS t WHERE t.id = 1")
+		})
+	}},
 	{"unicode", func() (any, error) {
 		return withConn(nil, func(ctx context.Context, c *pgx.Conn) (any, error) {
 			id := newID()

@@ -116,6 +116,8 @@ final class PgjdbcConformance {
                     + "EXTRACT(DOW FROM ts), date_trunc('hour', ts), (ts - TIMESTAMP '2026-01-01 00:00:00')::text "
                     + "FROM payments WHERE id = ?", LocalDateTime.of(2026, 1, 1, 7, 0, 0, 1000), id);
         });
+        ops.put("keywords_as_names", () -> query("SELECT t.id AS year, t.card_id AS user, 1 AS one, 'x' AS value, "
+                + "2 AS select, 3 AS returning FROM payments AS t WHERE t.id = 1"));
         ops.put("unicode", () -> {
             long id = newId();
             update("INSERT INTO payments VALUES (?, ?, 'c1', ?, 1.0)", id, LocalDateTime.of(2026, 1, 2, 8, 0, 2),
