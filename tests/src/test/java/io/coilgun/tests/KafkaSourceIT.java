@@ -34,7 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A stream fed from an existing Kafka topic (issue 41): a plain producer writes JSON payments into a topic of three
  * partitions (out of order, some sent twice as a producer's retries would, a few malformed or mistyped), the stream
  * reads them, and its metric's values per card equal a brute-force sum of the distinct valid payments; the node is
- * restarted while it reads (the records since its last commit are read again: duplicates, counted once). Bad records
+ * restarted while it reads (the records since its last commit are read again: duplicates, counted once). Its three
+ * partitions hold 25 minutes of sparse payments (500 records of one span about 6 minutes): the lateness covers a
+ * poll's run of one partition (docs/sql.md, kafka_topic). Bad records
  * are skipped and listed in coilgun.source_errors; INSERT into the stream keeps working.
  */
 @Tag("integration")

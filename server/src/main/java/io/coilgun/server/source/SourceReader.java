@@ -52,6 +52,8 @@ final class SourceReader implements Runnable {
     final AtomicLong badRecords = new AtomicLong();
     private volatile long lag = -1;
     private volatile int assigned;
+    /** The event time (micros) of the last event read from each partition, for {@link #align}. */
+    private final Map<TopicPartition, Long> lastTime = new HashMap<>();
 
     SourceReader(StreamDef stream, String bootstrap, String nodeId, Catalog catalog, IngestService ingest,
             StatementCompiler compiler, SourceErrors errors) {
@@ -84,6 +86,7 @@ final class SourceReader implements Runnable {
                     state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
                 }
                 lag = currentLag();
+                align(stream);
             }
         } catch (WakeupException e) {
             // closing
@@ -107,7 +110,9 @@ final class SourceReader implements Runnable {
         Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : polled) {
             try {
-                rows.add(compiler.copyRow(shape, SourceRecordFormat.fields(stream, source.format(), r.value())));
+                Object[] row = compiler.copyRow(shape, SourceRecordFormat.fields(stream, source.format(), r.value()));
+                rows.add(row);
+                lastTime.put(new TopicPartition(r.topic(), r.partition()), (Long) row[stream.eventTimeIndex()]);
             } catch (SourceRecordFormat.BadRecordException | CoilgunException e) {
                 badRecords.incrementAndGet();
                 errors.add(stream.name(), r, e.getMessage());
@@ -169,6 +174,40 @@ final class SourceReader implements Runnable {
         if (!offsets.isEmpty()) {
             consumer.commitSync(offsets);
         }
+    }
+
+    /**
+     * Keeps the partitions read here within half the stream's lateness of each other in event time: a partition
+     * whose last event is further ahead of the slowest partition that still has records waits (paused) until that
+     * one catches up. Kafka hands a reader long runs of one partition at a time, and without this the events of
+     * the others would come later than the lateness behind them (dropped or refused as late).
+     */
+    private void align(StreamDef stream) {
+        long slowest = Long.MAX_VALUE;
+        for (TopicPartition tp : consumer.assignment()) {
+            OptionalLong l = consumer.currentLag(tp);
+            if (l.isEmpty() || l.getAsLong() > 0) { // may have records still
+                slowest = Math.min(slowest, lastTime.getOrDefault(tp, Long.MIN_VALUE));
+            }
+        }
+        long allowance = Math.max(stream.latenessMicros() / 2, 1);
+        List<TopicPartition> pause = new ArrayList<>();
+        List<TopicPartition> resume = new ArrayList<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            Long t = lastTime.get(tp);
+            // a partition with records not read yet is behind them all (its first events are unknown)
+            boolean ahead = slowest != Long.MAX_VALUE && t != null && (slowest == Long.MIN_VALUE
+                    || t - slowest > allowance);
+            boolean paused = consumer.paused().contains(tp);
+            if (ahead && !paused) {
+                pause.add(tp);
+            } else if (!ahead && paused) {
+                resume.add(tp);
+            }
+        }
+        consumer.pause(pause);
+        consumer.resume(resume);
+        lastTime.keySet().retainAll(consumer.assignment());
     }
 
     /** The lag last read (records of this node's partitions not read yet), -1 unknown. */

@@ -52,6 +52,7 @@ public final class BenchMain {
                 case "rebalance" -> b.finish(new RebalanceBench(b.o, b.runDir).run(b::liveSource));
                 case "chaos" -> b.finish(new ChaosBench(b.o, b.runDir).run(b::liveSource));
                 case "backfill" -> b.finish(new BackfillBench(b.o, b.runDir).run());
+                case "source" -> b.finish(new SourceBench(b.o, b.runDir).run());
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         } catch (IllegalArgumentException | IllegalStateException e) {
