@@ -106,33 +106,87 @@ final class SourceReader implements Runnable {
         StreamSource source = stream.source();
         CopyStatement shape = new CopyStatement(stream, IntStream.range(0, stream.columns().size()).toArray(),
                 stream.columns().stream().map(c -> c.name()).toList(), Map.of());
-        List<Object[]> rows = new ArrayList<>();
-        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        List<Parsed> parsed = new ArrayList<>(polled.count());
         for (ConsumerRecord<byte[], byte[]> r : polled) {
             try {
-                Object[] row = compiler.copyRow(shape, SourceRecordFormat.fields(stream, source.format(), r.value()));
-                rows.add(row);
-                lastTime.put(new TopicPartition(r.topic(), r.partition()), (Long) row[stream.eventTimeIndex()]);
+                parsed.add(new Parsed(r, compiler.copyRow(shape, SourceRecordFormat.fields(stream, source.format(),
+                        r.value())), null));
             } catch (SourceRecordFormat.BadRecordException | CoilgunException e) {
+                parsed.add(new Parsed(r, null, e.getMessage()));
+            }
+        }
+        long bound = bound(stream, parsed);
+        List<Object[]> rows = new ArrayList<>();
+        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        java.util.Set<TopicPartition> held = new java.util.HashSet<>();
+        int taken = 0;
+        for (Parsed p : parsed) {
+            ConsumerRecord<byte[], byte[]> r = p.record();
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            if (held.contains(tp)) {
+                continue;
+            }
+            if (p.row() != null && (Long) p.row()[stream.eventTimeIndex()] > bound) {
+                held.add(tp); // ahead of the other partitions: read again once they caught up
+                consumer.seek(tp, r.offset());
+                continue;
+            }
+            taken++;
+            if (p.row() != null) {
+                rows.add(p.row());
+                lastTime.put(tp, (Long) p.row()[stream.eventTimeIndex()]);
+            } else {
                 badRecords.incrementAndGet();
-                errors.add(stream.name(), r, e.getMessage());
+                errors.add(stream.name(), r, p.error());
                 if (source.badRecords() == StreamSource.BadRecords.STOP) {
                     submit(stream, rows);
                     commit(next);
-                    state = "stopped at " + r.topic() + "-" + r.partition() + "@" + r.offset() + ": " + e.getMessage();
+                    state = "stopped at " + r.topic() + "-" + r.partition() + "@" + r.offset() + ": " + p.error();
                     LOG.warn("stream={} source stopped at a bad record ({}-{} offset {}): {}", stream.name(),
-                            r.topic(), r.partition(), r.offset(), e.getMessage());
+                            r.topic(), r.partition(), r.offset(), p.error());
                     return false;
                 }
             }
-            next.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+            next.put(tp, new OffsetAndMetadata(r.offset() + 1));
         }
         if (!submit(stream, rows)) {
             return false;
         }
-        records.addAndGet(polled.count());
+        records.addAndGet(taken);
         commit(next);
         return true;
+    }
+
+    /** A record of a poll: its event, or why it is none. */
+    private record Parsed(ConsumerRecord<byte[], byte[]> record, Object[] row, String error) {
+    }
+
+    /**
+     * The latest event time of this poll's records taken now: half the lateness past the slowest partition that may
+     * still have records (its first event in the poll, else the last one read from it). Records past it wait for a
+     * later poll, so that Kafka's long runs of one partition do not make the other partitions' events late.
+     */
+    private long bound(StreamDef stream, List<Parsed> parsed) {
+        Map<TopicPartition, Long> first = new HashMap<>();
+        long earliest = Long.MAX_VALUE;
+        for (Parsed p : parsed) {
+            if (p.row() != null) {
+                long t = (Long) p.row()[stream.eventTimeIndex()];
+                first.putIfAbsent(new TopicPartition(p.record().topic(), p.record().partition()), t);
+                earliest = Math.min(earliest, t);
+            }
+        }
+        if (earliest == Long.MAX_VALUE) {
+            return Long.MAX_VALUE; // bad records only
+        }
+        long slowest = earliest;
+        for (TopicPartition tp : consumer.assignment()) {
+            OptionalLong l = consumer.currentLag(tp);
+            if (!first.containsKey(tp) && lastTime.containsKey(tp) && (l.isEmpty() || l.getAsLong() > 0)) {
+                slowest = Math.min(slowest, lastTime.get(tp));
+            }
+        }
+        return slowest + Math.max(stream.latenessMicros() / 2, 1);
     }
 
     /** Ingests {@code rows}, again until it succeeds while the reader runs; false when it stopped first. */
