@@ -75,26 +75,49 @@ final class SourceReader implements Runnable {
                 if (stream == null || stream.source() == null) {
                     break; // dropped: SourceReaders stops this reader
                 }
-                ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(200));
-                assigned = consumer.assignment().size();
-                if (!polled.isEmpty()) {
-                    state = "reading";
-                    if (!apply(stream, polled)) {
+                try {
+                    if (!step(stream)) {
                         return;
                     }
-                } else if (!"stopped".equals(state)) {
-                    state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
+                } catch (WakeupException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    // a commit refused by a rebalance, a broker gone: what was not committed is read again (duplicates)
+                    state = "retrying after: " + e;
+                    LOG.warn("stream={} source reader: {}; going on in {} ms", streamName, e.toString(), RETRY_MS);
+                    sleep(RETRY_MS);
                 }
-                lag = currentLag();
-                align(stream);
             }
         } catch (WakeupException e) {
             // closing
-        } catch (RuntimeException e) {
-            state = "failed: " + e.getMessage();
-            LOG.error("stream={} source reader failed", streamName, e);
         } finally {
             consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** One poll and what it brought; false when the reader stops (a bad record under {@code 'stop'}). */
+    private boolean step(StreamDef stream) {
+        ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(200));
+        assigned = consumer.assignment().size();
+        if (!polled.isEmpty()) {
+            state = "reading";
+            if (!apply(stream, polled)) {
+                return false;
+            }
+        } else {
+            state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
+        }
+        lag = currentLag();
+        align(stream);
+        return true;
+    }
+
+    private void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
         }
     }
 
