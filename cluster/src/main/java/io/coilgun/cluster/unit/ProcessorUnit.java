@@ -68,6 +68,8 @@ public final class ProcessorUnit implements AutoCloseable {
     private final GroupLease lease;
     /** When a broker last answered the unit's consumer (cut off from Kafka, or a coordinator moving?). */
     private final BrokerHearing hearing = new BrokerHearing();
+    /** The replica consumer's: it fetches from other leaders than the active one (any broker answering counts). */
+    private final BrokerHearing replicaHearing = new BrokerHearing();
     /** When the active consumer's current poll began (System.nanoTime()): a proof of membership in it is newer. */
     private long activePollStarted;
     private final TaskOpener opener;
@@ -141,9 +143,11 @@ public final class ProcessorUnit implements AutoCloseable {
         return lease.silenceMs();
     }
 
-    /** Any thread: how long ago (ms) any broker last answered the unit's consumer, -1 before one did. */
+    /** Any thread: how long ago (ms) any broker last answered one of the unit's consumers, -1 before one did. */
     public long brokerSilenceMs() {
-        return hearing.silenceMs();
+        long a = hearing.silenceMs();
+        long r = replicaHearing.silenceMs();
+        return a < 0 ? r : r < 0 ? a : Math.min(a, r);
     }
 
     /** Any thread: see {@link #busySince}. */
@@ -356,6 +360,7 @@ public final class ProcessorUnit implements AutoCloseable {
             long now = System.nanoTime();
             lease.renewIfDue(active, now);
             hearing.sample(active, now);
+            replicaHearing.sample(replica, now);
         }
         // A unit with background work polls without waiting when its slice is due and it holds the node's slot,
         // else briefly.
