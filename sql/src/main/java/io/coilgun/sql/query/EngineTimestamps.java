@@ -78,7 +78,8 @@ public final class EngineTimestamps {
     static final SqlOperator TEXT = function("pg_ts_text", ReturnTypes.explicit(SqlTypeName.VARCHAR));
     /** Text to a timestamp, to the microsecond: what a cast from text becomes ({@link PgConvertlets}). */
     static final SqlOperator PARSE = function("pg_ts_parse", ReturnTypes.explicit(SqlTypeName.TIMESTAMP, 6));
-    private static final SqlOperator INTERVAL_LITERAL = function("pg_iv_literal", ReturnTypes.ARG0);
+    /** A day-time interval's microseconds, as they are (also PgDatetimeOperators' literals past the millisecond). */
+    static final SqlOperator INTERVAL_LITERAL = function("pg_iv_literal", ReturnTypes.ARG0);
     private static final SqlOperator INTERVAL_MILLIS = function("pg_iv_millis", ReturnTypes.ARG0);
     private static final SqlOperator INTERVAL_MICROS = function("pg_iv_micros", ReturnTypes.ARG0);
     private static final SqlOperator INTERVAL_TIMES = function("pg_iv_times", ReturnTypes.ARG0);

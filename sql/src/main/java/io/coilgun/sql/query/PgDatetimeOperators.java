@@ -118,7 +118,6 @@ public final class PgDatetimeOperators {
 
     static final SqlOperator TIMESTAMP_MINUS = function("pg_ts_minus", SqlTypeName.BIGINT);
     private static final SqlOperator DATE_MINUS = function("pg_date_minus", SqlTypeName.INTEGER);
-    private static final SqlOperator INTERVAL_LITERAL = function("pg_iv_micros_literal", SqlTypeName.BIGINT);
     private static final SqlOperator EXTRACT_TIMESTAMP = function("pg_extract_ts", SqlTypeName.DECIMAL);
     private static final SqlOperator EXTRACT_DATE = function("pg_extract_date", SqlTypeName.DECIMAL);
     private static final SqlOperator EXTRACT_TIME = function("pg_extract_time", SqlTypeName.DECIMAL);
@@ -126,8 +125,7 @@ public final class PgDatetimeOperators {
     private static final SqlOperator EXTRACT_MONTHS = function("pg_extract_months", SqlTypeName.DECIMAL);
     private static final SqlOperator TRUNCATE = function("pg_date_trunc", SqlTypeName.TIMESTAMP);
     /** The functions above: of the engine's microseconds already. */
-    static final Set<SqlOperator> OF_MICROS = Set.of(TIMESTAMP_MINUS, INTERVAL_LITERAL, EXTRACT_TIMESTAMP,
-            EXTRACT_INTERVAL, TRUNCATE);
+    static final Set<SqlOperator> OF_MICROS = Set.of(TIMESTAMP_MINUS, EXTRACT_TIMESTAMP, EXTRACT_INTERVAL, TRUNCATE);
 
     private PgDatetimeOperators() {
     }
@@ -264,7 +262,7 @@ public final class PgDatetimeOperators {
             return (cx, c) -> {
                 RexBuilder rex = cx.getRexBuilder();
                 long micros = ((SqlLiteral) c.operand(0)).getValueAs(Long.class);
-                return rex.makeCall(cx.getValidator().getValidatedNodeType(c), INTERVAL_LITERAL,
+                return rex.makeCall(cx.getValidator().getValidatedNodeType(c), EngineTimestamps.INTERVAL_LITERAL,
                         List.of(rex.makeBigintLiteral(BigDecimal.valueOf(micros))));
             };
         }
@@ -328,12 +326,6 @@ public final class PgDatetimeOperators {
     @Strict
     public static int pg_date_minus(int a, int b) {
         return Math.subtractExact(a, b);
-    }
-
-    /** An interval literal's microseconds, as they are. */
-    @Strict
-    public static long pg_iv_micros_literal(long micros) {
-        return micros;
     }
 
     @Strict
