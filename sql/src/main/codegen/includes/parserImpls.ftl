@@ -150,6 +150,43 @@ SqlDrop SqlDropMetric(Span s, boolean replace) :
     }
 }
 
+/** Parses the rest of {@code DROP SINK [IF EXISTS] name}. */
+SqlDrop SqlDropSink(Span s, boolean replace) :
+{
+    final boolean ifExists;
+    final SqlIdentifier name;
+}
+{
+    <SINK> ifExists = IfExistsOpt() name = SimpleIdentifier()
+    {
+        return new SqlDropSink(s.end(this), ifExists, name);
+    }
+}
+
+/**
+ * Parses the rest of
+ * {@code CREATE SINK [IF NOT EXISTS] name FROM metric_or_stream INTO KAFKA TOPIC 'topic' [WITH (key = literal, ...)]}.
+ */
+SqlCreate SqlCreateSink(Span s, boolean replace) :
+{
+    final boolean ifNotExists;
+    final SqlIdentifier name;
+    final SqlIdentifier from;
+    final String topic;
+    final SqlParserPos topicPos;
+    SqlNodeList optionList = SqlNodeList.EMPTY;
+}
+{
+    <SINK> ifNotExists = IfNotExistsOpt() name = SimpleIdentifier()
+    <FROM> from = SimpleIdentifier()
+    <INTO> <KAFKA> <TOPIC> { topicPos = getPos(); } topic = SimpleStringLiteral()
+    [ optionList = OptionList() ]
+    {
+        return new SqlCreateSink(s.end(this), ifNotExists, name, from,
+            SqlLiteral.createCharString(topic, topicPos), optionList);
+    }
+}
+
 /** Parses {@code DROP STREAM [IF EXISTS] name [CASCADE | RESTRICT]} (after DROP). */
 SqlDrop SqlDropStream(Span s, boolean replace) :
 {

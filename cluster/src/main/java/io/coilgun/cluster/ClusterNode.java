@@ -21,6 +21,7 @@ import io.coilgun.cluster.query.TaskReads;
 import io.coilgun.cluster.reply.Reply;
 import io.coilgun.cluster.reply.ReplyRouter;
 import io.coilgun.cluster.reply.ReplyStatus;
+import io.coilgun.cluster.sink.SinkRegistry;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.cluster.task.TaskProcessor;
 import io.coilgun.cluster.unit.BackgroundBudget;
@@ -114,6 +115,8 @@ public final class ClusterNode implements AutoCloseable {
     private final PeerRecovery recovery;
     /** Streams partitioned by one field gaining a decider ({@code ALTER STREAM … ADD PARTITION BY}). */
     private final StreamConversions conversions;
+    /** The sinks (CREATE SINK) the tasks here write. */
+    private final SinkRegistry sinks;
 
     private ClusterNode(ClusterConfig config, TopicAdmin admin, MeterRegistry meters) {
         this.config = config;
@@ -151,9 +154,11 @@ public final class ClusterNode implements AutoCloseable {
         this.metricState = new MetricStateReader(reads);
         this.recentEvents = new RecentEventReader(reads, RECENT_SPAN_MICROS);
         this.conversions = new StreamConversions(config.nodeId(), admin, publisher, tasks::view);
+        this.sinks = new SinkRegistry(config.bootstrapServers(), meters);
         NodeUnitHost host = new NodeUnitHost(config, deployments, directories, tasks, recovery,
                 (topic, partition, marker) -> publisher.startMetric(topic, partition, partition + 1, marker),
-                router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions);
+                router.sender(producer), producer::send, feed, reservoirIO, meters, backgroundBudget, conversions,
+                sinks);
         int session = GroupSession.timeoutMs(admin);
         for (int i = 0; i < config.processorUnits(); i++) {
             ProcessorUnit unit = new ProcessorUnit(i, config.bootstrapServers(), Topics.TASK_GROUP, session, host,
@@ -209,6 +214,19 @@ public final class ClusterNode implements AutoCloseable {
 
     public EventPublisher publisher() {
         return publisher;
+    }
+
+    /** The sinks the tasks of this node write ({@link SinkRegistry#update} on every CREATE and DROP SINK). */
+    public SinkRegistry sinks() {
+        return sinks;
+    }
+
+    /**
+     * Creates a sink's topic if it is missing, with as many partitions as the partitioner topic of what it reads
+     * ({@code partitions}). Blocking.
+     */
+    public void createSinkTopic(String topic, int partitions) {
+        admin.ensureTopic(topic, partitions, Map.of());
     }
 
     /** Creates the stream's partitioner topics (if missing). Blocking. */
@@ -623,6 +641,7 @@ public final class ClusterNode implements AutoCloseable {
         for (ProcessorUnit unit : tasks.units()) {
             unit.close();
         }
+        sinks.close();
         directory.leave(config.nodeId());
         directory.close();
         clusterFeed.close();

@@ -6,6 +6,8 @@ import io.coilgun.cluster.feed.ResultFeed;
 import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.cluster.kafka.Topics;
 import io.coilgun.cluster.reply.ReplySender;
+import io.coilgun.cluster.sink.SinkRegistry;
+import io.coilgun.cluster.sink.TaskSinks;
 import io.coilgun.cluster.task.Forwarder;
 import io.coilgun.cluster.task.Seeding;
 import io.coilgun.cluster.task.TaskId;
@@ -61,11 +63,12 @@ final class NodeUnitHost implements UnitHost {
     /** Background work (backfills, replays) on at most one unit at a time, or all but one when there are more. */
     private final Semaphore background;
     private final StreamConversions conversions;
+    private final SinkRegistry sinks;
 
     NodeUnitHost(ClusterConfig config, Deployments deployments, TaskDirectories directories, NodeTasks tasks,
             PeerRecovery recovery, MarkerSender markers, ReplySender replies, Forwarder.Sender forwards,
             ResultFeed feed, ReservoirIO reservoirIO, MeterRegistry meters, BackgroundBudget budget,
-            StreamConversions conversions) {
+            StreamConversions conversions, SinkRegistry sinks) {
         this.config = config;
         this.deployments = deployments;
         this.directories = directories;
@@ -80,6 +83,7 @@ final class NodeUnitHost implements UnitHost {
         this.budget = budget;
         this.background = new Semaphore(Math.max(1, config.processorUnits() - 1));
         this.conversions = conversions;
+        this.sinks = sinks;
     }
 
     @Override
@@ -148,6 +152,7 @@ final class NodeUnitHost implements UnitHost {
             }
             task.definitions(marker -> deployments.startedBy(id.topic(), marker),
                     () -> deployments.stream(id.topic()));
+            task.sinks(new TaskSinks(id.topicPartition(), sinks));
             // A copy that has not started a deployed metric (new, or behind its marker) gets a marker of its own at
             // the partition's end: one whose old marker is gone (retention) starts it there rather than never; one
             // that still meets the old marker starts it there, and this one changes nothing.

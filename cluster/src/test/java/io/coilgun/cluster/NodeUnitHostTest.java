@@ -42,7 +42,7 @@ class NodeUnitHostTest {
         return new NodeUnitHost(node.config, node.deployments, node.directories, node.tasks, node.recovery,
                 (topic, partition, marker) -> markers.add(topic + "-" + partition + " " + marker), reply -> { },
                 (forward, callback) -> { },
-                new ResultFeed(), node.io, new SimpleMeterRegistry(), budget, null);
+                new ResultFeed(), node.io, new SimpleMeterRegistry(), budget, null, io.coilgun.cluster.sink.SinkRegistry.none());
     }
 
     /** A unit that is never started: its consumers are made but never poll (no Kafka needed). */

@@ -7,13 +7,16 @@ import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.SinkDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.server.session.Inserter;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.LegacyNumerics;
 import io.coilgun.sql.compile.SqlStatement;
@@ -92,7 +95,9 @@ final class CatalogService {
                 continue;
             }
             if (entry.ddl() == null) {
-                if (entry.key().kind() == CatalogKey.Kind.METRIC) {
+                if (entry.key().kind() == CatalogKey.Kind.SINK) {
+                    catalog.removeSink(entry.key().name());
+                } else if (entry.key().kind() == CatalogKey.Kind.METRIC) {
                     catalog.removeMetric(entry.key().name());
                 } else if (entry.key().kind() == CatalogKey.Kind.STREAM) {
                     catalog.removeStream(entry.key().name()); // DROP STREAM
@@ -108,9 +113,12 @@ final class CatalogService {
                 } else if (st instanceof CreateMetricStatement cm) {
                     catalog.addMetric(cm.metric());
                     cluster.metricVersion(cm.metric().name(), entry.offset());
+                } else if (st instanceof CreateSinkStatement ck) {
+                    catalog.addSink(ck.sink().withId(entry.offset()));
                 }
             }
         }
+        sinksChanged(); // before the tasks open: each makes its sinks' records from its first event
         for (StreamDef stream : catalog.streams()) {
             cluster.deployStream(stream, catalog.metricsOf(stream.name()), false);
         }
@@ -173,7 +181,10 @@ final class CatalogService {
             return;
         }
         if (text == null) {
-            if (key.kind() == CatalogKey.Kind.METRIC) {
+            if (key.kind() == CatalogKey.Kind.SINK) {
+                catalog.removeSink(key.name());
+                sinksChanged();
+            } else if (key.kind() == CatalogKey.Kind.METRIC) {
                 MetricDef m = catalog.metric(key.name()).orElse(null);
                 if (m != null) {
                     catalog.removeMetric(m.name());
@@ -203,8 +214,16 @@ final class CatalogService {
             } else if (st instanceof CreateMetricStatement cm && !catalog.exists(cm.metric().name())) {
                 catalog.addMetric(cm.metric());
                 cluster.deployMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric(), offset);
+            } else if (st instanceof CreateSinkStatement ck && !catalog.exists(ck.sink().name())) {
+                catalog.addSink(ck.sink().withId(offset));
+                sinksChanged();
             }
         }
+    }
+
+    /** The tasks of this node write the catalog's sinks now. */
+    private void sinksChanged() {
+        cluster.sinks().update(catalog.sinks());
     }
 
     /** Writes a record of this node's DDL; its offset is noted so the follower does not apply it twice. */
@@ -332,8 +351,12 @@ final class CatalogService {
                 throw StreamDrops.doesNotExist(ds.name());
             }
             List<MetricDef> metrics = catalog.metricsOf(s.name());
-            if (!metrics.isEmpty() && !ds.cascade()) {
-                throw StreamDrops.dependentObjects(s.name(), metrics);
+            List<SinkDef> sinks = catalog.sinksOf(s.name());
+            if ((!metrics.isEmpty() || !sinks.isEmpty()) && !ds.cascade()) {
+                throw StreamDrops.dependentObjects(s.name(), metrics, sinks);
+            }
+            for (SinkDef k : sinks) {
+                remove(CatalogKey.sink(k.name()));
             }
             for (MetricDef m : metrics) {
                 remove(CatalogKey.metric(m.name()));
@@ -348,7 +371,8 @@ final class CatalogService {
             offset[0] = remove(CatalogKey.stream(s.name()));
             inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
             cluster.dropStreamLocally(s);
-            notice[0] = StreamDrops.cascades(metrics);
+            sinksChanged();
+            notice[0] = StreamDrops.cascades(metrics, sinks);
             return s;
         }, ddl).thenCompose(s -> s == null ? CompletableFuture.completedFuture(null)
                 : everyNodeApplied(offset[0]).thenRunAsync(() -> cluster.deleteTopics(s.name()), waits))
@@ -364,6 +388,11 @@ final class CatalogService {
                     return -1L;
                 }
                 throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric \"" + dm.name() + "\" does not exist");
+            }
+            List<SinkDef> sinks = catalog.sinks().stream().filter(k -> !k.wholeStream() && k.from().equals(m.name()))
+                    .toList();
+            if (!sinks.isEmpty()) {
+                throw StreamDrops.metricHasSinks(m.name(), sinks);
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow();
             long offset = remove(CatalogKey.metric(m.name()));
@@ -397,6 +426,50 @@ final class CatalogService {
         }, ddl).thenCompose(offset -> everyNodeApplied(offset).thenCompose(v -> offset < 0
                 ? CompletableFuture.completedFuture(null) // IF NOT EXISTS of an existing metric
                 : cluster.startMetric(catalog.stream(cm.metric().stream()).orElseThrow(), cm.metric())));
+    }
+
+    /**
+     * CREATE SINK: its topic (if missing, with the partitions of the partitioner topic it reads), then the catalog
+     * record; every node's tasks of the metric (or stream) make its records from their next event, and each task's
+     * active copy writes them.
+     */
+    public CompletableFuture<Void> createSink(CreateSinkStatement cs) {
+        return CompletableFuture.supplyAsync(() -> {
+            SinkDef k = cs.sink();
+            if (catalog.exists(k.name())) {
+                if (cs.ifNotExists() && catalog.sink(k.name()).isPresent()) {
+                    return -1L;
+                }
+                throw new CoilgunException(SqlState.DUPLICATE_TABLE, "relation \"" + k.name() + "\" already exists");
+            }
+            StreamDef s = catalog.stream(k.stream()).orElse(null);
+            MetricDef m = k.wholeStream() ? null : catalog.metric(k.from()).orElse(null);
+            if (s == null || !k.wholeStream() && m == null) {
+                throw new CoilgunException(SqlState.UNDEFINED_TABLE, "metric or stream \"" + k.from()
+                        + "\" does not exist");
+            }
+            cluster.createSinkTopic(k.topic(), s.partitions(m != null ? m.partitioner() : s.partitionBy().get(0)));
+            long offset = append(CatalogKey.sink(k.name()), k.ddl());
+            catalog.addSink(k.withId(offset));
+            sinksChanged();
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied);
+    }
+
+    /** DROP SINK: the catalog tombstone; the tasks write no more of its records (those written stay in the topic). */
+    public CompletableFuture<Void> dropSink(DropSinkStatement ds) {
+        return CompletableFuture.supplyAsync(() -> {
+            if (catalog.sink(ds.name()).isEmpty()) {
+                if (ds.ifExists()) {
+                    return -1L;
+                }
+                throw new CoilgunException(SqlState.UNDEFINED_OBJECT, "sink \"" + ds.name() + "\" does not exist");
+            }
+            long offset = remove(CatalogKey.sink(ds.name()));
+            catalog.removeSink(ds.name());
+            sinksChanged();
+            return offset;
+        }, ddl).thenCompose(this::everyNodeApplied);
     }
 
     void close() {

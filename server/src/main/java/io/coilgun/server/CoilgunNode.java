@@ -29,8 +29,10 @@ import io.coilgun.server.session.SessionRegistry;
 import io.coilgun.server.session.SessionServices;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
@@ -427,6 +429,16 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     @Override
     public CompletableFuture<Void> createMetric(CreateMetricStatement cm) {
         return catalogService.createMetric(cm);
+    }
+
+    @Override
+    public CompletableFuture<Void> createSink(CreateSinkStatement cs) {
+        return catalogService.createSink(cs);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropSink(DropSinkStatement ds) {
+        return catalogService.dropSink(ds);
     }
 
     @Override

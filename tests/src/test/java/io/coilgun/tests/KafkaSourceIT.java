@@ -95,6 +95,8 @@ class KafkaSourceIT {
                         + "kafka_topic = 'payments_in', format = 'json')");
                 s.execute("CREATE METRIC by_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
                         + "OVER SLIDING 30 DAYS");
+                s.execute("CREATE SINK card_out FROM by_card INTO KAFKA TOPIC 'card_features' WITH (format = 'json')");
+                s.execute("CREATE SINK pay_out FROM pay INTO KAFKA TOPIC 'pay_replies'");
             }
             int half = records.size() / 2;
             produce(node.bootstrap(), records.subList(0, half));
@@ -130,6 +132,11 @@ class KafkaSourceIT {
                     assertEquals(expected.get(card)[1], actual.get(card)[1], "count of " + card);
                     assertEquals(expected.get(card)[0], actual.get(card)[0], 1e-6, "sum of " + card);
                 }
+                // both sinks, read as a consumer reads them: one record per payment, as of that payment
+                SinkRecords.assertExactlyOncePerEvent(SinkRecords.readCommitted(node.bootstrap(), "card_features",
+                        valid.size()), valid, amounts, "by_card");
+                SinkRecords.assertExactlyOncePerEvent(SinkRecords.readCommitted(node.bootstrap(), "pay_replies",
+                        valid.size()), valid, amounts, "by_card");
                 try (ResultSet rs = s.executeQuery("SELECT topic, partitions, lag_records, state, bad_records FROM "
                         + "coilgun.sources WHERE stream_name = 'pay'")) {
                     assertTrue(rs.next());
@@ -215,6 +222,7 @@ class KafkaSourceIT {
                             + "kafka_topic = 'payments_in')");
                     s.execute("CREATE METRIC by_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY "
                             + "card OVER SLIDING 30 DAYS");
+                    s.execute("CREATE SINK card_out FROM by_card INTO KAFKA TOPIC 'card_features'");
                 }
                 try (Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + second
                         + "/coilgun?user=tester"); Statement s = c.createStatement()) {
@@ -231,10 +239,14 @@ class KafkaSourceIT {
                 }
                 Random rnd = new Random(11);
                 Map<String, double[]> expected = new TreeMap<>();
+                Map<Long, String> valid = new HashMap<>();
+                Map<Long, Double> amounts = new HashMap<>();
                 List<String> records = new ArrayList<>();
                 for (long id = 1; id <= 10_000; id++) {
                     String card = "c" + rnd.nextInt(CARDS);
                     double amount = 1 + rnd.nextInt(10_000) / 100.0;
+                    valid.put(id, card);
+                    amounts.put(id, amount);
                     records.add("{\"id\": " + id + ", \"ts\": " + (T0 + id * 10) + ", \"card\": \"" + card
                             + "\", \"amount\": " + amount + "}");
                     double[] v = expected.computeIfAbsent(card, k -> new double[2]);
@@ -252,6 +264,9 @@ class KafkaSourceIT {
                     other.waitFor();
                     awaitCaughtUp(s, records.size(), 4);
                     assertSameValues(expected, s);
+                    // the sink: the killed node's open transaction aborted, what it committed not written again
+                    SinkRecords.assertExactlyOncePerEvent(SinkRecords.readCommitted(node.bootstrap(), "card_features",
+                            valid.size()), valid, amounts, "by_card");
                 }
             } finally {
                 other.destroyForcibly();

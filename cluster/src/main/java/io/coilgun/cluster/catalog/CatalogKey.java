@@ -6,8 +6,8 @@ package io.coilgun.cluster.catalog;
  * {@code stream:<name>:p<n>} (an ALTER STREAM … ADD or DROP PARTITION BY; n is random, so no record of one replaces
  * another's and they replay in the order written), {@code stream:<name>:converted} (a stream partitioned by one field
  * that gained a partitioner has its decider: the value is the partitioner record's number) or
- * {@code metric:<name>} (its CREATE METRIC). A tombstone of a stream's or
- * metric's key is its DROP.
+ * {@code metric:<name>} (its CREATE METRIC) or {@code sink:<name>} (its CREATE SINK). A tombstone of a stream's,
+ * metric's or sink's key is its DROP.
  *
  * @param kind what the record defines
  * @param name the stream's or metric's name
@@ -15,10 +15,11 @@ package io.coilgun.cluster.catalog;
  */
 public record CatalogKey(Kind kind, String name, int version) {
     /** What a catalog record defines. */
-    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, STREAM_CONVERTED, METRIC }
+    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, STREAM_CONVERTED, METRIC, SINK }
 
     private static final String STREAM = "stream:";
     private static final String METRIC = "metric:";
+    private static final String SINK = "sink:";
     private static final String VERSION = ":v";
     private static final String OPTIONS = ":options";
     private static final String PARTITIONER = ":p";
@@ -48,6 +49,10 @@ public record CatalogKey(Kind kind, String name, int version) {
         return new CatalogKey(Kind.METRIC, name, 0);
     }
 
+    public static CatalogKey sink(String name) {
+        return new CatalogKey(Kind.SINK, name, 0);
+    }
+
     /** The key as the topic holds it. */
     public String text() {
         return switch (kind) {
@@ -57,6 +62,7 @@ public record CatalogKey(Kind kind, String name, int version) {
             case STREAM_PARTITIONER -> STREAM + name + PARTITIONER + version;
             case STREAM_CONVERTED -> STREAM + name + CONVERTED;
             case METRIC -> METRIC + name;
+            case SINK -> SINK + name;
         };
     }
 
@@ -64,6 +70,9 @@ public record CatalogKey(Kind kind, String name, int version) {
     public static CatalogKey parse(String text) {
         if (text.startsWith(METRIC)) {
             return metric(text.substring(METRIC.length()));
+        }
+        if (text.startsWith(SINK)) {
+            return sink(text.substring(SINK.length()));
         }
         if (!text.startsWith(STREAM)) {
             throw new IllegalArgumentException("not a catalog key: " + text);

@@ -3,6 +3,7 @@ package io.coilgun.cluster.task;
 import io.coilgun.cluster.feed.FeedEvent;
 import io.coilgun.cluster.feed.FeedSubscriber;
 import io.coilgun.cluster.feed.ResultFeed;
+import io.coilgun.cluster.sink.TaskSinks;
 import io.coilgun.cluster.ingest.TaskClock;
 import io.coilgun.cluster.ingest.TaskStoppedException;
 import io.coilgun.cluster.kafka.KafkaHeaders;
@@ -94,6 +95,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskRole role = TaskRole.ACTIVE;
     /** What the task does for the other tasks of its stream: forwards, history, a cut ({@link StreamLinks}). */
     private final StreamLinks links = new StreamLinks();
+    /** Where the records of the task's sinks go (CREATE SINK), or null: none on this node's tasks (tests). */
+    private TaskSinks sinks;
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -131,6 +134,13 @@ public final class TaskProcessor implements AutoCloseable {
     public void definitions(Function<String, MetricDef> lookup, Supplier<StreamDef> stream) {
         starts.definitions(lookup);
         schemas.deployed(stream);
+    }
+
+    /** Gives the task its sinks: every copy makes their records; the active writes them ({@link TaskSinks}). */
+    public void sinks(TaskSinks s) {
+        this.sinks = s;
+        s.opened(plan);
+        s.role(role == TaskRole.ACTIVE);
     }
 
     /** Makes this task its stream's decider: each event it accepts is forwarded to the partitioner topics. */
@@ -214,6 +224,9 @@ public final class TaskProcessor implements AutoCloseable {
         }
         this.role = role;
         roleChanged();
+        if (sinks != null) {
+            sinks.role(role == TaskRole.ACTIVE);
+        }
     }
 
     /**
@@ -227,6 +240,9 @@ public final class TaskProcessor implements AutoCloseable {
                 : replies.promote(committed, null);
         this.role = TaskRole.ACTIVE;
         roleChanged();
+        if (sinks != null) {
+            sinks.role(true); // its writer writes what the old active had not committed, then goes on
+        }
         return sent;
     }
 
@@ -239,6 +255,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints now (a decider taking over, before it sends its forwards again). */
     private void checkpointNow() {
         if (state != TaskState.FAILED && links.readyForCheckpoint(plan)) {
+            sinksCheckpointing();
             plan.checkpoint();
             dirty = false;
         }
@@ -476,6 +493,9 @@ public final class TaskProcessor implements AutoCloseable {
                     || record.timestamp() > System.currentTimeMillis() - REPLICA_FEEDS_MS)) {
                 feed(subscribers, offset);
             }
+            if (sinks != null && status == ReplyStatus.APPLIED) {
+                sinks.applied(offset, stream, metrics, plan.lastEvent(), plan.assignedId(), results);
+            }
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers; the reply is kept in case this copy takes over
                 replies.keep(record, encodeReply(status, message));
@@ -689,8 +709,15 @@ public final class TaskProcessor implements AutoCloseable {
             if (!links.readyForCheckpoint(plan)) {
                 return; // a forward failed: it rolls back to its last checkpoint first
             }
+            sinksCheckpointing();
             plan.checkpoint();
             dirty = false;
+        }
+    }
+
+    private void sinksCheckpointing() {
+        if (sinks != null) {
+            sinks.checkpointing(plan);
         }
     }
 
@@ -700,6 +727,9 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public void discard() {
         dirty = false; // a later checkpointIfDirty (the unit's touched set) does nothing
+        if (sinks != null) {
+            sinks.close();
+        }
         if (state != TaskState.FAILED) {
             plan.discard();
         }
@@ -707,6 +737,9 @@ public final class TaskProcessor implements AutoCloseable {
 
     @Override
     public void close() {
+        if (sinks != null) {
+            sinks.close();
+        }
         if (state == TaskState.FAILED) {
             return; // its plan is closed already
         }

@@ -14,6 +14,7 @@ import java.util.Optional;
 public final class Catalog {
     private final Map<String, StreamDef> streams = new LinkedHashMap<>();
     private final Map<String, MetricDef> metrics = new LinkedHashMap<>();
+    private final Map<String, SinkDef> sinks = new LinkedHashMap<>();
     /**
      * Each stream's metrics, made again on every change: every INSERT reads its stream's (its RETURNING columns),
      * without a lock or a new list.
@@ -49,19 +50,42 @@ public final class Catalog {
         byStream = Map.copyOf(index);
     }
 
-    /** True if the name is taken by a stream or a metric (they share one namespace, like Postgres relations). */
+    /** True if the name is taken by a stream, a metric or a sink (they share one namespace, like Postgres relations). */
     public synchronized boolean exists(String name) {
-        return streams.containsKey(name) || metrics.containsKey(name);
+        return streams.containsKey(name) || metrics.containsKey(name) || sinks.containsKey(name);
+    }
+
+    public synchronized Optional<SinkDef> sink(String name) {
+        return Optional.ofNullable(sinks.get(name));
+    }
+
+    /** Every sink, in creation order. */
+    public synchronized List<SinkDef> sinks() {
+        return List.copyOf(sinks.values());
+    }
+
+    /** The sinks that read a stream: of the stream itself or of one of its metrics. */
+    public synchronized List<SinkDef> sinksOf(String stream) {
+        return sinks.values().stream().filter(k -> k.stream().equals(stream)).toList();
+    }
+
+    public synchronized void addSink(SinkDef sink) {
+        sinks.put(sink.name(), sink);
+    }
+
+    public synchronized void removeSink(String name) {
+        sinks.remove(name);
     }
 
     public synchronized void addStream(StreamDef stream) {
         streams.put(stream.name(), stream);
     }
 
-    /** Removes a stream and every metric of it. */
+    /** Removes a stream and every metric and sink of it. */
     public synchronized void removeStream(String name) {
         streams.remove(name);
         metrics.values().removeIf(m -> m.stream().equals(name));
+        sinks.values().removeIf(k -> k.stream().equals(name));
         indexMetrics();
     }
 

@@ -317,6 +317,11 @@ public final class NodeQueryData implements QueryData {
     }
 
     @Override
+    public long sinkRecords(String sink) {
+        return cluster.sinks().written(sink);
+    }
+
+    @Override
     public List<Object[]> sourceErrors() {
         return sources.errors();
     }

@@ -10,9 +10,11 @@ import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.CopyToStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.CursorStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.SqlStatement;
@@ -54,6 +56,7 @@ final class CopyTo {
     static boolean returnsRows(CompiledStatement inner) {
         return !(inner instanceof CreateStreamStatement || inner instanceof AlterStreamStatement
                 || inner instanceof CreateMetricStatement || inner instanceof DropMetricStatement
+                || inner instanceof CreateSinkStatement || inner instanceof DropSinkStatement
                 || inner instanceof SetStatement || inner instanceof TransactionStatement
                 || inner instanceof CopyStatement || inner instanceof CopyToStatement
                 || inner instanceof CursorStatement

@@ -5,8 +5,10 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.server.query.ReplaySource;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
@@ -68,6 +70,10 @@ public interface SessionServices {
     CompletableFuture<Void> dropMetric(DropMetricStatement dm);
 
     CompletableFuture<Void> createMetric(CreateMetricStatement cm);
+
+    CompletableFuture<Void> createSink(CreateSinkStatement cs);
+
+    CompletableFuture<Void> dropSink(DropSinkStatement ds);
 
     /**
      * Starts REPLAY on every task of its metric's partitioner topic, each where it is led (this node or another);

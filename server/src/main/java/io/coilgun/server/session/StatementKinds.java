@@ -5,9 +5,11 @@ import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.CopyToStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.CursorStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.QueryStatement;
@@ -34,7 +36,8 @@ final class StatementKinds {
             return "replay";
         } else if (s instanceof CreateStreamStatement || s instanceof AlterStreamStatement
                 || s instanceof DropStreamStatement || s instanceof CreateMetricStatement
-                || s instanceof DropMetricStatement) {
+                || s instanceof DropMetricStatement || s instanceof CreateSinkStatement
+                || s instanceof DropSinkStatement) {
             return "ddl";
         }
         return "other"; // SET, SHOW, EXPLAIN, transactions

@@ -8,9 +8,11 @@ import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.CopyToStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.CursorStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.ExplainStatement;
 import io.coilgun.sql.compile.InsertStatement;
@@ -99,6 +101,10 @@ final class StatementRouter {
             return node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
         } else if (compiled instanceof DropMetricStatement dm) {
             return node.dropMetric(dm).thenApply(v -> QueryResult.command("DROP METRIC"));
+        } else if (compiled instanceof CreateSinkStatement cs) {
+            return node.createSink(cs).thenApply(v -> QueryResult.command("CREATE SINK"));
+        } else if (compiled instanceof DropSinkStatement ds) {
+            return node.dropSink(ds).thenApply(v -> QueryResult.command("DROP SINK"));
         } else if (compiled instanceof SetStatement set) {
             settings.set(set.name(), set.value());
             return CompletableFuture.completedFuture(QueryResult.command(set.value() == null ? "RESET" : "SET"));

@@ -134,6 +134,20 @@ final class FakeNode implements SessionServices {
     }
 
     @Override
+    public CompletableFuture<Void> createSink(io.coilgun.sql.compile.CreateSinkStatement cs) {
+        calls.add("createSink " + cs.sink().name());
+        catalog.addSink(cs.sink());
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> dropSink(io.coilgun.sql.compile.DropSinkStatement ds) {
+        calls.add("dropSink " + ds.name());
+        catalog.removeSink(ds.name());
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
     public CompletableFuture<List<ReplaySource>> startReplay(ReplayStatement replay) {
         calls.add("startReplay " + replay.metric().name());
         return CompletableFuture.completedFuture(List.of());

@@ -12,9 +12,11 @@ import io.coilgun.sql.parser.SqlAlterStream;
 import io.coilgun.sql.parser.SqlCopy;
 import io.coilgun.sql.parser.SqlCopyTo;
 import io.coilgun.sql.parser.SqlCreateMetric;
+import io.coilgun.sql.parser.SqlCreateSink;
 import io.coilgun.sql.parser.SqlCreateStream;
 import io.coilgun.sql.parser.SqlCursor;
 import io.coilgun.sql.parser.SqlDropMetric;
+import io.coilgun.sql.parser.SqlDropSink;
 import io.coilgun.sql.parser.SqlDropStream;
 import io.coilgun.sql.parser.SqlExplainPlan;
 import io.coilgun.sql.parser.SqlInsertReturning;
@@ -50,6 +52,11 @@ public final class StatementCompiler {
      * partition_by, partitions (Integer; null when its partitioner topics differ), lateness, late_events, dedup_horizon, schema_version (Integer), replicas
      * (Integer).
      */
+    /** A sink as SHOW SINKS and {@code coilgun.sinks} describe it: name, from, kind, topic, format. */
+    public static Object[] sinkRow(io.coilgun.planner.model.SinkDef s) {
+        return SinkCompiler.row(s);
+    }
+
     public static Object[] streamRow(StreamDef s) {
         return new Object[] {s.name(), String.join(", ", s.columns().stream()
                 .map(c -> c.name() + " " + c.typeName()).toList()), s.column(s.eventTimeIndex()).name(),
@@ -126,8 +133,8 @@ public final class StatementCompiler {
                 throw StreamDrops.doesNotExist(name).withPositionIfAbsent(
                         CoilgunParser.offsetOf(sql.query(), ds.name().getParserPosition()));
             }
-        } else if (!ds.cascade() && !catalog.metricsOf(name).isEmpty()) {
-            throw StreamDrops.dependentObjects(name, catalog.metricsOf(name));
+        } else if (!ds.cascade() && (!catalog.metricsOf(name).isEmpty() || !catalog.sinksOf(name).isEmpty())) {
+            throw StreamDrops.dependentObjects(name, catalog.metricsOf(name), catalog.sinksOf(name));
         }
         return new DropStreamStatement(name, ds.ifExists(), ds.cascade());
     }
@@ -219,7 +226,7 @@ public final class StatementCompiler {
         }
         if (node instanceof SqlShowObjects show) {
             // the columns of SHOW STREAMS and SHOW METRICS do not depend on the catalog's contents
-            return show.streams() || show.metrics() ? new ResultShape.TextColumns(
+            return show.streams() || show.metrics() || show.sinks() ? new ResultShape.TextColumns(
                     ((RowsStatement) compile(statement)).columns()) : new ResultShape.Setting(show.what());
         }
         if (node instanceof SqlInsertReturning ir
@@ -275,7 +282,8 @@ public final class StatementCompiler {
             return StreamCompiler.alter(sql, as, catalog, text);
         }
         if (node instanceof SqlShowObjects show) {
-            return show.metrics() ? showMetrics() : show.streams() ? showStreams() : new ShowStatement(show.what());
+            return show.metrics() ? showMetrics() : show.streams() ? showStreams()
+                    : show.sinks() ? SinkCompiler.show(catalog) : new ShowStatement(show.what());
         }
         if (node instanceof SqlCopy copy) {
             return InsertCompiler.copy(sql, copy, catalog);
@@ -291,6 +299,11 @@ public final class StatementCompiler {
             if (catalog.metric(name).isEmpty() && !dm.ifExists()) {
                 throw sql.error(SqlState.UNDEFINED_TABLE, "metric \"" + name + "\" does not exist", dm.name());
             }
+            List<io.coilgun.planner.model.SinkDef> sinks = catalog.sinks().stream()
+                    .filter(k -> !k.wholeStream() && k.from().equals(name)).toList();
+            if (!sinks.isEmpty()) {
+                throw StreamDrops.metricHasSinks(name, sinks);
+            }
             return new DropMetricStatement(name, dm.ifExists());
         }
         if (node instanceof SqlDropStream ds) {
@@ -298,6 +311,12 @@ public final class StatementCompiler {
         }
         if (node instanceof SqlCreateMetric cm) {
             return MetricCompiler.compile(sql, cm, catalog, text);
+        }
+        if (node instanceof SqlCreateSink cs) {
+            return SinkCompiler.create(sql, cs, catalog, text);
+        }
+        if (node instanceof SqlDropSink ds) {
+            return SinkCompiler.drop(sql, ds, catalog);
         }
         if (node instanceof SqlInsertReturning ir) {
             return InsertCompiler.compile(sql, ir.insert(), true, catalog, values);

@@ -358,15 +358,20 @@ final class StreamCompiler {
     }
 
     /** The Kafka topic a stream is fed from: a name Kafka takes, not one of Coilgun's own topics. */
-    private static String sourceTopic(SqlText sql, SqlOption o, String value) {
+    static String sourceTopic(SqlText sql, SqlOption o, String value) {
+        return kafkaTopic(sql, o.value(), value, "kafka_topic");
+    }
+
+    /** A Kafka topic named in a statement ({@code what}): a name Kafka takes, not one of Coilgun's own topics. */
+    static String kafkaTopic(SqlText sql, SqlNode at, String value, String what) {
         String topic = value.trim();
         if (!topic.matches("[A-Za-z0-9._-]{1,249}") || topic.equals(".") || topic.equals("..")) {
-            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "kafka_topic \"" + value + "\" is not a Kafka topic name "
-                    + "(letters, digits, '.', '_' and '-', at most 249)", o.value());
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, what + " \"" + value + "\" is not a Kafka topic name "
+                    + "(letters, digits, '.', '_' and '-', at most 249)", at);
         }
         if (topic.startsWith("coilgun.")) {
-            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, "kafka_topic \"" + topic + "\" is one of Coilgun's own "
-                    + "topics", o.value());
+            throw sql.error(SqlState.INVALID_PARAMETER_VALUE, what + " \"" + topic + "\" is one of Coilgun's own "
+                    + "topics", at);
         }
         return topic;
     }

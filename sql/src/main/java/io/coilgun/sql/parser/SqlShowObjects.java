@@ -33,6 +33,10 @@ public final class SqlShowObjects extends SqlCall {
         return what.equals("streams");
     }
 
+    public boolean sinks() {
+        return what.equals("sinks");
+    }
+
     @Override
     public SqlOperator getOperator() {
         return OPERATOR;

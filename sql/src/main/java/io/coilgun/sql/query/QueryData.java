@@ -34,6 +34,11 @@ public interface QueryData {
         return List.of();
     }
 
+    /** How many records the sink wrote from this node since it started ({@code coilgun.sinks}). */
+    default long sinkRecords(String sink) {
+        return 0;
+    }
+
     /** Rows of {@code coilgun.source_errors}: the bad records this node's source readers skipped or stopped at. */
     default List<Object[]> sourceErrors() {
         return List.of();

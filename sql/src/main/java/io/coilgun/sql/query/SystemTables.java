@@ -6,6 +6,7 @@ import static io.coilgun.sql.query.Col.text;
 
 import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.SinkDef;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.sql.compile.StatementCompiler;
 import java.util.ArrayList;
@@ -52,6 +53,8 @@ public final class SystemTables {
                 int8("copy_eta_s")), data::tasks));
         t.put("sources", new RowsTable(List.of(text("stream_name"), text("topic"), text("node"),
                 int4("partitions"), int8("records"), int8("bad_records"), int8("lag_records"), text("state")), data::sources));
+        t.put("sinks", new RowsTable(List.of(text("name"), text("reads"), text("kind"), text("topic"), text("format"),
+                text("ddl"), int8("records")), () -> sinks(data)));
         t.put("source_errors", new RowsTable(List.of(text("stream_name"), text("topic"), int4("kafka_partition"),
                 int8("kafka_offset"), text("error"), text("record"), Col.timestamp("at")), data::sourceErrors));
         t.put("failed_events", new RowsTable(List.of(text("task"), text("stream_name"), int8("kafka_offset"),
@@ -62,6 +65,19 @@ public final class SystemTables {
         t.put("statistics", new RowsTable(List.of(text("task"), text("stream_name"), int8("events"), int8("applied"),
                 int8("duplicates"), int8("late_rejected"), int8("late_dropped"), int8("invalid")), data::statistics));
         return t;
+    }
+
+    /** Each sink as SHOW SINKS says, its DDL, and the records it wrote from this node since it started. */
+    private static List<Object[]> sinks(QueryData data) {
+        List<Object[]> rows = new ArrayList<>();
+        for (SinkDef k : data.catalog().sinks()) {
+            Object[] shown = StatementCompiler.sinkRow(k);
+            Object[] row = Arrays.copyOf(shown, shown.length + 2);
+            row[shown.length] = k.ddl();
+            row[shown.length + 1] = data.sinkRecords(k.name());
+            rows.add(row);
+        }
+        return rows;
     }
 
     private static List<Object[]> streams(Catalog catalog) {

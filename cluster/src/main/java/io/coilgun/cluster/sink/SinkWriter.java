@@ -1,0 +1,167 @@
+package io.coilgun.cluster.sink;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the sink records of one task's active copy, on a thread of its own (a processor thread never waits for
+ * Kafka). Each batch is one Kafka transaction: its records, and for each sink the task's offset past its last event,
+ * committed to the sink's consumer group. The producer's transactional id is the task's, so a copy that takes over
+ * fences this one (its open transaction is aborted) and goes on after what the groups say was committed: every
+ * event's record is in the topic once, for read_committed consumers.
+ *
+ * <p>Any other failure closes the producer and starts again from the groups' committed offsets: a transaction that
+ * did commit is not written again, one that did not is written whole.
+ */
+final class SinkWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkWriter.class);
+    static final int MAX_BATCH = 5_000;
+    private static final long IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final TopicPartition task;
+    private final SinkRegistry registry;
+    private final ConcurrentLinkedQueue<SinkEntry> queue = new ConcurrentLinkedQueue<>();
+    private final Thread thread;
+    private volatile boolean closed;
+    /**
+     * The offset of the last event whose records were committed: every entry handed over with an earlier offset is
+     * in its topic (or was there already); of this offset's, some may still come (one record per sink).
+     */
+    private volatile long committedThrough = -1;
+    /** Set when another copy fenced this one: it writes nothing more. */
+    private volatile boolean fenced;
+
+    SinkWriter(TopicPartition task, SinkRegistry registry) {
+        this.task = task;
+        this.registry = registry;
+        this.thread = new Thread(this::run, "coilgun-sink-" + task);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Hands an entry over (the task's unit thread); never blocks. Once fenced, it takes nothing. */
+    void offer(SinkEntry entry) {
+        if (fenced) {
+            return;
+        }
+        queue.offer(entry);
+        LockSupport.unpark(thread);
+    }
+
+    long committedThrough() {
+        return committedThrough;
+    }
+
+    boolean fenced() {
+        return fenced;
+    }
+
+    /**
+     * Stops writing, without waiting (the caller is a processor thread): the writer ends after the transaction it
+     * may be in, or has it aborted by the copy that writes next (whose producer fences this one).
+     */
+    void close() {
+        closed = true;
+        LockSupport.unpark(thread);
+    }
+
+    private void run() {
+        List<SinkEntry> batch = new ArrayList<>();
+        while (!closed) {
+            KafkaProducer<byte[], byte[]> producer = null;
+            try {
+                producer = registry.transactionalProducer(task);
+                producer.initTransactions(); // fences every earlier copy; its open transaction is aborted
+                Map<String, Long> next = new HashMap<>(); // per sink group: the first task offset not yet written
+                write(producer, batch, next);
+            } catch (ProducerFencedException | InvalidProducerEpochException e) {
+                fenced = true;
+                LOG.info("task={} sink writer fenced: another copy of the task writes its sinks now", task);
+                closeQuietly(producer);
+                return;
+            } catch (RuntimeException e) {
+                if (closed) {
+                    break;
+                }
+                LOG.warn("task={} sink writer failed; starting again from the committed offsets: {}", task,
+                        e.toString());
+                closeQuietly(producer);
+                producer = null;
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+            }
+            if (producer != null) {
+                closeQuietly(producer);
+            }
+        }
+    }
+
+    /** Writes batches until closed; a batch that fails stays in {@code batch} for the next producer. */
+    private void write(KafkaProducer<byte[], byte[]> producer, List<SinkEntry> batch, Map<String, Long> next) {
+        while (!closed) {
+            if (batch.isEmpty()) {
+                SinkEntry e;
+                while (batch.size() < MAX_BATCH && (e = queue.poll()) != null) {
+                    batch.add(e);
+                }
+                if (batch.isEmpty()) {
+                    LockSupport.parkNanos(IDLE_PARK_NS);
+                    continue;
+                }
+            }
+            Map<String, Long> last = new LinkedHashMap<>(); // per group: the batch's last offset written
+            List<SinkEntry> toSend = new ArrayList<>(batch.size());
+            for (SinkEntry e : batch) {
+                long from = next.computeIfAbsent(e.group(), g -> registry.committedNext(g, task));
+                if (e.offset() >= from) {
+                    toSend.add(e);
+                    last.put(e.group(), e.offset());
+                }
+            }
+            if (!toSend.isEmpty()) {
+                producer.beginTransaction();
+                for (SinkEntry e : toSend) {
+                    producer.send(new ProducerRecord<>(e.topic(), e.key(), e.value()));
+                }
+                for (Map.Entry<String, Long> g : last.entrySet()) {
+                    producer.sendOffsetsToTransaction(Map.of(task, new OffsetAndMetadata(g.getValue() + 1)),
+                            new ConsumerGroupMetadata(g.getKey()));
+                }
+                producer.commitTransaction();
+                last.forEach((g, o) -> next.put(g, o + 1));
+                registry.written(toSend);
+            }
+            committedThrough = batch.get(batch.size() - 1).offset();
+            batch.clear();
+        }
+    }
+
+    private static void closeQuietly(KafkaProducer<byte[], byte[]> producer) {
+        if (producer == null) {
+            return;
+        }
+        try {
+            producer.close(Duration.ofSeconds(1));
+        } catch (RuntimeException e) {
+            LOG.debug("closing a sink producer", e);
+        }
+    }
+}
