@@ -239,8 +239,8 @@ class SelectIT {
                     "stream_time|timestamp without time zone|||"), PsqlReadmeIT.psql(port, "-c", "\\d card_5m"));
             assertTrue(PsqlReadmeIT.psql(port, "-c", "\\l").get(0).startsWith("coilgun|coilgun|UTF8|"));
             assertEquals(List.of("coilgun|coilgun", "public|coilgun"), PsqlReadmeIT.psql(port, "-c", "\\dn"));
-            // failed_events, metrics, nodes, partitioners, source_errors, sources, statistics, streams, tasks
-            assertEquals(9, PsqlReadmeIT.psql(port, "-c", "\\dt coilgun.*").size(), "the system tables");
+            // failed_events, metrics, nodes, partitioners, sinks, source_errors, sources, statistics, streams, tasks
+            assertEquals(10, PsqlReadmeIT.psql(port, "-c", "\\dt coilgun.*").size(), "the system tables");
         }
     }
 

@@ -86,6 +86,37 @@ class StatementCompilerTest {
     }
 
     @Test
+    void aSinkOfAMetricOrAStream() {
+        catalog.addMetric(((CreateMetricStatement) compile("CREATE METRIC card_5m AS SELECT SUM(amount) AS total "
+                + "FROM payments GROUP BY card_id OVER SLIDING 5 MINUTES")).metric());
+        io.coilgun.planner.model.SinkDef k = ((CreateSinkStatement) compile("CREATE SINK card_out FROM card_5m INTO "
+                + "KAFKA TOPIC 'card.features' WITH (format = 'JSON')")).sink();
+        assertEquals(new io.coilgun.planner.model.SinkDef("card_out", "card_5m", "payments", false, "card.features",
+                "CREATE SINK card_out FROM card_5m INTO KAFKA TOPIC 'card.features' WITH (format = 'JSON')", -1), k);
+        assertEquals("coilgun.sink.card_out.42", k.withId(42).group());
+        io.coilgun.planner.model.SinkDef all = ((CreateSinkStatement) compile("create sink if not exists p_out from "
+                + "payments into kafka topic 'p'")).sink();
+        assertTrue(all.wholeStream());
+        catalog.addSink(k);
+        error("CREATE SINK x FROM nothing INTO KAFKA TOPIC 't'", "42P01");
+        error("CREATE SINK x FROM card_5m INTO KAFKA TOPIC 'coilgun.nodes'", "22023");
+        error("CREATE SINK x FROM card_5m INTO KAFKA TOPIC 'a b'", "22023");
+        error("CREATE SINK x FROM card_5m INTO KAFKA TOPIC 't' WITH (format = 'avro')", "22023");
+        error("CREATE SINK x FROM card_5m INTO KAFKA TOPIC 't' WITH (partitions = 3)", "22023");
+        error("CREATE SINK x FROM card_5m INTO TOPIC 't'", "42601");
+        // what a sink reads cannot go before the sink
+        error("DROP METRIC card_5m", "2BP01");
+        error("DROP STREAM payments", "2BP01");
+        error("DROP SINK nothing", "42704");
+        assertEquals(new DropSinkStatement("nothing", true), compile("DROP SINK IF EXISTS nothing"));
+        RowsStatement shown = (RowsStatement) compile("SHOW SINKS");
+        assertEquals(List.of("name", "reads", "kind", "topic", "format"), shown.columns());
+        assertArrayEquals(new String[] {"card_out", "card_5m", "metric", "card.features", "json"}, shown.rows().get(0));
+        // the new words stay names
+        compile("CREATE STREAM kafka (sink TEXT, topic TIMESTAMP) WITH (partition_by = 'sink')");
+    }
+
+    @Test
     void createStreamDefaults() {
         StreamDef s = ((CreateStreamStatement) compile(
                 "CREATE STREAM clicks (happened TIMESTAMP, user_id TEXT) WITH (partition_by = 'user_id')")).stream();

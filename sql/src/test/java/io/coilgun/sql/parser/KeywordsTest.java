@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class KeywordsTest {
     private static final Set<String> ADDED =
         Set.of("COPY", "DELAYED", "IF", "INFINITE", "METRIC", "MILLISECONDS", "SLIDING", "STDIN", "STDOUT",
-            "REPLAY", "SUBSCRIBE", "TUMBLING");
+            "REPLAY", "SUBSCRIBE", "TUMBLING", "KAFKA", "SINK", "TOPIC");
     private static final Set<String> RESERVED_BY_COILGUN = Set.of("RETURNING");
 
     private static final SqlAbstractParserImpl.Metadata METADATA =

@@ -52,37 +52,63 @@ final class SourceBench {
             }
             long step = 10_000;
             long from = System.currentTimeMillis() * 1000 - 120_000_000L - events * step;
-            produce(c.bootstrap(), events, cards, from, step, topicPartitions);
+            if (events > 0) {
+                produce(c.bootstrap(), events, cards, from, step, topicPartitions);
+            }
             try (Connection conn = ClusterBench.connect(c.port("n1"), 3600); Statement st = conn.createStatement()) {
-                String columns = "(id BIGINT, ts TIMESTAMP, card_id VARCHAR, merchant_id VARCHAR, amount DOUBLE)";
-                String with = String.format(Locale.ROOT, "event_time = 'ts', event_id = 'id', partition_by = 'card_id', "
-                        + "partitions = %d, lateness = '1 minute'", partitions);
-                long t0 = System.nanoTime();
-                st.execute("CREATE STREAM fed " + columns + " WITH (" + with + ", kafka_topic = 'payments_in')");
-                st.execute("CREATE METRIC fed_total AS SELECT COUNT(*) AS n FROM fed GROUP BY card_id OVER INFINITE");
-                awaitCounted(st, "fed_total", events);
-                double sourceS = (System.nanoTime() - t0) / 1e9;
-                System.out.printf(Locale.ROOT, "source: %d events from the topic in %.1f s%n", events, sourceS);
-
-                st.execute("CREATE STREAM payments " + columns + " WITH (" + with + ")");
-                st.execute("CREATE METRIC copied_total AS SELECT COUNT(*) AS n FROM payments GROUP BY card_id "
-                        + "OVER INFINITE");
-                long t1 = System.nanoTime();
-                RebalanceBench.copyHistory(conn, new PaymentGenerator(7, cards, 10_000, 0, 0, 1), from, step, events,
-                        "source (copy)", p -> { });
-                awaitCounted(st, "copied_total", events);
-                double copyS = (System.nanoTime() - t1) / 1e9;
-                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM fed_total f JOIN copied_total c "
-                        + "ON f.card_id = c.card_id WHERE f.n <> c.n")) {
-                    rs.next();
-                    result.put("cards_differing", String.valueOf(rs.getLong(1)));
+                if (events > 0) {
+                    throughput(conn, st, events, cards, partitions, from, step, result);
                 }
-                result.put("events", String.valueOf(events));
-                result.put("source_events_per_s", String.format(Locale.ROOT, "%.0f", events / sourceS));
-                result.put("copy_events_per_s", String.format(Locale.ROOT, "%.0f", events / copyS));
+                SinkLatency latency = new SinkLatency(c.bootstrap(), topicPartitions, cards);
+                latency.create(st);
+                long firstId = 1;
+                for (String rate : o.list("rates", "1000,10000")) {
+                    SinkLatency.Result r = latency.run(Integer.parseInt(rate), o.integer("latency-seconds", 30),
+                            firstId);
+                    firstId += r.sent();
+                    System.out.printf(Locale.ROOT, "source: %s/s append -> sink record: p50 %s ms, p99 %s ms, "
+                            + "p99.9 %s ms, max %s ms (%d of %d records)%n", rate, r.ms(50), r.ms(99), r.ms(99.9),
+                            r.ms(100), r.received(), r.sent());
+                    result.put("sink_p50_ms_" + rate, r.ms(50));
+                    result.put("sink_p99_ms_" + rate, r.ms(99));
+                    result.put("sink_p999_ms_" + rate, r.ms(99.9));
+                    result.put("sink_max_ms_" + rate, r.ms(100));
+                    result.put("sink_records_missing_" + rate, String.valueOf(r.sent() - r.received()));
+                }
             }
         }
         return result;
+    }
+
+    /** The topic's events into a metric, then the same by COPY: events/s of each, and whether they agree. */
+    private static void throughput(Connection conn, Statement st, long events, int cards, int partitions, long from,
+            long step, Map<String, String> result) throws Exception {
+        String columns = "(id BIGINT, ts TIMESTAMP, card_id VARCHAR, merchant_id VARCHAR, amount DOUBLE)";
+        String with = String.format(Locale.ROOT, "event_time = 'ts', event_id = 'id', partition_by = 'card_id', "
+                + "partitions = %d, lateness = '1 minute'", partitions);
+        long t0 = System.nanoTime();
+        st.execute("CREATE STREAM fed " + columns + " WITH (" + with + ", kafka_topic = 'payments_in')");
+        st.execute("CREATE METRIC fed_total AS SELECT COUNT(*) AS n FROM fed GROUP BY card_id OVER INFINITE");
+        awaitCounted(st, "fed_total", events);
+        double sourceS = (System.nanoTime() - t0) / 1e9;
+        System.out.printf(Locale.ROOT, "source: %d events from the topic in %.1f s%n", events, sourceS);
+
+        st.execute("CREATE STREAM payments " + columns + " WITH (" + with + ")");
+        st.execute("CREATE METRIC copied_total AS SELECT COUNT(*) AS n FROM payments GROUP BY card_id "
+                + "OVER INFINITE");
+        long t1 = System.nanoTime();
+        RebalanceBench.copyHistory(conn, new PaymentGenerator(7, cards, 10_000, 0, 0, 1), from, step, events,
+                "source (copy)", p -> { });
+        awaitCounted(st, "copied_total", events);
+        double copyS = (System.nanoTime() - t1) / 1e9;
+        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM fed_total f JOIN copied_total c "
+                + "ON f.card_id = c.card_id WHERE f.n <> c.n")) {
+            rs.next();
+            result.put("cards_differing", String.valueOf(rs.getLong(1)));
+        }
+        result.put("events", String.valueOf(events));
+        result.put("source_events_per_s", String.format(Locale.ROOT, "%.0f", events / sourceS));
+        result.put("copy_events_per_s", String.format(Locale.ROOT, "%.0f", events / copyS));
     }
 
     /** The same payments COPY loads (the generator's), as JSON records, spread over the partitions in turn. */
