@@ -19,9 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How one sink's record of an event reads, on one task: a JSON object with the event's id (its {@code event_id}
- * column, or {@code event_id} with the id the front end assigned), its event time, the GROUP BY (or partitioning)
- * columns and the values as of the event under their INSERT … RETURNING names ({@code <metric>_<aggregation>}).
+ * How one sink's record of an event reads, on one task: a JSON object with the columns SUBSCRIBE gives — of a
+ * metric's sink the event's id (its {@code event_id} column, or {@code event_id} with the id the front end assigned),
+ * its event time and the GROUP BY columns; of a stream's, {@code event_id} when it has no id column and every column
+ * of the event — then the values as of the event under their INSERT … RETURNING names ({@code <metric>_<aggregation>}).
  * Timestamps are written as Postgres' {@code to_json} writes them ({@code 2026-01-02T03:04:05.123456}), numerics as
  * exact JSON numbers, a double that is not finite as a string. The record's key is the GROUP BY value as text (several
  * as a JSON array), so Kafka keeps one key's records in one partition, in event order.
@@ -46,13 +47,19 @@ final class SinkRecordFormat {
         this.stream = stream;
         this.keyColumns = keyColumns;
         List<Integer> cols = new ArrayList<>();
-        if (stream.eventIdIndex() >= 0) {
-            cols.add(stream.eventIdIndex());
-        }
-        cols.add(stream.eventTimeIndex());
-        for (int k : keyColumns) {
-            if (!cols.contains(k)) {
-                cols.add(k);
+        if (sink.wholeStream()) {
+            for (int c = 0; c < stream.columns().size(); c++) {
+                cols.add(c); // as SUBSCRIBE to a stream: every column of the event
+            }
+        } else {
+            if (stream.eventIdIndex() >= 0) {
+                cols.add(stream.eventIdIndex());
+            }
+            cols.add(stream.eventTimeIndex());
+            for (int k : keyColumns) {
+                if (!cols.contains(k)) {
+                    cols.add(k);
+                }
             }
         }
         this.columns = cols.stream().mapToInt(Integer::intValue).toArray();
@@ -116,7 +123,7 @@ final class SinkRecordFormat {
         });
     }
 
-    /** The record's value: the event's id, time, key columns and the sink's values. */
+    /** The record's value: the event's columns ({@link #columns}) and the sink's values. */
     byte[] value(Object[] event, long assignedId, Object[] results) {
         return json(g -> {
             g.writeStartObject();

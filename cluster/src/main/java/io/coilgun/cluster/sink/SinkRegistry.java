@@ -4,6 +4,7 @@ import io.coilgun.cluster.kafka.KafkaClients;
 import io.coilgun.planner.model.SinkDef;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -100,6 +101,13 @@ public final class SinkRegistry implements AutoCloseable {
         }
     }
 
+    /** How long the sinks' transactions take, from begin to commit (null without meters). */
+    Timer commitTimer() {
+        return meters == null ? null : Timer.builder("coilgun.sink.transaction")
+                .description("A sink transaction of one task, from its first record to its commit")
+                .register(meters);
+    }
+
     /** The task's transactional producer: its id is the task's, so one copy's fences every earlier one. */
     KafkaProducer<byte[], byte[]> transactionalProducer(TopicPartition task) {
         Properties p = new Properties();
@@ -110,6 +118,8 @@ public final class SinkRegistry implements AutoCloseable {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(TRANSACTION_TIMEOUT_MS));
+        // a transaction begun while the broker still writes the last one's markers is retried after this
+        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "5");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, "coilgun-sink-" + task);
         return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * fences this one (its open transaction is aborted) and goes on after what the groups say was committed: every
  * event's record is in the topic once, for read_committed consumers.
  *
- * <p>Any other failure closes the producer and starts again from the groups' committed offsets: a transaction that
- * did commit is not written again, one that did not is written whole.
+ * <p>A failure (fenced included: a copy that leads the task meanwhile, until this one is told it does not) closes
+ * the producer and starts again from the groups' committed offsets: a transaction that did commit is not written
+ * again, one that did not is written whole.
  */
 final class SinkWriter {
     private static final Logger LOG = LoggerFactory.getLogger(SinkWriter.class);
@@ -38,18 +39,18 @@ final class SinkWriter {
     private final SinkRegistry registry;
     private final ConcurrentLinkedQueue<SinkEntry> queue = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final SinkWriterStats stats;
     private volatile boolean closed;
     /**
      * The offset of the last event whose records were committed: every entry handed over with an earlier offset is
      * in its topic (or was there already); of this offset's, some may still come (one record per sink).
      */
     private volatile long committedThrough = -1;
-    /** Set when another copy fenced this one: it writes nothing more. */
-    private volatile boolean fenced;
 
     SinkWriter(TopicPartition task, SinkRegistry registry) {
         this.task = task;
         this.registry = registry;
+        this.stats = new SinkWriterStats(registry.commitTimer());
         this.thread = new Thread(this::run, "coilgun-sink-" + task);
         this.thread.setDaemon(true);
     }
@@ -58,21 +59,14 @@ final class SinkWriter {
         thread.start();
     }
 
-    /** Hands an entry over (the task's unit thread); never blocks. Once fenced, it takes nothing. */
+    /** Hands an entry over (the task's unit thread); never blocks. */
     void offer(SinkEntry entry) {
-        if (fenced) {
-            return;
-        }
         queue.offer(entry);
         LockSupport.unpark(thread);
     }
 
     long committedThrough() {
         return committedThrough;
-    }
-
-    boolean fenced() {
-        return fenced;
     }
 
     /**
@@ -94,10 +88,12 @@ final class SinkWriter {
                 Map<String, Long> next = new HashMap<>(); // per sink group: the first task offset not yet written
                 write(producer, batch, next);
             } catch (ProducerFencedException | InvalidProducerEpochException e) {
-                fenced = true;
-                LOG.info("task={} sink writer fenced: another copy of the task writes its sinks now", task);
+                // another copy opened the task's transactional id: it leads the task now, and this copy is told so
+                // soon (and closes this writer); until then it tries again, from the offsets that copy committed
+                LOG.info("task={} sink writer fenced by another copy of the task; trying again in 2 s", task);
                 closeQuietly(producer);
-                return;
+                producer = null;
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
             } catch (RuntimeException e) {
                 if (closed) {
                     break;
@@ -137,6 +133,7 @@ final class SinkWriter {
                 }
             }
             if (!toSend.isEmpty()) {
+                long began = System.nanoTime();
                 producer.beginTransaction();
                 for (SinkEntry e : toSend) {
                     producer.send(new ProducerRecord<>(e.topic(), e.key(), e.value()));
@@ -148,6 +145,7 @@ final class SinkWriter {
                 producer.commitTransaction();
                 last.forEach((g, o) -> next.put(g, o + 1));
                 registry.written(toSend);
+                stats.committed(task, toSend.size(), System.nanoTime() - began);
             }
             committedThrough = batch.get(batch.size() - 1).offset();
             batch.clear();

@@ -43,6 +43,8 @@ public final class TaskSinks {
     private List<MetricDef> shapedMetrics;
     private SinkRecordFormat[] formats = new SinkRecordFormat[0];
     private boolean active;
+    /** Whether the unit gave the copy its role yet (until then it writes nothing: it may be about to be a replica). */
+    private boolean roleKnown;
     private SinkWriter writer;
     /** As a replica: the first offset whose records the active has not committed (every sink's), read every second. */
     private volatile long committedNext = -1;
@@ -117,7 +119,7 @@ public final class TaskSinks {
         }
     }
 
-    /** The active's writer (fenced: another copy writes; this one is about to be told it is no longer active). */
+    /** The active's writer. */
     private SinkWriter writer() {
         if (writer == null) {
             writer = new SinkWriter(task, registry);
@@ -131,9 +133,10 @@ public final class TaskSinks {
      * replica keeps.
      */
     public void role(boolean active) {
-        if (active == this.active) {
+        if (roleKnown && active == this.active) {
             return;
         }
+        roleKnown = true;
         this.active = active;
         if (active) {
             registry.unwatch(this);

@@ -136,11 +136,13 @@ public final class TaskProcessor implements AutoCloseable {
         schemas.deployed(stream);
     }
 
-    /** Gives the task its sinks: every copy makes their records; the active writes them ({@link TaskSinks}). */
+    /**
+     * Gives the task its sinks: every copy makes their records; the active writes them ({@link TaskSinks}), from when
+     * its unit gives it its role ({@link #role(TaskRole)}: a copy opened to be a replica never writes).
+     */
     public void sinks(TaskSinks s) {
         this.sinks = s;
         s.opened(plan);
-        s.role(role == TaskRole.ACTIVE);
     }
 
     /** Makes this task its stream's decider: each event it accepts is forwarded to the partitioner topics. */

@@ -53,9 +53,9 @@ class SinkRecordFormatTest {
     void aStreamSinkWritesEveryMetricOfTheTaskKeyedByItsPartitioning() {
         SinkRecordFormat f = SinkRecordFormat.of(sink("p", true), STREAM, List.of(BY_CARD, BY_CARD_SHOP));
         String value = text(f.value(EVENT, 0, RESULTS));
-        assertEquals("{\"id\":\"pay-1\",\"ts\":\"2026-01-01T00:00:00.000001\",\"card\":\"c\\\"1\",\"card_5m_total\":"
-                + "30.75,\"card_5m_n\":3,\"card_5m_avg\":\"NaN\",\"card_5m_latest\":\"2026-01-01T00:00:00.1\","
-                + "\"pair_n\":1}", value);
+        assertEquals("{\"id\":\"pay-1\",\"ts\":\"2026-01-01T00:00:00.000001\",\"card\":\"c\\\"1\",\"shop\":7,"
+                + "\"amount\":12.50,\"card_5m_total\":30.75,\"card_5m_n\":3,\"card_5m_avg\":\"NaN\","
+                + "\"card_5m_latest\":\"2026-01-01T00:00:00.1\",\"pair_n\":1}", value, "every column, every metric");
         assertEquals("c\"1", text(f.key(EVENT)));
         assertNull(SinkRecordFormat.of(sink("p", true), STREAM, List.of()), "a task without metrics writes nothing");
     }

@@ -69,9 +69,12 @@ final class SinkLatency {
         int n = rate * seconds;
         AtomicLongArray due = new AtomicLongArray(n);
         Histogram h = new Histogram(3_600_000_000L, 3);
+        Histogram toSend = new Histogram(3_600_000_000L, 3);
         AtomicLong received = new AtomicLong();
         AtomicBoolean stop = new AtomicBoolean();
-        Thread reader = new Thread(() -> read(firstId, due, h, received, stop, n), "sink-latency-reader");
+        long epochOffsetNs = System.currentTimeMillis() * 1_000_000L - System.nanoTime(); // nanoTime -> epoch
+        Thread reader = new Thread(() -> read(firstId, due, h, toSend, epochOffsetNs, received, stop, n),
+                "sink-latency-reader");
         reader.start();
         Thread.sleep(2_000); // the consumer has its partitions and sits at their end
         Properties p = new Properties();
@@ -101,14 +104,15 @@ final class SinkLatency {
         reader.join(30_000);
         stop.set(true);
         reader.join();
-        return new Result(rate, n, received.get(), h);
+        return new Result(rate, n, received.get(), h, toSend);
     }
 
-    private void read(long firstId, AtomicLongArray due, Histogram h, AtomicLong received, AtomicBoolean stop, int n) {
+    private void read(long firstId, AtomicLongArray due, Histogram h, Histogram toSend, long epochOffsetNs,
+            AtomicLong received, AtomicBoolean stop, int n) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100); // a fetch returns as soon as a commit makes records readable
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             List<TopicPartition> tps = consumer.partitionsFor("live_features").stream()
@@ -127,6 +131,8 @@ final class SinkLatency {
                             Thread.onSpinWait(); // the producer notes it just after sending
                         }
                         h.recordValue(Math.max(0, (now - at) / 1000)); // microseconds
+                        // the sink record's timestamp: when the sink's writer sent it (before its commit)
+                        toSend.recordValue(Math.max(0, r.timestamp() * 1000 - (at + epochOffsetNs) / 1000));
                         received.incrementAndGet();
                     }
                 }
@@ -136,10 +142,17 @@ final class SinkLatency {
         }
     }
 
-    /** One rate's figures. */
-    record Result(int rate, int sent, long received, Histogram micros) {
+    /**
+     * One rate's figures: {@code micros} from when a payment was due to when its sink record was read,
+     * {@code toSendMicros} to when the sink's writer sent it (the record's timestamp; millisecond precision).
+     */
+    record Result(int rate, int sent, long received, Histogram micros, Histogram toSendMicros) {
         String ms(double percentile) {
-            return String.format(Locale.ROOT, "%.1f", micros.getValueAtPercentile(percentile) / 1000.0);
+            return ms(micros, percentile);
+        }
+
+        static String ms(Histogram h, double percentile) {
+            return String.format(Locale.ROOT, "%.1f", h.getValueAtPercentile(percentile) / 1000.0);
         }
     }
 }

@@ -69,12 +69,16 @@ final class SourceBench {
                     System.out.printf(Locale.ROOT, "source: %s/s append -> sink record: p50 %s ms, p99 %s ms, "
                             + "p99.9 %s ms, max %s ms (%d of %d records)%n", rate, r.ms(50), r.ms(99), r.ms(99.9),
                             r.ms(100), r.received(), r.sent());
+                    System.out.printf(Locale.ROOT, "source: %s/s append -> the sink's send: p50 %s ms, p99 %s ms%n",
+                            rate, SinkLatency.Result.ms(r.toSendMicros(), 50), SinkLatency.Result.ms(r.toSendMicros(),
+                            99));
                     result.put("sink_p50_ms_" + rate, r.ms(50));
                     result.put("sink_p99_ms_" + rate, r.ms(99));
                     result.put("sink_p999_ms_" + rate, r.ms(99.9));
                     result.put("sink_max_ms_" + rate, r.ms(100));
                     result.put("sink_records_missing_" + rate, String.valueOf(r.sent() - r.received()));
                 }
+                c.log("n1").lines().filter(l -> l.contains("sinks: ")).forEach(System.out::println);
             }
         }
         return result;
