@@ -172,11 +172,42 @@ final class SinkRecordFormat {
         }
     }
 
-    /** A timestamp (microseconds since the epoch, UTC) as Postgres' to_json writes one. */
+    /**
+     * A timestamp (microseconds since the epoch, UTC) as Postgres' to_json writes one: {@code 2026-01-02T03:04:05},
+     * then the fraction of a second without its trailing zeros. Written by hand for years 0 to 9999 (DateTimeFormatter
+     * costs a microsecond an event on the task's thread).
+     */
     static String timestamp(long micros) {
         long seconds = Math.floorDiv(micros, 1_000_000L);
-        int nanos = (int) Math.floorMod(micros, 1_000_000L) * 1000;
-        return TIMESTAMP.format(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC));
+        int fraction = (int) Math.floorMod(micros, 1_000_000L);
+        LocalDateTime t = LocalDateTime.ofEpochSecond(seconds, fraction * 1000, ZoneOffset.UTC);
+        if (t.getYear() < 0 || t.getYear() > 9999) {
+            return TIMESTAMP.format(t);
+        }
+        StringBuilder b = new StringBuilder(26);
+        digits(b, t.getYear(), 4).append('-');
+        digits(b, t.getMonthValue(), 2).append('-');
+        digits(b, t.getDayOfMonth(), 2).append('T');
+        digits(b, t.getHour(), 2).append(':');
+        digits(b, t.getMinute(), 2).append(':');
+        digits(b, t.getSecond(), 2);
+        if (fraction != 0) {
+            int width = 6;
+            while (fraction % 10 == 0) {
+                fraction /= 10;
+                width--;
+            }
+            digits(b.append('.'), fraction, width);
+        }
+        return b.toString();
+    }
+
+    private static StringBuilder digits(StringBuilder b, int value, int width) {
+        String v = Integer.toString(value);
+        for (int i = v.length(); i < width; i++) {
+            b.append('0');
+        }
+        return b.append(v);
     }
 
     private interface Writing {

@@ -64,6 +64,19 @@ class SinkRecordFormatTest {
     void timestampsAsPostgresToJsonWritesThem() {
         assertEquals("1969-12-31T23:59:59.999999", SinkRecordFormat.timestamp(-1));
         assertEquals("2026-01-01T00:00:00", SinkRecordFormat.timestamp(1_767_225_600_000_000L));
+        assertEquals("2026-12-31T23:05:09.01", SinkRecordFormat.timestamp(1_798_758_309_010_000L));
+        assertEquals("0001-01-01T00:00:00.5", SinkRecordFormat.timestamp(-62_135_596_799_500_000L));
+        assertEquals("+10000-01-01T00:00:00", SinkRecordFormat.timestamp(253_402_300_800_000_000L));
+        java.util.Random rnd = new java.util.Random(3);
+        for (int i = 0; i < 10_000; i++) { // as java.time writes them, within the years it writes plainly
+            long micros = rnd.nextLong() % 253_402_300_799_000_000L;
+            if (micros >= -62_135_596_800_000_000L) {
+                String expected = java.time.format.DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(java.time.LocalDateTime
+                        .ofEpochSecond(Math.floorDiv(micros, 1_000_000L), (int) Math.floorMod(micros, 1_000_000L)
+                        * 1000, java.time.ZoneOffset.UTC));
+                assertEquals(expected, SinkRecordFormat.timestamp(micros));
+            }
+        }
     }
 
     private static SinkDef sink(String from, boolean stream) {

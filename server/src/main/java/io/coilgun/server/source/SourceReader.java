@@ -10,11 +10,13 @@ import io.coilgun.planner.model.StreamSource;
 import io.coilgun.sql.compile.CopyStatement;
 import io.coilgun.sql.compile.StatementCompiler;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -39,6 +41,8 @@ import org.slf4j.LoggerFactory;
 final class SourceReader implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(SourceReader.class);
     private static final long RETRY_MS = 1000;
+    /** The most polls whose events may be in the ingest path at once. */
+    static final int MAX_IN_FLIGHT = 4;
 
     private final String streamName;
     private final Catalog catalog;
@@ -54,6 +58,8 @@ final class SourceReader implements Runnable {
     private volatile int assigned;
     /** The event time (micros) of the last event read from each partition, for {@link #align}. */
     private final Map<TopicPartition, Long> lastTime = new HashMap<>();
+    /** The polls whose events were handed to the ingest path and whose offsets are not committed yet, oldest first. */
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
     SourceReader(StreamDef stream, String bootstrap, String nodeId, Catalog catalog, IngestService ingest,
             StatementCompiler compiler, SourceErrors errors) {
@@ -95,17 +101,25 @@ final class SourceReader implements Runnable {
         }
     }
 
-    /** One poll and what it brought; false when the reader stops (a bad record under {@code 'stop'}). */
+    /**
+     * One poll and what it brought, then the offsets of the polls whose events were answered; false when the reader
+     * stops (a bad record under {@code 'stop'}). Up to {@link #MAX_IN_FLIGHT} polls' events are in the ingest path
+     * at once (each poll's records are read while the last ones' are applied); offsets are committed in poll order,
+     * each poll's once its events are answered.
+     */
     private boolean step(StreamDef stream) {
-        ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(200));
+        ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(inFlight.isEmpty() ? 200 : 2));
         assigned = consumer.assignment().size();
         if (!polled.isEmpty()) {
             state = "reading";
             if (!apply(stream, polled)) {
                 return false;
             }
-        } else {
+        } else if (inFlight.isEmpty()) {
             state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
+        }
+        if (!settle(stream, inFlight.size() >= MAX_IN_FLIGHT)) {
+            return false;
         }
         lag = currentLag();
         align(stream);
@@ -162,6 +176,7 @@ final class SourceReader implements Runnable {
                 badRecords.incrementAndGet();
                 errors.add(stream.name(), r, p.error());
                 if (source.badRecords() == StreamSource.BadRecords.STOP) {
+                    settle(stream, true); // the polls before this one first
                     submit(stream, rows);
                     commit(next);
                     state = "stopped at " + r.topic() + "-" + r.partition() + "@" + r.offset() + ": " + p.error();
@@ -172,12 +187,49 @@ final class SourceReader implements Runnable {
             }
             next.put(tp, new OffsetAndMetadata(r.offset() + 1));
         }
-        if (!submit(stream, rows)) {
-            return false;
+        inFlight.add(new InFlight(rows, next, taken, rows.isEmpty() ? CompletableFuture.completedFuture(null)
+                : ingestAsync(stream, rows)));
+        return true;
+    }
+
+    /** The rows into the ingest path; one refused at once (the node overloaded) fails its answer instead. */
+    private CompletableFuture<?> ingestAsync(StreamDef stream, List<Object[]> rows) {
+        try {
+            return ingest.ingest(stream, rows);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e); // settle applies it again, with submit's retries
         }
-        records.addAndGet(taken);
+    }
+
+    /**
+     * Commits the offsets of the oldest polls whose events were answered (all of them, waiting, when {@code all});
+     * a poll whose ingest failed is applied again here ({@link #submit}: its retries, its late rows one by one).
+     * False when the reader stopped meanwhile.
+     */
+    private boolean settle(StreamDef stream, boolean all) {
+        Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+        while (!inFlight.isEmpty() && (all || inFlight.peekFirst().answered().isDone())) {
+            InFlight f = inFlight.pollFirst();
+            try {
+                f.answered().get(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                if (!submit(stream, f.rows())) {
+                    return false;
+                }
+            }
+            records.addAndGet(f.taken());
+            next.putAll(f.next()); // a later poll's offset of a partition passes an earlier one's
+        }
         commit(next);
         return true;
+    }
+
+    /** A poll whose events are in the ingest path: its rows, the offsets after it, and its answer. */
+    private record InFlight(List<Object[]> rows, Map<TopicPartition, OffsetAndMetadata> next, int taken,
+            CompletableFuture<?> answered) {
     }
 
     /** A record of a poll: its event, or why it is none. */
@@ -233,6 +285,9 @@ final class SourceReader implements Runnable {
                         RETRY_MS, e.getCause().getMessage());
             } catch (java.util.concurrent.TimeoutException e) {
                 LOG.warn("stream={} source: {} events not answered within 60 s, again", stream.name(), rows.size());
+            } catch (RuntimeException e) {
+                LOG.warn("stream={} source: {} events refused, again in {} ms: {}", stream.name(), rows.size(),
+                        RETRY_MS, e.toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
