@@ -195,6 +195,7 @@ final class CatalogService {
                 if (s != null) {
                     inserter.streamDropped(s.name(), () -> catalog.removeStream(s.name()));
                     cluster.dropStreamLocally(s);
+                    sinksChanged(); // its sinks went with it
                 }
             }
             return;

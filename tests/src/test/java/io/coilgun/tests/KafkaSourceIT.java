@@ -139,6 +139,25 @@ class KafkaSourceIT {
                         valid.size()), valid, amounts, "by_card");
                 SinkRecords.assertExactlyOncePerEvent(SinkRecords.readCommitted(node.bootstrap(), "pay_replies",
                         valid.size()), valid, amounts, "by_card");
+                // the sinks survived the restart, in the catalog; one goes, what a sink reads stays while it is there
+                try (ResultSet rs = s.executeQuery("SELECT name, reads, kind, topic, records FROM coilgun.sinks "
+                        + "ORDER BY name")) {
+                    assertTrue(rs.next());
+                    assertEquals("card_out|by_card|metric|card_features", rs.getString(1) + "|" + rs.getString(2)
+                            + "|" + rs.getString(3) + "|" + rs.getString(4));
+                    assertTrue(rs.getLong(5) > 0, "records written since the restart");
+                    assertTrue(rs.next());
+                    assertEquals("pay_out|pay|stream", rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
+                }
+                s.execute("DROP SINK pay_out");
+                SQLException refused = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                        () -> s.execute("DROP METRIC by_card"));
+                assertEquals("2BP01", refused.getSQLState());
+                try (ResultSet rs = s.executeQuery("SHOW SINKS")) {
+                    assertTrue(rs.next());
+                    assertEquals("card_out", rs.getString("name"));
+                    assertTrue(!rs.next(), "one sink left");
+                }
                 try (ResultSet rs = s.executeQuery("SELECT topic, partitions, lag_records, state, bad_records FROM "
                         + "coilgun.sources WHERE stream_name = 'pay'")) {
                     assertTrue(rs.next());
@@ -159,6 +178,8 @@ class KafkaSourceIT {
                 String metrics = http(node.httpPort(), "/metrics");
                 assertTrue(metrics.contains("coilgun_source_lag_records{") && metrics.contains("stream=\"pay\""),
                         "the source's meters on /metrics");
+                assertTrue(metrics.contains("coilgun_sink_records_total{") && metrics.contains("sink=\"card_out\""),
+                        "the sink's meters on /metrics");
                 assertTrue(http(node.httpPort(), "/").contains("payments_in: 3 partitions here"), "the status page");
             }
         }

@@ -57,6 +57,28 @@ public final class KafkaClients {
     }
 
     /**
+     * A transactional producer (a sink's, {@code io.coilgun.cluster.sink.SinkWriter}): as {@link #producer}, with the
+     * transactional id whose holder it fences, transactions that abort after {@code transactionTimeoutMs} when their
+     * writer died, and a short retry backoff (a transaction begun while the broker still writes the last one's
+     * markers is retried after it).
+     */
+    public static KafkaProducer<byte[], byte[]> transactionalProducer(String bootstrapServers, String clientId,
+            String transactionalId, int transactionTimeoutMs) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(transactionTimeoutMs));
+        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "5");
+        overrides(p, PRODUCER_OVERRIDES);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /**
      * A consumer of assigned partitions (no group, no committed offsets: positions live in the tasks' checkpoints).
      *
      * @param maxPollRecords records per poll at most, or 0 for Kafka's default

@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -21,9 +20,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,18 +107,8 @@ public final class SinkRegistry implements AutoCloseable {
 
     /** The task's transactional producer: its id is the task's, so one copy's fences every earlier one. */
     KafkaProducer<byte[], byte[]> transactionalProducer(TopicPartition task) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "coilgun.sink." + task.topic() + "-" + task.partition());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
-        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(TRANSACTION_TIMEOUT_MS));
-        // a transaction begun while the broker still writes the last one's markers is retried after this
-        p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "5");
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "coilgun-sink-" + task);
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return KafkaClients.transactionalProducer(bootstrapServers, "coilgun-sink-" + task,
+                "coilgun.sink." + task.topic() + "-" + task.partition(), TRANSACTION_TIMEOUT_MS);
     }
 
     /** The first offset of {@code task} whose record the sink's group does not have yet, 0 when none is committed. */
