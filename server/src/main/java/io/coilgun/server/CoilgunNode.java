@@ -237,8 +237,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
                     config.chunkCacheMb() << 20, config.host(), config.peerPort(), (long) (config.recoveryMbPerSecond() * (1 << 20)),
                     (long) (config.replicaRestoreSeconds() * 1000)), meters.registry());
         } catch (KafkaUnavailableException e) {
-            throw new StartupException(e.getMessage() + (config.embeddedKafka() ? "" : " (--kafka " + config.kafka()
-                    + "); is it running and reachable?"), e);
+            throw new StartupException(e.getMessage() + (config.embeddedKafka() || e.credentialsRefused() ? ""
+                    : " (--kafka " + config.kafka() + "); is it running and reachable?"), e);
         }
         ingest = new IngestService(catalog, cluster.publisher(), new InflightBudget(config.maxInflightEvents(),
                 InflightBudget.DEFAULT_WAIT_MS), cluster.conversions().pauses(), cluster.kafkaContact());

@@ -28,6 +28,8 @@ public final class ClusterProcesses implements AutoCloseable {
     private final Map<Integer, Process> restartedBrokers = new LinkedHashMap<>();
     private final List<String> jit;
     private Process kafka;
+    /** More options of the brokers ({@code coilgun kafka}, and each {@code kafka-broker} started again). */
+    private final List<String> kafkaOptions;
     private final Map<String, Process> nodes = new LinkedHashMap<>();
     private final Map<String, Integer> ports = new LinkedHashMap<>();
 
@@ -56,7 +58,18 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** A cluster on a {@link PrivateNetwork} (null: on 127.0.0.1), its processes compiling as a user's if benchmark. */
     public ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net) throws Exception {
+        this(dir, brokers, benchmark, net, List.of());
+    }
+
+    /** A cluster whose brokers take more options of {@code coilgun kafka} (e.g. {@code --scram-users}). */
+    public ClusterProcesses(Path dir, int brokers, List<String> kafkaOptions) throws Exception {
+        this(dir, brokers, false, null, kafkaOptions);
+    }
+
+    private ClusterProcesses(Path dir, int brokers, boolean benchmark, PrivateNetwork net, List<String> kafkaOptions)
+            throws Exception {
         this.dir = dir;
+        this.kafkaOptions = List.copyOf(kafkaOptions);
         this.net = net;
         this.brokerCount = brokers;
         Files.createDirectories(dir);
@@ -70,8 +83,10 @@ public final class ClusterProcesses implements AutoCloseable {
         }
         List<String> kafkaJvm = new ArrayList<>(List.of("-Xmx384m"));
         kafkaJvm.addAll(jit); // coilgun kafka passes its -XX options to its brokers
-        kafka = java(net == null ? null : KAFKA, kafkaJvm, "kafka", "--brokers", String.valueOf(brokers), "--port",
-                String.valueOf(kafkaPort), "--host", kafkaHost, "--data-dir", dir.resolve("kafka").toString())
+        List<String> args = new ArrayList<>(List.of("kafka", "--brokers", String.valueOf(brokers), "--port",
+                String.valueOf(kafkaPort), "--host", kafkaHost, "--data-dir", dir.resolve("kafka").toString()));
+        args.addAll(this.kafkaOptions);
+        kafka = java(net == null ? null : KAFKA, kafkaJvm, args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("kafka.log").toFile()).start();
         for (int id = 1; id <= brokers; id++) {
             awaitLine(dir.resolve("kafka").resolve("broker-" + id + ".log"), "ready on", 120_000);
@@ -209,9 +224,11 @@ public final class ClusterProcesses implements AutoCloseable {
         String clusterId = Files.readString(dir.resolve("kafka").resolve("cluster-id")).trim();
         List<String> jvm = new ArrayList<>(List.of("-Xmx384m"));
         jvm.addAll(jit);
-        Process p = java(net == null ? null : KAFKA, jvm, "kafka-broker", "--id", String.valueOf(id), "--brokers",
+        List<String> args = new ArrayList<>(List.of("kafka-broker", "--id", String.valueOf(id), "--brokers",
                 String.valueOf(brokerCount), "--port", String.valueOf(kafkaPort), "--host", kafkaHost, "--data-dir",
-                dir.resolve("kafka").resolve("broker-" + id).toString(), "--cluster-id", clusterId)
+                dir.resolve("kafka").resolve("broker-" + id).toString(), "--cluster-id", clusterId));
+        args.addAll(kafkaOptions); // --scram-users and --broker-user are the broker's own options too
+        Process p = java(net == null ? null : KAFKA, jvm, args.toArray(String[]::new))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         restartedBrokers.put(id, p);
         long deadline = System.currentTimeMillis() + 120_000;

@@ -140,7 +140,7 @@ class KafkaSourceIT {
                 SinkRecords.assertExactlyOncePerEvent(SinkRecords.readCommitted(node.bootstrap(), "pay_replies",
                         valid.size()), valid, amounts, "by_card");
                 // the sinks survived the restart, in the catalog; one goes, what a sink reads stays while it is there
-                try (ResultSet rs = s.executeQuery("SELECT name, reads, kind, topic, records FROM coilgun.sinks "
+                try (ResultSet rs = s.executeQuery("SELECT name, input, kind, topic, records FROM coilgun.sinks "
                         + "ORDER BY name")) {
                     assertTrue(rs.next());
                     assertEquals("card_out|by_card|metric|card_features", rs.getString(1) + "|" + rs.getString(2)

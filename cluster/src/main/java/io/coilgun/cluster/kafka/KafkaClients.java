@@ -25,7 +25,19 @@ public final class KafkaClients {
     /** System properties with this prefix and a consumer setting's name after it override that setting. */
     public static final String CONSUMER_OVERRIDES = "coilgun.kafka.consumer.";
 
+    /** The settings every client of this process takes first ({@link #clientSettings}), e.g. its Kafka security. */
+    private static volatile Map<String, String> clientSettings = Map.of();
+
     private KafkaClients() {
+    }
+
+    /**
+     * Settings every producer, consumer and admin client this process makes takes (a node's {@code --kafka-config}:
+     * {@code security.protocol}, SASL, TLS keystores): set once, before the node makes its first client. Settings
+     * given as system properties ({@link #PRODUCER_OVERRIDES}, {@link #CONSUMER_OVERRIDES}) still win.
+     */
+    public static void clientSettings(Map<String, String> settings) {
+        clientSettings = Map.copyOf(settings);
     }
 
     /**
@@ -33,6 +45,7 @@ public final class KafkaClients {
      * {@code -Dcoilgun.kafka.producer.linger.ms=1}): for measuring a setting, or for what a site's Kafka needs.
      */
     static void overrides(Map<? super String, ? super String> config, String prefix) {
+        config.putAll(clientSettings);
         for (String name : System.getProperties().stringPropertyNames()) {
             if (name.startsWith(prefix) && name.length() > prefix.length()) {
                 config.put(name.substring(prefix.length()), System.getProperty(name));
@@ -134,6 +147,7 @@ public final class KafkaClients {
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        p.putAll(clientSettings);
         return Admin.create(p);
     }
 }

@@ -42,7 +42,13 @@ public final class TopicAdmin implements AutoCloseable {
                     .get(timeoutMs, TimeUnit.MILLISECONDS);
             replication = (short) Math.max(1, Math.min(3, brokers.size()));
             someBroker = brokers.isEmpty() ? -1 : brokers.iterator().next().id();
-        } catch (TimeoutException | ExecutionException e) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException refused) {
+                throw new KafkaUnavailableException("Kafka at " + bootstrapServers + " refused this node's "
+                        + "credentials (see --kafka-config): " + refused.getMessage(), e, true);
+            }
+            throw new KafkaUnavailableException("cannot reach Kafka at " + bootstrapServers, e);
+        } catch (TimeoutException e) {
             throw new KafkaUnavailableException("cannot reach Kafka at " + bootstrapServers, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -22,7 +22,8 @@ import java.util.List;
  * How one sink's record of an event reads, on one task: a JSON object with the columns SUBSCRIBE gives — of a
  * metric's sink the event's id (its {@code event_id} column, or {@code event_id} with the id the front end assigned),
  * its event time and the GROUP BY columns; of a stream's, {@code event_id} when it has no id column and every column
- * of the event — then the values as of the event under their INSERT … RETURNING names ({@code <metric>_<aggregation>}).
+ * of the event — then the values as of the event under their INSERT … RETURNING names
+ * ({@code <metric>_<aggregation>}).
  * Timestamps are written as Postgres' {@code to_json} writes them ({@code 2026-01-02T03:04:05.123456}), numerics as
  * exact JSON numbers, a double that is not finite as a string. The record's key is the GROUP BY value as text (several
  * as a JSON array), so Kafka keeps one key's records in one partition, in event order.
@@ -32,6 +33,8 @@ final class SinkRecordFormat {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ISO_LOCAL_DATE_TIME;
 
     private final SinkDef sink;
+    /** The sink's consumer group (made once: every record names it). */
+    private final String group;
     private final StreamDef stream;
     /** Stream columns written before the values: event id, event time, then the key columns. */
     private final int[] columns;
@@ -44,6 +47,7 @@ final class SinkRecordFormat {
     private SinkRecordFormat(SinkDef sink, StreamDef stream, int[] keyColumns, List<Integer> resultIndexes,
             List<String> resultNames, List<ColumnType> resultTypes) {
         this.sink = sink;
+        this.group = sink.group();
         this.stream = stream;
         this.keyColumns = keyColumns;
         List<Integer> cols = new ArrayList<>();
@@ -99,6 +103,10 @@ final class SinkRecordFormat {
 
     SinkDef sink() {
         return sink;
+    }
+
+    String group() {
+        return group;
     }
 
     /** The record's key: the GROUP BY value as text, several as a JSON array. */

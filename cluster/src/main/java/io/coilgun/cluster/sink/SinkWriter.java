@@ -41,6 +41,8 @@ final class SinkWriter {
     private final Thread thread;
     private final SinkWriterStats stats;
     private volatile boolean closed;
+    /** Set while the writer waits for entries (then a new one wakes it). */
+    private volatile boolean idle;
     /**
      * The offset of the last event whose records were committed: every entry handed over with an earlier offset is
      * in its topic (or was there already); of this offset's, some may still come (one record per sink).
@@ -59,10 +61,12 @@ final class SinkWriter {
         thread.start();
     }
 
-    /** Hands an entry over (the task's unit thread); never blocks. */
+    /** Hands an entry over (the task's unit thread); never blocks, and wakes the writer only when it waits. */
     void offer(SinkEntry entry) {
         queue.offer(entry);
-        LockSupport.unpark(thread);
+        if (idle) {
+            LockSupport.unpark(thread);
+        }
     }
 
     long committedThrough() {
@@ -119,7 +123,11 @@ final class SinkWriter {
                     batch.add(e);
                 }
                 if (batch.isEmpty()) {
-                    LockSupport.parkNanos(IDLE_PARK_NS);
+                    idle = true;
+                    if (queue.isEmpty() && !closed) { // an entry offered after this check sees idle and wakes it
+                        LockSupport.parkNanos(IDLE_PARK_NS);
+                    }
+                    idle = false;
                     continue;
                 }
             }

@@ -82,7 +82,7 @@ public final class TaskSinks {
         }
         for (SinkRecordFormat f : formats) {
             SinkDef s = f.sink();
-            SinkEntry e = new SinkEntry(offset, s.group(), s.name(), s.topic(), f.key(event),
+            SinkEntry e = new SinkEntry(offset, f.group(), s.name(), s.topic(), f.key(event),
                     f.value(event, assignedId, results));
             kept.addLast(e);
             if (active) {
@@ -106,7 +106,7 @@ public final class TaskSinks {
             }
         }
         formats = list.toArray(SinkRecordFormat[]::new);
-        groups = list.stream().map(f -> f.sink().group()).collect(Collectors.toUnmodifiableSet());
+        groups = list.stream().map(SinkRecordFormat::group).collect(Collectors.toUnmodifiableSet());
     }
 
     private void trim() {

@@ -1,5 +1,6 @@
 package io.coilgun.server.boot;
 
+import io.coilgun.server.embedded.BrokerSecurity;
 import io.coilgun.server.embedded.EmbeddedKafka;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,16 @@ final class KafkaCommand implements Callable<Integer> {
             + "advertises (default ${DEFAULT-VALUE}; tests give a private address in a network namespace).")
     String host;
 
+    @Option(names = "--scram-users", description = "Clients authenticate with SASL/SCRAM-SHA-256 as one of the users "
+            + "of this file (Java properties: name = password), read when the brokers' storage is first formatted; "
+            + "nodes then need --kafka-config with security.protocol=SASL_PLAINTEXT, sasl.mechanism=SCRAM-SHA-256 "
+            + "and sasl.jaas.config (default: none, PLAINTEXT).")
+    Path scramUsers;
+
+    @Option(names = "--broker-user", defaultValue = "broker", description = "The user of --scram-users the brokers "
+            + "authenticate to each other as (default ${DEFAULT-VALUE}).")
+    String brokerUser;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         Files.createDirectories(dataDir);
@@ -55,7 +66,10 @@ final class KafkaCommand implements Callable<Integer> {
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "kafka-broker",
                     "--id", String.valueOf(id), "--brokers", String.valueOf(brokers), "--port", String.valueOf(port),
                     "--host", host, "--data-dir", dataDir.resolve("broker-" + id).toString(), "--cluster-id",
-                    clusterId));
+                    clusterId, "--broker-user", brokerUser));
+            if (scramUsers != null) {
+                cmd.addAll(List.of("--scram-users", scramUsers.toAbsolutePath().toString()));
+            }
             processes.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> processes.forEach(Process::destroy)));
@@ -90,9 +104,16 @@ final class KafkaCommand implements Callable<Integer> {
         @Option(names = "--cluster-id", required = true)
         String clusterId;
 
+        @Option(names = "--scram-users")
+        Path scramUsers;
+
+        @Option(names = "--broker-user", defaultValue = "broker")
+        String brokerUser;
+
         @Override
         public Integer call() throws InterruptedException {
-            EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, host, id, brokers, port, clusterId);
+            EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, host, id, brokers, port, clusterId,
+                    BrokerSecurity.scram(scramUsers, brokerUser));
             CountDownLatch stopped = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 kafka.close();

@@ -98,6 +98,11 @@ public final class Main {
         @Option(names = "--kafka", description = "host:port of an external Kafka (default: embedded broker).")
         String kafka;
 
+        @Option(names = "--kafka-config", description = "Kafka client settings for every producer, consumer and "
+                + "admin client of the node (Java properties: security.protocol, sasl.mechanism, sasl.jaas.config, "
+                + "ssl.truststore.location, ...), for a secured external Kafka (--kafka).")
+        Path kafkaConfig;
+
         @Option(names = "--kafka-port", defaultValue = "0",
                 description = "Embedded broker's port (default: any free port).")
         int kafkaPort;
@@ -193,6 +198,7 @@ public final class Main {
             System.setProperty("coilgun.log.format", logFormat);
             try {
                 NodeConfig c = config();
+                KafkaClientSettings.apply(kafkaConfig, c);
                 Thread.setDefaultUncaughtExceptionHandler(Start::threadDied);
                 CoilgunNode node = CoilgunNode.start(c, ProgressBar.printingTo(System.out));
                 warmUp(node, c);

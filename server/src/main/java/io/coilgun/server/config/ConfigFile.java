@@ -24,6 +24,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * node-id = node-1
  * processor-units = 2
  * kafka-connect-timeout-ms = 15000
+ * kafka-config = /etc/coilgun/kafka-client.properties   # a secured Kafka: security.protocol, SASL, TLS
  * chunk-cache-chunks = 256             # decoded reservoir chunks cached per processor unit
  * chunk-cache-mb = 64
  * auth = scram                         # trust (default), scram or password

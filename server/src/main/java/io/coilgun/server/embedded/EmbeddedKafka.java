@@ -54,9 +54,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         int brokerPort = port == 0 ? freePort(-1) : port;
         int controllerPort = freePort(brokerPort);
-        Properties p = config(LOOPBACK, 1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1);
+        Properties p = config(LOOPBACK, 1, brokerPort, controllerPort, "1@127.0.0.1:" + controllerPort, logDir, 1,
+                BrokerSecurity.none());
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            format(logDir, 1, Uuid.randomUuid().toString());
+            format(logDir, 1, Uuid.randomUuid().toString(), BrokerSecurity.none());
         }
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
@@ -74,6 +75,15 @@ public final class EmbeddedKafka implements AutoCloseable {
      */
     public static EmbeddedKafka startMember(Path logDir, String host, int id, int brokers, int basePort,
             String clusterId) {
+        return startMember(logDir, host, id, brokers, basePort, clusterId, BrokerSecurity.none());
+    }
+
+    /**
+     * As {@link #startMember(Path, String, int, int, int, String)}, its clients authenticated as {@code security}
+     * says.
+     */
+    public static EmbeddedKafka startMember(Path logDir, String host, int id, int brokers, int basePort,
+            String clusterId, BrokerSecurity security) {
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
@@ -86,9 +96,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         int brokerPort = basePort + id - 1;
         Properties p = config(host, id, brokerPort, basePort + 100 + id - 1, voters.toString(),
-                logDir.toAbsolutePath(), brokers);
+                logDir.toAbsolutePath(), brokers, security);
         if (!Files.exists(logDir.resolve("meta.properties"))) {
-            format(logDir.toAbsolutePath(), id, clusterId);
+            format(logDir.toAbsolutePath(), id, clusterId, security);
         }
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
@@ -97,19 +107,21 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** A combined broker and controller's settings, small thread pools (a laptop or a test machine). */
     private static Properties config(String host, int id, int brokerPort, int controllerPort, String voters,
-            Path logDir, int brokers) {
+            Path logDir, int brokers, BrokerSecurity security) {
+        String listener = security.protocol();
         String replication = String.valueOf(Math.min(3, brokers));
         String minIsr = brokers >= 3 ? "2" : "1";
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", String.valueOf(id));
         p.put("controller.quorum.voters", voters);
-        p.put("listeners", "PLAINTEXT://" + host + ":" + brokerPort + "," + CONTROLLER + "://" + host + ":"
+        p.put("listeners", listener + "://" + host + ":" + brokerPort + "," + CONTROLLER + "://" + host + ":"
                 + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://" + host + ":" + brokerPort);
+        p.put("advertised.listeners", listener + "://" + host + ":" + brokerPort);
         p.put("controller.listener.names", CONTROLLER);
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT");
+        p.put("inter.broker.listener.name", listener);
+        p.put("listener.security.protocol.map", listener + ":" + listener + "," + CONTROLLER + ":PLAINTEXT");
+        security.configure(p);
         p.put("log.dirs", logDir.toString());
         p.put("metadata.log.dir", logDir.toString());
         p.put("num.partitions", "1");
@@ -140,9 +152,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         return p;
     }
 
-    private static void format(Path logDir, int id, String clusterId) {
+    private static void format(Path logDir, int id, String clusterId, BrokerSecurity security) {
         try {
             new Formatter()
+                    .setScramArguments(security.formatArguments())
                     .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                     .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                     .setClusterId(clusterId)

@@ -65,7 +65,7 @@ final class SinkCompiler {
         return new RowsStatement(COLUMNS, rows, "SHOW");
     }
 
-    static final List<String> COLUMNS = List.of("name", "reads", "kind", "topic", "format");
+    static final List<String> COLUMNS = List.of("name", "input", "kind", "topic", "format");
 
     /** A sink as SHOW SINKS and {@code coilgun.sinks} describe it. */
     static String[] row(SinkDef s) {

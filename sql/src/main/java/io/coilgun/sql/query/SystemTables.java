@@ -53,7 +53,7 @@ public final class SystemTables {
                 int8("copy_eta_s")), data::tasks));
         t.put("sources", new RowsTable(List.of(text("stream_name"), text("topic"), text("node"),
                 int4("partitions"), int8("records"), int8("bad_records"), int8("lag_records"), text("state")), data::sources));
-        t.put("sinks", new RowsTable(List.of(text("name"), text("reads"), text("kind"), text("topic"), text("format"),
+        t.put("sinks", new RowsTable(List.of(text("name"), text("input"), text("kind"), text("topic"), text("format"),
                 text("ddl"), int8("records")), () -> sinks(data)));
         t.put("source_errors", new RowsTable(List.of(text("stream_name"), text("topic"), int4("kafka_partition"),
                 int8("kafka_offset"), text("error"), text("record"), Col.timestamp("at")), data::sourceErrors));

@@ -110,7 +110,7 @@ class StatementCompilerTest {
         error("DROP SINK nothing", "42704");
         assertEquals(new DropSinkStatement("nothing", true), compile("DROP SINK IF EXISTS nothing"));
         RowsStatement shown = (RowsStatement) compile("SHOW SINKS");
-        assertEquals(List.of("name", "reads", "kind", "topic", "format"), shown.columns());
+        assertEquals(List.of("name", "input", "kind", "topic", "format"), shown.columns());
         assertArrayEquals(new String[] {"card_out", "card_5m", "metric", "card.features", "json"}, shown.rows().get(0));
         // the new words stay names
         compile("CREATE STREAM kafka (sink TEXT, topic TIMESTAMP) WITH (partition_by = 'sink')");

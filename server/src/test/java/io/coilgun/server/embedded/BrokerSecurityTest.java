@@ -1,0 +1,37 @@
+package io.coilgun.server.embedded;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerSecurityTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void scramUsersFromAFileMakeASaslListenerAndTheFormattersCredentials() throws Exception {
+        Path file = dir.resolve("users.properties");
+        Files.writeString(file, "broker = b-pass\nalice = a\\\\pass\n");
+        BrokerSecurity s = BrokerSecurity.scram(file, "broker");
+        assertEquals(Map.of("broker", "b-pass", "alice", "a\\pass"), s.users());
+        assertEquals("SASL_PLAINTEXT", s.protocol());
+        assertEquals(List.of("SCRAM-SHA-256=[name=alice,password=a\\pass]",
+                "SCRAM-SHA-256=[name=broker,password=b-pass]"), s.formatArguments());
+        Properties p = new Properties();
+        s.configure(p);
+        assertEquals("SCRAM-SHA-256", p.get("sasl.mechanism.inter.broker.protocol"));
+        assertEquals("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" "
+                + "password=\"b-pass\";", p.get("listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config"));
+        assertThrows(IllegalArgumentException.class, () -> BrokerSecurity.scram(file, "carol"));
+        assertFalse(BrokerSecurity.scram(null, "broker").scram());
+        assertEquals("PLAINTEXT", BrokerSecurity.none().protocol());
+    }
+}
