@@ -72,7 +72,7 @@ public final class SystemTables {
         List<Object[]> rows = new ArrayList<>();
         for (SinkDef k : data.catalog().sinks()) {
             Object[] shown = StatementCompiler.sinkRow(k);
-            Object[] row = Arrays.copyOf(shown, shown.length + 2);
+            Object[] row = Arrays.copyOf(shown, shown.length + 2, Object[].class); // shown is a String[]
             row[shown.length] = k.ddl();
             row[shown.length + 1] = data.sinkRecords(k.name());
             rows.add(row);
