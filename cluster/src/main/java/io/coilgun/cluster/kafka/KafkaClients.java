@@ -58,6 +58,12 @@ public final class KafkaClients {
      * (a retried send is not written twice, order kept per partition), sent at once (each statement waits for it).
      */
     public static KafkaProducer<byte[], byte[]> producer(String bootstrapServers, String clientId) {
+        Properties p = producerSettings(bootstrapServers, clientId);
+        overrides(p, PRODUCER_OVERRIDES);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static Properties producerSettings(String bootstrapServers, String clientId) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -65,8 +71,7 @@ public final class KafkaClients {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        overrides(p, PRODUCER_OVERRIDES);
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return p;
     }
 
     /**
@@ -77,13 +82,7 @@ public final class KafkaClients {
      */
     public static KafkaProducer<byte[], byte[]> transactionalProducer(String bootstrapServers, String clientId,
             String transactionalId, int transactionTimeoutMs) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        Properties p = producerSettings(bootstrapServers, clientId);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(transactionTimeoutMs));
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "5");

@@ -6,55 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
-import io.coilgun.planner.model.Catalog;
-import io.coilgun.planner.model.MetricDef;
-import io.coilgun.planner.model.StreamDef;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** Queries without streams or metrics (an empty catalog): values, casts and the catalog functions clients call. */
 class QueryEngineTest {
-    private static final QueryData EMPTY = new QueryData() {
-        private final Catalog catalog = new Catalog();
-
-        @Override
-        public Catalog catalog() {
-            return catalog;
-        }
-
-        @Override
-        public void metricRows(StreamDef stream, MetricDef metric, Object[] key, Consumer<MetricRow> visitor) {
-        }
-
-        @Override
-        public List<Object[]> recentEvents(StreamDef stream, int limit) {
-            return List.of();
-        }
-
-        @Override
-        public List<Object[]> tasks() {
-            return List.of();
-        }
-
-        @Override
-        public List<Object[]> failedEvents() {
-            return List.of();
-        }
-
-        @Override
-        public List<Object[]> nodes() {
-            return List.of();
-        }
-
-        @Override
-        public List<Object[]> statistics() {
-            return List.of();
-        }
-    };
+    private static final QueryData EMPTY = new EmptyQueryData();
 
     static QueryEngine engine() {
         return new QueryEngine(EMPTY);
