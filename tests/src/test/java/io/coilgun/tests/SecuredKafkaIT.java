@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Nodes on a Kafka that requires SASL/SCRAM (issue 42): {@code coilgun kafka --scram-users} starts the broker, a node
+ * Nodes on a Kafka that requires SASL/SCRAM over TLS (issue 42): {@code coilgun kafka --scram-users --tls-*} starts
+ * the broker (a self-signed certificate made with keytool), a node
  * started with {@code --kafka-config} (the client settings for every producer, consumer and admin client it makes)
  * runs the README's example and a sink (a transactional producer and a consumer group, authenticated too); a node
  * with a wrong password fails to start, saying why; no password is in the logs.
@@ -38,15 +39,18 @@ import org.junit.jupiter.api.io.TempDir;
 class SecuredKafkaIT {
     @TempDir
     Path dir;
+    private TestCertificates tls;
 
     @Test
     void aNodeWithKafkaCredentialsWorksAndOneWithWrongCredentialsIsRefusedAtStart() throws Exception {
         Path users = dir.resolve("scram-users.properties");
         Files.writeString(users, "broker = broker-pass-1\ncoilgun = node-pass-2\n");
+        tls = TestCertificates.make(dir.resolve("tls"), "store-pass-4");
         Path good = clientConfig("coilgun", "node-pass-2");
         Path wrong = clientConfig("coilgun", "not-the-password-3");
-        try (ClusterProcesses c = new ClusterProcesses(dir.resolve("cluster"), 1,
-                List.of("--scram-users", users.toString()))) {
+        List<String> brokers = new ArrayList<>(List.of("--scram-users", users.toString()));
+        brokers.addAll(tls.brokerOptions());
+        try (ClusterProcesses c = new ClusterProcesses(dir.resolve("cluster"), 1, brokers)) {
             c.startNode("n1", "--kafka-config", good.toString());
             try (Connection conn = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + c.port("n1")
                     + "/coilgun?user=tester"); Statement s = conn.createStatement()) {
@@ -76,24 +80,27 @@ class SecuredKafkaIT {
                     refused.getMessage());
             for (String node : List.of("n1", "n2")) {
                 String log = c.log(node);
-                assertFalse(log.contains("node-pass-2") || log.contains("not-the-password-3"),
-                        "a password in " + node + "'s log");
+                assertFalse(log.contains("node-pass-2") || log.contains("not-the-password-3")
+                        || log.contains("store-pass-4"), "a password in " + node + "'s log");
             }
         }
     }
 
     private Path clientConfig(String user, String password) throws Exception {
         Path file = dir.resolve(user + "-" + password + ".properties");
-        Properties p = clientSettings(user, password);
+        Properties p = clientSettings(tls, user, password);
         try (var out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(out, "Kafka client settings of a node");
         }
         return file;
     }
 
-    private static Properties clientSettings(String user, String password) {
+    private static Properties clientSettings(TestCertificates tls, String user, String password) {
         Properties p = new Properties();
-        p.put("security.protocol", "SASL_PLAINTEXT");
+        p.put("security.protocol", "SASL_SSL");
+        p.put("ssl.truststore.type", "PKCS12");
+        p.put("ssl.truststore.location", tls.truststore().toString());
+        p.put("ssl.truststore.password", tls.password());
         p.put("sasl.mechanism", "SCRAM-SHA-256");
         p.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
                 + user + "\" password=\"" + password + "\";");
@@ -101,8 +108,8 @@ class SecuredKafkaIT {
     }
 
     /** The topic's records, read_committed, by a consumer that authenticates as the node does. */
-    private static List<String> readCommitted(String bootstrap, String topic, int expected) throws Exception {
-        Properties p = clientSettings("coilgun", "node-pass-2");
+    private List<String> readCommitted(String bootstrap, String topic, int expected) throws Exception {
+        Properties p = clientSettings(tls, "coilgun", "node-pass-2");
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         List<String> values = new ArrayList<>();

@@ -49,8 +49,27 @@ final class KafkaCommand implements Callable<Integer> {
             + "authenticate to each other as (default ${DEFAULT-VALUE}).")
     String brokerUser;
 
+    @Option(names = "--tls-keystore", description = "TLS on the brokers' listener (SASL_SSL with --scram-users, else "
+            + "SSL): a PKCS#12 file with the brokers' key and certificate (its names must include --host).")
+    Path tlsKeystore;
+
+    @Option(names = "--tls-truststore", description = "PKCS#12 file of the certificates the brokers trust (each "
+            + "other's).")
+    Path tlsTruststore;
+
+    @Option(names = "--tls-password-file", description = "A file holding the one password of the keystore, its key "
+            + "and the truststore.")
+    Path tlsPasswordFile;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
+        try {
+            BrokerSecurity.scram(scramUsers, brokerUser, BrokerSecurity.Tls.of(tlsKeystore, tlsTruststore,
+                    tlsPasswordFile)); // what each broker will read: its mistakes said here, once
+        } catch (RuntimeException e) {
+            System.err.println("coilgun kafka: " + e.getMessage());
+            return 2;
+        }
         Files.createDirectories(dataDir);
         Path idFile = dataDir.resolve("cluster-id");
         if (!Files.exists(idFile)) {
@@ -69,6 +88,11 @@ final class KafkaCommand implements Callable<Integer> {
                     clusterId, "--broker-user", brokerUser));
             if (scramUsers != null) {
                 cmd.addAll(List.of("--scram-users", scramUsers.toAbsolutePath().toString()));
+            }
+            if (tlsKeystore != null) {
+                cmd.addAll(List.of("--tls-keystore", tlsKeystore.toAbsolutePath().toString(), "--tls-truststore",
+                        tlsTruststore.toAbsolutePath().toString(), "--tls-password-file",
+                        tlsPasswordFile.toAbsolutePath().toString()));
             }
             processes.add(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
         }
@@ -110,10 +134,20 @@ final class KafkaCommand implements Callable<Integer> {
         @Option(names = "--broker-user", defaultValue = "broker")
         String brokerUser;
 
+        @Option(names = "--tls-keystore")
+        Path tlsKeystore;
+
+        @Option(names = "--tls-truststore")
+        Path tlsTruststore;
+
+        @Option(names = "--tls-password-file")
+        Path tlsPasswordFile;
+
         @Override
         public Integer call() throws InterruptedException {
             EmbeddedKafka kafka = EmbeddedKafka.startMember(dataDir, host, id, brokers, port, clusterId,
-                    BrokerSecurity.scram(scramUsers, brokerUser));
+                    BrokerSecurity.scram(scramUsers, brokerUser, BrokerSecurity.Tls.of(tlsKeystore, tlsTruststore,
+                            tlsPasswordFile)));
             CountDownLatch stopped = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 kafka.close();

@@ -34,4 +34,25 @@ class BrokerSecurityTest {
         assertFalse(BrokerSecurity.scram(null, "broker").scram());
         assertEquals("PLAINTEXT", BrokerSecurity.none().protocol());
     }
+
+    @Test
+    void tlsMakesTheListenerSaslSslOrSsl() throws Exception {
+        Path users = dir.resolve("users.properties");
+        Files.writeString(users, "broker = b-pass\n");
+        Path password = dir.resolve("pw");
+        Files.writeString(password, "store-pass\n");
+        BrokerSecurity.Tls tls = BrokerSecurity.Tls.of(dir.resolve("k.p12"), dir.resolve("t.p12"), password);
+        assertEquals("store-pass", tls.password());
+        BrokerSecurity both = BrokerSecurity.scram(users, "broker", tls);
+        assertEquals("SASL_SSL", both.protocol());
+        Properties p = new Properties();
+        both.configure(p);
+        assertEquals(dir.resolve("k.p12").toAbsolutePath().toString(), p.get("ssl.keystore.location"));
+        assertEquals("store-pass", p.get("ssl.truststore.password"));
+        assertEquals("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" "
+                + "password=\"b-pass\";", p.get("listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config"));
+        assertEquals("SSL", BrokerSecurity.scram(null, "broker", tls).protocol());
+        assertEquals(null, BrokerSecurity.Tls.of(null, null, null));
+        assertThrows(IllegalArgumentException.class, () -> BrokerSecurity.Tls.of(dir.resolve("k.p12"), null, password));
+    }
 }
