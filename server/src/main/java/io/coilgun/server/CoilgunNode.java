@@ -288,7 +288,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
                 public boolean started() {
                     return ready();
                 }
-            }, authentication);
+            }, authentication, tls == null ? null : tls.jdkContext());
         } catch (IOException e) {
             throw new StartupException("cannot listen for HTTP on " + config.host() + ":" + port + " (" + e.getMessage()
                     + "); choose another with --http-port (-1: none)", e);
@@ -303,6 +303,11 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     /** Whether the node runs its training run now: it serves clients, but /ready says 503. */
     public void warming(boolean on) {
         warming = on;
+    }
+
+    /** {@code https} when the HTTP listener serves TLS (the node has a certificate), else {@code http}. */
+    public String httpScheme() {
+        return tls == null ? "http" : "https";
     }
 
     /** The HTTP listener's port, or -1 when there is none. */

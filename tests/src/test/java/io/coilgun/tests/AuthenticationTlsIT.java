@@ -71,15 +71,48 @@ class AuthenticationTlsIT {
                     () -> DriverManager.getConnection(url.replace("user=tester", "user=eve") + "s3cret").close());
             assertEquals("28P01", unknown.getSQLState());
 
-            // the HTTP listener asks for the same users (Basic); /health answers anyone (liveness)
-            String http = "http://127.0.0.1:" + node.httpPort();
-            assertEquals(401, ObservabilityIT.get(http + "/metrics", null).statusCode());
-            assertEquals(401, ObservabilityIT.get(http + "/status.json", "tester:wrong").statusCode());
-            var metrics = ObservabilityIT.get(http + "/metrics", "tester:s3cret");
+            // the HTTP listener serves HTTPS with the node's certificate, and asks for the same users (Basic);
+            // /health answers anyone (liveness)
+            assertEquals("https", node.httpScheme());
+            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().sslContext(trusting(cert)).build();
+            String http = "https://localhost:" + node.httpPort();
+            assertEquals(401, get(client, http + "/metrics", null).statusCode());
+            assertEquals(401, get(client, http + "/status.json", "tester:wrong").statusCode());
+            var metrics = get(client, http + "/metrics", "tester:s3cret");
             assertEquals(200, metrics.statusCode());
             assertTrue(metrics.body().contains("coilgun_task_events_total{"), metrics.body());
-            assertEquals(200, ObservabilityIT.get(http + "/health", null).statusCode());
+            assertEquals(200, get(client, http + "/health", null).statusCode());
+            // plain HTTP gets no answer from a TLS listener
+            assertThrows(java.io.IOException.class,
+                    () -> ObservabilityIT.get("http://localhost:" + node.httpPort() + "/health", null));
         }
+    }
+
+    /** A TLS context that trusts the certificate in the PEM file {@code cert} (self-signed). */
+    static javax.net.ssl.SSLContext trusting(Path cert) throws Exception {
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (var in = Files.newInputStream(cert)) {
+            trust.setCertificateEntry("node", java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        return context;
+    }
+
+    private static java.net.http.HttpResponse<String> get(java.net.http.HttpClient client, String url,
+            String userPassword) throws Exception {
+        var b = java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
+                .timeout(java.time.Duration.ofSeconds(20));
+        if (userPassword != null) {
+            b.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                    userPassword.getBytes(StandardCharsets.UTF_8)));
+        }
+        return client.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     @Test

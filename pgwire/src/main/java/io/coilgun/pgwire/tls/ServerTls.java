@@ -53,6 +53,11 @@ public final class ServerTls {
         }
     }
 
+    /** The same certificate and key as the JDK's TLS context (the node's HTTPS listener serves with it). */
+    public javax.net.ssl.SSLContext jdkContext() {
+        return ((io.netty.handler.ssl.JdkSslContext) context).context();
+    }
+
     /** A new handler for one connection, to put first in its pipeline. */
     public SslHandler newHandler(ByteBufAllocator allocator) {
         return context.newHandler(allocator);

@@ -213,7 +213,8 @@ public final class Main {
                         + c.dataDir().toAbsolutePath() + ", Kafka " + node.kafkaDescription());
                 System.out.println("Connect with:  " + connectHint(c, node.port()));
                 if (node.httpPort() > 0) {
-                    System.out.println("Status page:   http://" + c.host() + ":" + node.httpPort() + "/  (metrics: /metrics)");
+                    System.out.println("Status page:   " + node.httpScheme() + "://" + c.host() + ":" + node.httpPort()
+                            + "/  (metrics: /metrics)");
                 }
                 System.out.println("Stop with Ctrl-C.");
                 System.out.flush();

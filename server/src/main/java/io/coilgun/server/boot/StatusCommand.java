@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
@@ -43,6 +44,10 @@ final class StatusCommand implements Callable<Integer> {
             + "PGPASSWORD).")
     String user;
 
+    @Option(names = "--tls-ca", description = "The node serves HTTPS (it has --tls-cert): trust this PEM certificate "
+            + "(its own, or the CA that signed it) besides the JDK's CAs.")
+    Path tlsCa;
+
     @Option(names = "--wait", description = "Redraw every second until the node is ready and no metric is "
             + "backfilling (at most --timeout seconds).")
     boolean await;
@@ -63,8 +68,18 @@ final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        URI uri = URI.create("http://" + host + ":" + (httpPort != null ? httpPort : port + 1000) + "/status.json");
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        URI uri = URI.create((tlsCa != null ? "https" : "http") + "://" + host + ":"
+                + (httpPort != null ? httpPort : port + 1000) + "/status.json");
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (tlsCa != null) {
+            try {
+                builder.sslContext(TrustedCertificates.trusting(tlsCa));
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                System.err.println("coilgun status: cannot use --tls-ca " + tlsCa + ": " + e);
+                return 2;
+            }
+        }
+        HttpClient client = builder.build();
         long deadline = System.currentTimeMillis() + timeoutSeconds * 1000;
         JsonNode previous = null;
         while (true) {
@@ -73,7 +88,7 @@ final class StatusCommand implements Callable<Integer> {
                 s = fetch(client, uri);
             } catch (IOException e) {
                 System.err.println("coilgun status: cannot reach " + uri + " (" + e.getMessage() + "); is the node "
-                        + "running, with its HTTP listener on that port?");
+                        + "running, with its HTTP listener on that port (HTTPS when it has --tls-cert: give --tls-ca)?");
                 return 1;
             } catch (IllegalStateException e) {
                 System.err.println("coilgun status: " + e.getMessage());

@@ -3,6 +3,8 @@ package io.coilgun.server.observe;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.pgwire.auth.Authentication;
 import java.io.IOException;
@@ -21,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +66,21 @@ public final class HttpEndpoint implements AutoCloseable {
 
     /** Starts listening on {@code host:port} (0: any free port). */
     public static HttpEndpoint start(String host, int port, Source source, Authentication auth) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(host), port), 64);
+        return start(host, port, source, auth, null);
+    }
+
+    /** Starts listening on {@code host:port}: HTTPS with {@code tls} (the node's certificate), else HTTP. */
+    public static HttpEndpoint start(String host, int port, Source source, Authentication auth, SSLContext tls)
+            throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), port);
+        HttpServer server;
+        if (tls == null) {
+            server = HttpServer.create(address, 64);
+        } else {
+            HttpsServer https = HttpsServer.create(address, 64);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls));
+            server = https;
+        }
         ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "coilgun-http");
             t.setDaemon(true);
