@@ -289,7 +289,7 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** The port of node {@code id}'s HTTP listener, from the status page line its (latest) start printed. */
     public int httpPort(String id) throws IOException {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Status page: +http://[^:]+:(\\d+)/")
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Status page: +https?://[^:]+:(\\d+)/")
                 .matcher(log(id));
         int port = -1;
         while (m.find()) {
