@@ -231,7 +231,7 @@ final class ExpressionCompiler {
             }
             case CAST: {
                 SqlDataTypeSpec spec = (SqlDataTypeSpec) ops.get(1);
-                String to = spec.getTypeName().getSimple().toUpperCase(Locale.ROOT);
+                String to = String.join(".", spec.getTypeName().names).toUpperCase(Locale.ROOT);
                 String inner = translate(sql, ops.get(0));
                 return switch (to) {
                     case "DOUBLE", "FLOAT", "REAL", "DECIMAL", "NUMERIC" -> "sql:toDouble(" + inner + ")";

@@ -31,7 +31,7 @@ public final class LegacyNumerics {
                 columns.add(as.column());
             }
             for (SqlStreamColumn c : columns) {
-                String type = c.type().getTypeName().getSimple().toUpperCase(Locale.ROOT);
+                String type = String.join(".", c.type().getTypeName().names).toUpperCase(Locale.ROOT);
                 if (type.equals("NUMERIC") || type.equals("DECIMAL")) {
                     spans.add(CoilgunParser.span(ddl, c.type().getParserPosition()));
                 }

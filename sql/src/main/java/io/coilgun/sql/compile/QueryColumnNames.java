@@ -61,7 +61,7 @@ final class QueryColumnNames {
                     return name(value);
                 }
                 SqlDataTypeSpec type = (SqlDataTypeSpec) call.operand(1);
-                return type.getTypeName().getSimple().toLowerCase(Locale.ROOT);
+                return org.apache.calcite.util.Util.last(type.getTypeName().names).toLowerCase(Locale.ROOT);
             }
             String op = call.getOperator().getName();
             if (op.matches("[A-Za-z_][A-Za-z0-9_]*")) {

@@ -207,7 +207,8 @@ final class StreamCompiler {
 
     private static StreamColumn column(SqlText sql, SqlStreamColumn c, boolean notNull) {
         String name = c.name().getSimple();
-        String type = c.type().getTypeName().getSimple().toUpperCase(Locale.ROOT);
+        // a qualified type name (schema.type) is no type a stream column takes: its whole text in the error
+        String type = String.join(".", c.type().getTypeName().names).toUpperCase(Locale.ROOT);
         ColumnType t = switch (type) {
             case "BOOLEAN", "BOOL" -> ColumnType.BOOLEAN;
             case "INTEGER", "INT", "INT4", "SMALLINT", "INT2", "TINYINT" -> ColumnType.INTEGER;
