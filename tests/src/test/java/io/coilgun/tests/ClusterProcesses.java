@@ -167,6 +167,9 @@ public final class ClusterProcesses implements AutoCloseable {
         }
         if (net != null) {
             args.addAll(List.of("--host", net.address(id)));
+            if (!List.of(options).contains("--auth")) {
+                args.addAll(List.of("--auth", "trust")); // beyond loopback the node asks to be told
+            }
         }
         args.addAll(List.of(options));
         // test faults armed, as in the test JVM: an event can make a task fail or a backfill slow (TestFaults)

@@ -141,9 +141,9 @@ public final class Main {
                 + "once). The group's leading node's setting applies.")
         double replicaRestoreSeconds;
 
-        @Option(names = "--auth", defaultValue = "trust", description = "pgwire authentication: trust (default), "
-                + "scram or password; users come from the config file (user.<name> = <password or SCRAM-SHA-256 "
-                + "verifier>).")
+        @Option(names = "--auth", description = "pgwire authentication: trust, scram or password; users come from the "
+                + "config file (user.<name> = <password or SCRAM-SHA-256 verifier>). Default: trust when --host is a "
+                + "loopback address; on any other address it must be given.")
         String auth;
 
         @Option(names = "--tls-cert", description = "PEM certificate chain: SSLRequest is answered with TLS "
@@ -175,12 +175,34 @@ public final class Main {
                 + "or json (one object per line).")
         String logFormat;
 
+        /**
+         * {@code --auth}, or trust when none is given and pgwire listens on a loopback address only: a node that
+         * listens beyond this machine does not accept anyone without being told to.
+         */
+        String auth() {
+            if (auth != null) {
+                return auth;
+            }
+            boolean loopback;
+            try {
+                loopback = java.net.InetAddress.getByName(host).isLoopbackAddress();
+            } catch (java.net.UnknownHostException e) {
+                loopback = false;
+            }
+            if (!loopback) {
+                throw new StartupException("pgwire would listen on " + host + ", beyond this machine: say how clients "
+                        + "log in, with --auth scram (users in the config file: user.<name> = <password>) or --auth "
+                        + "trust (anyone, without a password)");
+            }
+            return "trust";
+        }
+
         /** The node configuration the options say. */
         NodeConfig config() {
             int processorUnits = units != null ? units : Math.max(1, Runtime.getRuntime().availableProcessors());
             return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits,
                     kafkaConnectTimeoutMs, cacheChunks, cacheMb)
-                    .withSecurity(new SecurityConfig(auth, ConfigFile.users(config), tlsCert, tlsKey))
+                    .withSecurity(new SecurityConfig(auth(), ConfigFile.users(config), tlsCert, tlsKey))
                     .withPeerRecovery(peerPort, recoveryMbPerSecond)
                     .withReplicaRestore(replicaRestoreSeconds)
                     .withHttpPort(httpPort == null ? NodeConfig.HTTP_PORT_DEFAULT

@@ -63,6 +63,20 @@ class SecurityConfigTest {
         assertTrue(unknown.getMessage().contains("unknown setting 'users'"), unknown.getMessage());
     }
 
+    /** Trust is the default on a loopback address only: beyond it, the node must be told how clients log in. */
+    @Test
+    void trustIsTheDefaultOnLoopbackOnly() throws IOException {
+        assertEquals(Authentication.Method.TRUST, read("host = 127.0.0.1\n").security().authentication().method());
+        assertEquals(Authentication.Method.TRUST, read("host = localhost\n").security().authentication().method());
+        StartupException e = assertThrows(StartupException.class, () -> read("host = 0.0.0.0\n"));
+        assertTrue(e.getMessage().startsWith("pgwire would listen on 0.0.0.0, beyond this machine: say how clients "
+                + "log in, with --auth scram"), e.getMessage());
+        assertEquals(Authentication.Method.TRUST, read("host = 0.0.0.0\nauth = trust\n").security().authentication()
+                .method(), "trust when asked for");
+        assertEquals(Authentication.Method.SCRAM_SHA_256, read("host = 0.0.0.0\nauth = scram\nuser.a = b\n")
+                .security().authentication().method());
+    }
+
     private void assertStartupError(String properties, String expectedStart) throws IOException {
         NodeConfig config = read(properties);
         StartupException e = assertThrows(StartupException.class, () -> {
