@@ -52,6 +52,9 @@ public final class TaskSinks {
     private boolean persisted;
     private long dropped;
 
+    /** The sinks of a task with none ever (a task run without a node: tests): every call does nothing. */
+    public static final TaskSinks NONE = new TaskSinks(null, null);
+
     public TaskSinks(TopicPartition task, SinkRegistry registry) {
         this.task = task;
         this.registry = registry;
@@ -59,6 +62,9 @@ public final class TaskSinks {
 
     /** The task opened its plan: the records its checkpoint kept uncommitted are kept again. */
     public void opened(TaskPlan plan) {
+        if (registry == null) {
+            return;
+        }
         byte[] meta = plan.meta(META);
         if (meta == null) {
             return;
@@ -74,12 +80,22 @@ public final class TaskSinks {
         }
     }
 
-    /** The task applied the event at {@code offset}: each of its sinks gets its record. */
-    public void applied(long offset, StreamDef stream, List<MetricDef> metrics, Object[] event, long assignedId,
-            Object[] results) {
+    /**
+     * The task applied the event at {@code offset} ({@code plan}'s last event): each of its sinks gets its record.
+     * Without sinks it costs a volatile read (the event's values are decoded only for a record).
+     */
+    public void applied(long offset, StreamDef stream, List<MetricDef> metrics, TaskPlan plan, Object[] results) {
+        if (registry == null) {
+            return;
+        }
         if (version != registry.version() || stream != shapedStream || metrics != shapedMetrics) {
             shape(stream, metrics);
         }
+        if (formats.length == 0) {
+            return;
+        }
+        Object[] event = plan.lastEvent();
+        long assignedId = plan.assignedId();
         for (SinkRecordFormat f : formats) {
             SinkDef s = f.sink();
             SinkEntry e = new SinkEntry(offset, f.group(), s.name(), s.topic(), f.key(event),
@@ -133,7 +149,7 @@ public final class TaskSinks {
      * replica keeps.
      */
     public void role(boolean active) {
-        if (roleKnown && active == this.active) {
+        if (registry == null || roleKnown && active == this.active) {
             return;
         }
         roleKnown = true;
@@ -154,6 +170,9 @@ public final class TaskSinks {
 
     /** Before the task's checkpoint: forget what is committed; the active's checkpoint keeps the rest. */
     public void checkpointing(TaskPlan plan) {
+        if (registry == null) {
+            return;
+        }
         // the active's writer has every record of the events before its last committed one (of that one, maybe not
         // all: one record per sink, handed over one by one)
         long next = active ? (writer == null ? -1 : writer.committedThrough()) : committedNext;
@@ -201,6 +220,9 @@ public final class TaskSinks {
 
     /** The task closes (or stops): its writer stops; what it kept is in its checkpoint. */
     public void close() {
+        if (registry == null) {
+            return;
+        }
         stopWriter();
         registry.unwatch(this);
     }

@@ -95,8 +95,8 @@ public final class TaskProcessor implements AutoCloseable {
     private TaskRole role = TaskRole.ACTIVE;
     /** What the task does for the other tasks of its stream: forwards, history, a cut ({@link StreamLinks}). */
     private final StreamLinks links = new StreamLinks();
-    /** Where the records of the task's sinks go (CREATE SINK), or null: none on this node's tasks (tests). */
-    private TaskSinks sinks;
+    /** Where the records of the task's sinks go (CREATE SINK); none for a task run without a node (tests). */
+    private TaskSinks sinks = TaskSinks.NONE;
     /** The Kafka timestamp of the last record taken (ms), for the replica lag in coilgun.tasks. */
     private volatile long lastRecordTimestamp;
 
@@ -226,9 +226,7 @@ public final class TaskProcessor implements AutoCloseable {
         }
         this.role = role;
         roleChanged();
-        if (sinks != null) {
-            sinks.role(role == TaskRole.ACTIVE);
-        }
+        sinks.role(role == TaskRole.ACTIVE);
     }
 
     /**
@@ -242,9 +240,7 @@ public final class TaskProcessor implements AutoCloseable {
                 : replies.promote(committed, null);
         this.role = TaskRole.ACTIVE;
         roleChanged();
-        if (sinks != null) {
-            sinks.role(true); // its writer writes what the old active had not committed, then goes on
-        }
+        sinks.role(true); // its writer writes what the old active had not committed, then goes on
         return sent;
     }
 
@@ -257,7 +253,7 @@ public final class TaskProcessor implements AutoCloseable {
     /** Checkpoints now (a decider taking over, before it sends its forwards again). */
     private void checkpointNow() {
         if (state != TaskState.FAILED && links.readyForCheckpoint(plan)) {
-            sinksCheckpointing();
+            sinks.checkpointing(plan);
             plan.checkpoint();
             dirty = false;
         }
@@ -495,8 +491,8 @@ public final class TaskProcessor implements AutoCloseable {
                     || record.timestamp() > System.currentTimeMillis() - REPLICA_FEEDS_MS)) {
                 feed(subscribers, offset);
             }
-            if (sinks != null && status == ReplyStatus.APPLIED) {
-                sinks.applied(offset, stream, metrics, plan.lastEvent(), plan.assignedId(), results);
+            if (status == ReplyStatus.APPLIED) {
+                sinks.applied(offset, stream, metrics, plan, results);
             }
             if (role != TaskRole.ACTIVE) {
                 // a replica: the active answers; the reply is kept in case this copy takes over
@@ -711,15 +707,9 @@ public final class TaskProcessor implements AutoCloseable {
             if (!links.readyForCheckpoint(plan)) {
                 return; // a forward failed: it rolls back to its last checkpoint first
             }
-            sinksCheckpointing();
+            sinks.checkpointing(plan);
             plan.checkpoint();
             dirty = false;
-        }
-    }
-
-    private void sinksCheckpointing() {
-        if (sinks != null) {
-            sinks.checkpointing(plan);
         }
     }
 
@@ -729,9 +719,7 @@ public final class TaskProcessor implements AutoCloseable {
      */
     public void discard() {
         dirty = false; // a later checkpointIfDirty (the unit's touched set) does nothing
-        if (sinks != null) {
-            sinks.close();
-        }
+        sinks.close();
         if (state != TaskState.FAILED) {
             plan.discard();
         }
@@ -739,9 +727,7 @@ public final class TaskProcessor implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sinks != null) {
-            sinks.close();
-        }
+        sinks.close();
         if (state == TaskState.FAILED) {
             return; // its plan is closed already
         }
