@@ -25,6 +25,8 @@ public final class SpecOracle<E> {
     private final ToLongFunction<? super E> time;
     private final Function<? super E, String> group;
     private final Map<String, List<E>> byGroup = new HashMap<>();
+    /** Per group, the largest event time among its accepted events: {@link #clock} without reading them all again. */
+    private final Map<String, Long> clocks = new HashMap<>();
     private long streamTime = Long.MIN_VALUE;
 
     public SpecOracle(Window window, ToLongFunction<? super E> time, Function<? super E, String> group) {
@@ -42,8 +44,9 @@ public final class SpecOracle<E> {
     public WindowEvents<E> accept(E event) {
         String key = group.apply(event);
         byGroup.computeIfAbsent(key, k -> new ArrayList<>()).add(event);
-        streamTime = Math.max(streamTime, time.applyAsLong(event));
-        return at(key, clock(key));
+        long t = time.applyAsLong(event);
+        streamTime = Math.max(streamTime, t);
+        return at(key, clocks.merge(key, t, Math::max));
     }
 
     /** The group's clock: the largest event time among its accepted events. */
