@@ -799,3 +799,115 @@ long CursorCount() :
 |
     n = SignedCursorCount() { return n; }
 }
+
+/**
+ * Parses {@code CREATE ROLE|USER name [WITH] option ...}, {@code ALTER ROLE|USER name [WITH] option ...} and
+ * {@code DROP ROLE|USER [IF EXISTS] name [, ...]}: an option is a word, or PASSWORD with a string or NULL. Which
+ * options and forms each verb takes is the compiler's to say.
+ */
+SqlNode SqlRoleStatement() :
+{
+    final Span s;
+    final SqlRoleStatement.Verb verb;
+    boolean user = false;
+    boolean ifExists = false;
+    final List<SqlNode> names = new ArrayList<SqlNode>();
+    final List<SqlNode> roleOptions = new ArrayList<SqlNode>();
+    SqlIdentifier id;
+}
+{
+    (
+        <CREATE> { s = span(); verb = SqlRoleStatement.Verb.CREATE; }
+    |
+        <ALTER> { s = span(); verb = SqlRoleStatement.Verb.ALTER; }
+    |
+        <DROP> { s = span(); verb = SqlRoleStatement.Verb.DROP; }
+    )
+    ( <ROLE> | <USER> { user = true; } )
+    ifExists = IfExistsOpt()
+    id = SimpleIdentifier() { names.add(id); }
+    ( <COMMA> id = SimpleIdentifier() { names.add(id); } )*
+    [ <WITH> ]
+    ( RoleOption(roleOptions) )*
+    {
+        return new SqlRoleStatement(s.end(this), verb, user, ifExists, new SqlNodeList(names, s.end(this)),
+            new SqlNodeList(roleOptions, s.end(this)));
+    }
+}
+
+/** A role option: a word ({@code LOGIN}), or {@code PASSWORD 'secret'} / {@code PASSWORD NULL}. */
+void RoleOption(List<SqlNode> list) :
+{
+    final SqlIdentifier key;
+    final String value;
+    final SqlParserPos valuePos;
+}
+{
+    key = SimpleIdentifier()
+    (
+        { valuePos = getPos(); } value = SimpleStringLiteral()
+        {
+            list.add(new SqlOption(key.getParserPosition(), key, SqlLiteral.createCharString(value, valuePos)));
+        }
+    |
+        <NULL> { list.add(new SqlOption(key.getParserPosition(), key, SqlLiteral.createNull(getPos()))); }
+    |
+        { list.add(key); }
+    )
+}
+
+/**
+ * Parses {@code GRANT privilege [, ...] ON [TABLE] name [, ...] TO role [, ...]}, {@code GRANT … ON SCHEMA name …}
+ * and REVOKE … FROM.
+ */
+SqlNode SqlGrant() :
+{
+    final Span s;
+    final boolean grant;
+    final List<String> privileges = new ArrayList<String>();
+    boolean onSchema = false;
+    final List<SqlNode> objects = new ArrayList<SqlNode>();
+    final List<SqlNode> roles = new ArrayList<SqlNode>();
+    SqlIdentifier id;
+}
+{
+    (
+        <GRANT> { s = span(); grant = true; }
+    |
+        <REVOKE> { s = span(); grant = false; }
+    )
+    GrantPrivilege(privileges) ( <COMMA> GrantPrivilege(privileges) )*
+    <ON>
+    (
+        <SCHEMA> { onSchema = true; } id = SimpleIdentifier() { objects.add(id); }
+        ( <COMMA> id = SimpleIdentifier() { objects.add(id); } )*
+    |
+        [ <TABLE> ] id = CompoundIdentifier() { objects.add(id); }
+        ( <COMMA> id = CompoundIdentifier() { objects.add(id); } )*
+    )
+    ( <TO> | <FROM> )
+    id = SimpleIdentifier() { roles.add(id); }
+    ( <COMMA> id = SimpleIdentifier() { roles.add(id); } )*
+    {
+        return new SqlGrant(s.end(this), grant, privileges, onSchema, new SqlNodeList(objects, s.end(this)),
+            new SqlNodeList(roles, s.end(this)));
+    }
+}
+
+/** One privilege of a GRANT or REVOKE, upper case; ALL [PRIVILEGES] is ALL. */
+void GrantPrivilege(List<String> list) :
+{
+}
+{
+    <SELECT> { list.add("SELECT"); }
+|
+    <INSERT> { list.add("INSERT"); }
+|
+    <CREATE> { list.add("CREATE"); }
+|
+    <UPDATE> { list.add("UPDATE"); }
+|
+    <DELETE> { list.add("DELETE"); }
+|
+    <ALL> [ <PRIVILEGES> ] { list.add("ALL"); }
+}

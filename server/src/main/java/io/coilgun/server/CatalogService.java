@@ -17,6 +17,8 @@ import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropSinkStatement;
+import io.coilgun.sql.compile.GrantStatement;
+import io.coilgun.sql.compile.RoleStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.LegacyNumerics;
 import io.coilgun.sql.compile.SqlStatement;
@@ -54,6 +56,7 @@ final class CatalogService {
     private final Inserter inserter;
     /** ALTER STREAM … ADD | DROP PARTITION BY. */
     private final PartitionerCatalog partitioners;
+    private final RoleCatalog roles;
     private final ExecutorService ddl;
     /** Catalog offsets this node wrote and applied itself: its follower skips them. Touched on the DDL thread. */
     private final Set<Long> ownRecords = ConcurrentHashMap.newKeySet();
@@ -72,6 +75,7 @@ final class CatalogService {
         this.inserter = inserter;
         this.ddl = ddl;
         this.partitioners = new PartitionerCatalog(catalog, cluster);
+        this.roles = new RoleCatalog(catalog.roles(), this::append, this::remove);
         cluster.conversions().onSeeded(stream -> ddl.execute(() -> {
             try {
                 partitioners.seeded(stream, this::append);
@@ -89,6 +93,10 @@ final class CatalogService {
     void recover() {
         CatalogLog.Snapshot snapshot = cluster.catalog().readAll();
         for (CatalogLog.Entry entry : snapshot.entries()) {
+            if (RoleCatalog.handles(entry.key())) {
+                roles.apply(entry.key(), entry.ddl());
+                continue;
+            }
             if (entry.key().kind() == CatalogKey.Kind.STREAM_PARTITIONER
                     || entry.key().kind() == CatalogKey.Kind.STREAM_CONVERTED) {
                 partitioners.recovered(entry, compiler);
@@ -172,6 +180,10 @@ final class CatalogService {
 
     /** A record another node wrote: the same change, on this node's catalog and tasks. */
     private void applyFollowed(long offset, CatalogKey key, String text) {
+        if (RoleCatalog.handles(key)) {
+            roles.apply(key, text);
+            return;
+        }
         if (key.kind() == CatalogKey.Kind.STREAM_PARTITIONER) {
             partitioners.followed(key, text, compiler);
             return;
@@ -358,10 +370,13 @@ final class CatalogService {
             }
             for (SinkDef k : sinks) {
                 remove(CatalogKey.sink(k.name()));
+                roles.forget(k.name());
             }
             for (MetricDef m : metrics) {
                 remove(CatalogKey.metric(m.name()));
+                roles.forget(m.name());
             }
+            roles.forget(s.name());
             for (int v = 2; v <= s.schemaVersion(); v++) {
                 remove(CatalogKey.streamVersion(s.name(), v));
             }
@@ -396,6 +411,7 @@ final class CatalogService {
                 throw StreamDrops.metricHasSinks(m.name(), sinks);
             }
             StreamDef s = catalog.stream(m.stream()).orElseThrow();
+            roles.forget(m.name());
             long offset = remove(CatalogKey.metric(m.name()));
             catalog.removeMetric(m.name());
             cluster.dropMetric(s, m);
@@ -466,11 +482,27 @@ final class CatalogService {
                 }
                 throw new CoilgunException(SqlState.UNDEFINED_OBJECT, "sink \"" + ds.name() + "\" does not exist");
             }
+            roles.forget(ds.name());
             long offset = remove(CatalogKey.sink(ds.name()));
             catalog.removeSink(ds.name());
             sinksChanged();
             return offset;
         }, ddl).thenCompose(this::everyNodeApplied);
+    }
+
+    /** CREATE, ALTER or DROP ROLE: its records, then every node has it. */
+    public CompletableFuture<Void> role(RoleStatement rs) {
+        return CompletableFuture.supplyAsync(() -> roles.run(rs), ddl).thenCompose(this::everyNodeApplied);
+    }
+
+    /** GRANT or REVOKE: the records of the pairs it changed, then every node enforces them. */
+    public CompletableFuture<Void> grant(GrantStatement gs) {
+        return CompletableFuture.supplyAsync(() -> roles.run(gs), ddl).thenCompose(this::everyNodeApplied);
+    }
+
+    /** Notes {@code role} as the owner of the stream, metric or sink it created. */
+    public CompletableFuture<Void> own(String object, String role) {
+        return CompletableFuture.supplyAsync(() -> roles.own(object, role), ddl).thenCompose(this::everyNodeApplied);
     }
 
     void close() {

@@ -33,6 +33,9 @@ import io.coilgun.sql.compile.CreateSinkStatement;
 import io.coilgun.sql.compile.CreateStreamStatement;
 import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropSinkStatement;
+import io.coilgun.sql.compile.GrantStatement;
+import io.coilgun.sql.compile.RoleStatement;
+import io.coilgun.server.session.Privileges;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
@@ -108,6 +111,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     });
     /** pgwire's authentication and TLS, checked before anything starts. */
     private Authentication authentication;
+    private Privileges privileges;
     private ServerTls tls;
     /** The node's meters (Prometheus), and the HTTP listener that serves them and the status page. */
     private NodeMeters meters;
@@ -147,7 +151,11 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         FileLock lock = lockDataDir(config.dataDir());
         checkPortFree(config.host(), config.port());
         CoilgunNode node = new CoilgunNode(config, lock);
-        node.authentication = authentication;
+        // the catalog's roles with LOGIN and a password log in too, besides the configured users
+        node.authentication = authentication.withRoles(user -> node.catalog.roles().role(user)
+                .filter(r -> r.login()).map(r -> r.verifier()).orElse(null));
+        node.privileges = new Privileges(node.catalog.roles(), config.security().users().keySet(),
+                authentication.method() == Authentication.Method.TRUST);
         node.tls = tls;
         try {
             node.startKafka();
@@ -253,6 +261,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         });
         sources = new SourceReaders(catalog, ingest, compiler, bootstrapServers, config.nodeId(), meters.registry());
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity, sources);
+        queryData.readable(privileges::maySelect);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());
     }
@@ -444,6 +453,26 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     @Override
     public CompletableFuture<Void> dropSink(DropSinkStatement ds) {
         return catalogService.dropSink(ds);
+    }
+
+    @Override
+    public CompletableFuture<Void> role(RoleStatement rs) {
+        return catalogService.role(rs);
+    }
+
+    @Override
+    public CompletableFuture<Void> grant(GrantStatement gs) {
+        return catalogService.grant(gs);
+    }
+
+    @Override
+    public CompletableFuture<Void> own(String object, String role) {
+        return catalogService.own(object, role);
+    }
+
+    @Override
+    public Privileges privileges() {
+        return privileges;
     }
 
     @Override

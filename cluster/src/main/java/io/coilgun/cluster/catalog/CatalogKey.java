@@ -6,8 +6,10 @@ package io.coilgun.cluster.catalog;
  * {@code stream:<name>:p<n>} (an ALTER STREAM … ADD or DROP PARTITION BY; n is random, so no record of one replaces
  * another's and they replay in the order written), {@code stream:<name>:converted} (a stream partitioned by one field
  * that gained a partitioner has its decider: the value is the partitioner record's number) or
- * {@code metric:<name>} (its CREATE METRIC) or {@code sink:<name>} (its CREATE SINK). A tombstone of a stream's,
- * metric's or sink's key is its DROP.
+ * {@code metric:<name>} (its CREATE METRIC) or {@code sink:<name>} (its CREATE SINK); {@code role:<name>} (a role as
+ * it is now, as a CREATE ROLE with its SCRAM verifier), {@code grant:<role>:<object>} (what the role holds on the
+ * object: e.g. {@code SELECT,INSERT}) and {@code owner:<object>} (the role owning a stream, metric or sink). A
+ * tombstone of a key is its DROP (or REVOKE of all).
  *
  * @param kind what the record defines
  * @param name the stream's or metric's name
@@ -15,11 +17,14 @@ package io.coilgun.cluster.catalog;
  */
 public record CatalogKey(Kind kind, String name, int version) {
     /** What a catalog record defines. */
-    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, STREAM_CONVERTED, METRIC, SINK }
+    public enum Kind { STREAM, STREAM_VERSION, STREAM_OPTIONS, STREAM_PARTITIONER, STREAM_CONVERTED, METRIC, SINK, ROLE, GRANT, OWNER }
 
     private static final String STREAM = "stream:";
     private static final String METRIC = "metric:";
     private static final String SINK = "sink:";
+    private static final String ROLE = "role:";
+    private static final String GRANT = "grant:";
+    private static final String OWNER = "owner:";
     private static final String VERSION = ":v";
     private static final String OPTIONS = ":options";
     private static final String PARTITIONER = ":p";
@@ -53,6 +58,29 @@ public record CatalogKey(Kind kind, String name, int version) {
         return new CatalogKey(Kind.SINK, name, 0);
     }
 
+    public static CatalogKey role(String name) {
+        return new CatalogKey(Kind.ROLE, name, 0);
+    }
+
+    /** What {@code role} holds on {@code object}: the name is {@code <role>:<object>} (a role name has no ':'). */
+    public static CatalogKey grant(String role, String object) {
+        return new CatalogKey(Kind.GRANT, role + ":" + object, 0);
+    }
+
+    public static CatalogKey owner(String object) {
+        return new CatalogKey(Kind.OWNER, object, 0);
+    }
+
+    /** A grant key's role. */
+    public String grantee() {
+        return name.substring(0, name.indexOf(':'));
+    }
+
+    /** A grant key's object. */
+    public String grantedObject() {
+        return name.substring(name.indexOf(':') + 1);
+    }
+
     /** The key as the topic holds it. */
     public String text() {
         return switch (kind) {
@@ -63,6 +91,9 @@ public record CatalogKey(Kind kind, String name, int version) {
             case STREAM_CONVERTED -> STREAM + name + CONVERTED;
             case METRIC -> METRIC + name;
             case SINK -> SINK + name;
+            case ROLE -> ROLE + name;
+            case GRANT -> GRANT + name;
+            case OWNER -> OWNER + name;
         };
     }
 
@@ -73,6 +104,15 @@ public record CatalogKey(Kind kind, String name, int version) {
         }
         if (text.startsWith(SINK)) {
             return sink(text.substring(SINK.length()));
+        }
+        if (text.startsWith(ROLE)) {
+            return role(text.substring(ROLE.length()));
+        }
+        if (text.startsWith(GRANT)) {
+            return new CatalogKey(Kind.GRANT, text.substring(GRANT.length()), 0);
+        }
+        if (text.startsWith(OWNER)) {
+            return owner(text.substring(OWNER.length()));
         }
         if (!text.startsWith(STREAM)) {
             throw new IllegalArgumentException("not a catalog key: " + text);

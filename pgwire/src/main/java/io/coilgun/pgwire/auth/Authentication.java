@@ -50,12 +50,20 @@ public final class Authentication {
 
     private final Method method;
     private final Map<String, Secret> users;
+    /** The SCRAM verifier of a user who is not configured here (a role the server keeps elsewhere), or null. */
+    private final java.util.function.Function<String, String> roles;
     /** Salts the mock exchange of unknown users, so that their salt is stable but unguessable. */
     private final byte[] mockSecret = new byte[32];
 
     private Authentication(Method method, Map<String, Secret> users) {
+        this(method, users, user -> null);
+    }
+
+    private Authentication(Method method, Map<String, Secret> users,
+            java.util.function.Function<String, String> roles) {
         this.method = method;
         this.users = users;
+        this.roles = roles;
         new SecureRandom().nextBytes(mockSecret);
     }
 
@@ -111,6 +119,31 @@ public final class Authentication {
         return Collections.unmodifiableMap(secrets);
     }
 
+    /**
+     * The same authentication, also admitting users it does not configure whose SCRAM verifier {@code roles} gives
+     * (null: no such user, or one that may not log in), read at each login: roles created after the start.
+     */
+    public Authentication withRoles(java.util.function.Function<String, String> roles) {
+        return new Authentication(method, users, roles);
+    }
+
+    /** A user's secret: configured, or a role's verifier; null when there is none. */
+    private Secret secret(String user) {
+        Secret secret = users.get(user);
+        if (secret != null) {
+            return secret;
+        }
+        String verifier = roles.apply(user);
+        if (verifier == null) {
+            return null;
+        }
+        try {
+            return new Secret(null, ScramCredential.parse(verifier));
+        } catch (IllegalArgumentException e) {
+            return null; // a malformed verifier admits no one
+        }
+    }
+
     public Method method() {
         return method;
     }
@@ -125,7 +158,7 @@ public final class Authentication {
      * client cannot tell unknown users from wrong passwords.
      */
     public ScramSha256 scramExchange(String user) {
-        Secret secret = users.get(user);
+        Secret secret = secret(user);
         if (secret == null || secret.credential() == null) {
             return new ScramSha256(ScramSha256.mockCredential(user, mockSecret), false);
         }
@@ -134,13 +167,13 @@ public final class Authentication {
 
     /** True when checking {@code user}'s clear-text password needs a key derivation (a PBKDF2: not on an event loop). */
     public boolean passwordCheckIsSlow(String user) {
-        Secret secret = users.get(user);
+        Secret secret = secret(user);
         return secret != null && secret.password() == null;
     }
 
     /** Checks a clear-text password (constant time against a stored password; PBKDF2 against a verifier). */
     public boolean checkPassword(String user, String password) {
-        Secret secret = users.get(user);
+        Secret secret = secret(user);
         if (secret == null) {
             return false;
         }

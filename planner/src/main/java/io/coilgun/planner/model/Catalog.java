@@ -15,11 +15,17 @@ public final class Catalog {
     private final Map<String, StreamDef> streams = new LinkedHashMap<>();
     private final Map<String, MetricDef> metrics = new LinkedHashMap<>();
     private final Map<String, SinkDef> sinks = new LinkedHashMap<>();
+    private final Roles roles = new Roles();
     /**
      * Each stream's metrics, made again on every change: every INSERT reads its stream's (its RETURNING columns),
      * without a lock or a new list.
      */
     private volatile Map<String, List<MetricDef>> byStream = Map.of();
+
+    /** The roles, their privileges and the owners of streams, metrics and sinks. */
+    public Roles roles() {
+        return roles;
+    }
 
     public synchronized Optional<StreamDef> stream(String name) {
         return Optional.ofNullable(streams.get(name));

@@ -38,6 +38,8 @@ public final class NodeQueryData implements QueryData {
     private final MetricStateReader metrics;
     private final Object[] node;
     private final Supplier<List<SessionActivity>> sessions;
+    /** Who may read which relation (the node's privileges); everyone everything until set. */
+    private volatile java.util.function.BiPredicate<String, String> readable = (user, relation) -> true;
 
     /**
      * @param node the row of coilgun.nodes for this node
@@ -51,6 +53,16 @@ public final class NodeQueryData implements QueryData {
         this.metrics = cluster.metricState();
         this.node = node;
         this.sessions = sessions;
+    }
+
+    /** The node's rule of who may read which relation. */
+    public void readable(java.util.function.BiPredicate<String, String> rule) {
+        this.readable = rule;
+    }
+
+    @Override
+    public boolean maySelect(String user, String relation) {
+        return readable.test(user, relation);
     }
 
     @Override

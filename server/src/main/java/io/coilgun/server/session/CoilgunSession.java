@@ -96,7 +96,7 @@ public final class CoilgunSession implements Session {
         this.cursors = new Cursors(block);
         block.onEnd(cursors::blockEnded);
         this.subscriptions = new Subscriptions(node.feed());
-        this.router = new StatementRouter(node, settings, new QueryRunner(node, user, database, querySession),
+        this.router = new StatementRouter(node, user, settings, new QueryRunner(node, user, database, querySession),
                 cursors, block, subscriptions);
     }
 

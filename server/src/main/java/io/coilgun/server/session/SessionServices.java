@@ -75,6 +75,26 @@ public interface SessionServices {
 
     CompletableFuture<Void> dropSink(DropSinkStatement ds);
 
+    /** CREATE, ALTER or DROP ROLE. */
+    default CompletableFuture<Void> role(io.coilgun.sql.compile.RoleStatement rs) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("roles"));
+    }
+
+    /** GRANT or REVOKE. */
+    default CompletableFuture<Void> grant(io.coilgun.sql.compile.GrantStatement gs) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("grants"));
+    }
+
+    /** Notes {@code role} as the owner of the stream, metric or sink it just created. */
+    default CompletableFuture<Void> own(String object, String role) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Who may run what (a node without roles: everyone everything). */
+    default Privileges privileges() {
+        return new Privileges(new io.coilgun.planner.model.Roles(), java.util.Set.of(), true);
+    }
+
     /**
      * Starts REPLAY on every task of its metric's partitioner topic, each where it is led (this node or another);
      * completes with one source of rows per task, or fails (55000) when a task is led nowhere now.

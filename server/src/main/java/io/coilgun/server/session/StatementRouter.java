@@ -15,9 +15,11 @@ import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.ExplainStatement;
+import io.coilgun.sql.compile.GrantStatement;
 import io.coilgun.sql.compile.InsertStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
+import io.coilgun.sql.compile.RoleStatement;
 import io.coilgun.sql.compile.RowsStatement;
 import io.coilgun.sql.compile.SetStatement;
 import io.coilgun.sql.compile.ShowStatement;
@@ -53,6 +55,7 @@ final class StatementRouter {
     }
 
     private final SessionServices node;
+    private final String user;
     private final SessionSettings settings;
     private final QueryRunner queries;
     private final Cursors cursors;
@@ -60,9 +63,10 @@ final class StatementRouter {
     private final Subscriptions subscriptions;
     private final CopyTo copyTo;
 
-    StatementRouter(SessionServices node, SessionSettings settings, QueryRunner queries, Cursors cursors,
+    StatementRouter(SessionServices node, String user, SessionSettings settings, QueryRunner queries, Cursors cursors,
             TransactionBlock block, Subscriptions subscriptions) {
         this.node = node;
+        this.user = user;
         this.settings = settings;
         this.queries = queries;
         this.cursors = cursors;
@@ -72,6 +76,7 @@ final class StatementRouter {
     }
 
     CompletableFuture<QueryResult> run(CompiledStatement compiled, Execution x) {
+        node.privileges().check(user, compiled); // 42501 before anything runs
         if (compiled instanceof QueryStatement q) {
             return queries.run(q, x.parameters(), x.cancel());
         } else if (compiled instanceof CursorStatement cs) {
@@ -91,20 +96,24 @@ final class StatementRouter {
             return CompletableFuture.completedFuture(QueryResult.copyIn(
                     new StreamCopyIn(copy, node.compiler(), node.inserter(), node.queryExecutor(), x.timeoutMs())));
         } else if (compiled instanceof CreateStreamStatement cs) {
-            return node.createStream(cs).thenApply(v -> QueryResult.command("CREATE STREAM"));
+            return owned(node.createStream(cs), cs.stream().name(), "CREATE STREAM");
         } else if (compiled instanceof AlterStreamStatement as) {
             return node.alterStream(as).thenApply(v -> QueryResult.command("ALTER STREAM"));
         } else if (compiled instanceof DropStreamStatement ds) {
             return node.dropStream(ds).thenApply(notices -> new QueryResult(List.of(), List.of(), "DROP STREAM",
                     notices));
         } else if (compiled instanceof CreateMetricStatement cm) {
-            return node.createMetric(cm).thenApply(v -> QueryResult.command("CREATE METRIC"));
+            return owned(node.createMetric(cm), cm.metric().name(), "CREATE METRIC");
         } else if (compiled instanceof DropMetricStatement dm) {
             return node.dropMetric(dm).thenApply(v -> QueryResult.command("DROP METRIC"));
         } else if (compiled instanceof CreateSinkStatement cs) {
-            return node.createSink(cs).thenApply(v -> QueryResult.command("CREATE SINK"));
+            return owned(node.createSink(cs), cs.sink().name(), "CREATE SINK");
         } else if (compiled instanceof DropSinkStatement ds) {
             return node.dropSink(ds).thenApply(v -> QueryResult.command("DROP SINK"));
+        } else if (compiled instanceof RoleStatement rs) {
+            return node.role(rs).thenApply(v -> QueryResult.command(rs.tag()));
+        } else if (compiled instanceof GrantStatement gs) {
+            return node.grant(gs).thenApply(v -> QueryResult.command(gs.grant() ? "GRANT" : "REVOKE"));
         } else if (compiled instanceof SetStatement set) {
             settings.set(set.name(), set.value());
             return CompletableFuture.completedFuture(QueryResult.command(set.value() == null ? "RESET" : "SET"));
@@ -118,6 +127,14 @@ final class StatementRouter {
                     rs.rows().stream().map(r -> (Object[]) r).toList(), rs.tag() + " " + rs.rows().size()));
         }
         throw new IllegalStateException("unhandled statement " + compiled);
+    }
+
+    /**
+     * A CREATE's future, then its creator noted as the new object's owner (an IF NOT EXISTS that found the object
+     * notes no one: the object keeps its owner).
+     */
+    private CompletableFuture<QueryResult> owned(CompletableFuture<Void> created, String object, String tag) {
+        return created.thenCompose(v -> node.own(object, user)).thenApply(v -> QueryResult.command(tag));
     }
 
     /** REPLAY: a stream of rows from every task of the metric, ended by statement_timeout as any statement is. */

@@ -45,7 +45,7 @@ class StatementRouterTest {
     final SessionSettings settings = new SessionSettings("alice", "test");
     final TransactionBlock block = new TransactionBlock();
     final Cursors cursors = new Cursors(block);
-    final StatementRouter router = new StatementRouter(node, settings,
+    final StatementRouter router = new StatementRouter(node, "alice", settings,
             new QueryRunner(node, "alice", "coilgun", null), cursors, block, new Subscriptions(null));
 
     @BeforeEach
@@ -220,6 +220,8 @@ class StatementRouterTest {
             return List.of();
         } else if (type == Map.class) {
             return Map.of();
+        } else if (type == java.util.Set.class) {
+            return java.util.Set.of();
         }
         return null;
     }

@@ -8,5 +8,5 @@ public sealed interface CompiledStatement
         permits CreateStreamStatement, AlterStreamStatement, CreateMetricStatement, DropMetricStatement,
         DropStreamStatement, ExplainStatement, InsertStatement, RowsStatement, SetStatement, ShowStatement,
         TransactionStatement, CopyStatement, QueryStatement, SubscribeStatement, CopyToStatement, CursorStatement,
-        ReplayStatement, CreateSinkStatement, DropSinkStatement {
+        ReplayStatement, CreateSinkStatement, DropSinkStatement, RoleStatement, GrantStatement {
 }

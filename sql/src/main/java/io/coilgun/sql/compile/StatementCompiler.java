@@ -318,6 +318,12 @@ public final class StatementCompiler {
         if (node instanceof SqlDropSink ds) {
             return SinkCompiler.drop(sql, ds, catalog);
         }
+        if (node instanceof io.coilgun.sql.parser.SqlRoleStatement rs) {
+            return RoleCompiler.role(sql, rs, catalog);
+        }
+        if (node instanceof io.coilgun.sql.parser.SqlGrant g) {
+            return RoleCompiler.grant(sql, g, catalog);
+        }
         if (node instanceof SqlInsertReturning ir) {
             return InsertCompiler.compile(sql, ir.insert(), true, catalog, values);
         }

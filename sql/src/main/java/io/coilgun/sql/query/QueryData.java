@@ -14,6 +14,11 @@ import java.util.function.Consumer;
 public interface QueryData {
     Catalog catalog();
 
+    /** Whether {@code user} may read {@code relation} (a stream, a metric or {@code coilgun.<table>}). */
+    default boolean maySelect(String user, String relation) {
+        return true;
+    }
+
     /**
      * Visits the metric's groups with their current values (see {@link MetricRow}): all groups, or with {@code key}
      * (a value for every group-by column, in GROUP BY order, as the column's Java class) only that one.

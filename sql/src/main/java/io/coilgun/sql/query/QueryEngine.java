@@ -259,14 +259,15 @@ public final class QueryEngine {
         Relations rels = new Relations(user, database, session);
         for (StreamDef s : data.catalog().streams()) {
             rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s),
-                    new StreamTable(s, data));
+                    readable(user, s.name(), new StreamTable(s, data)));
             for (MetricDef m : data.catalog().metricsOf(s.name())) {
                 rels.add(Relations.PUBLIC, m.name(), "metric", Relations.metricColumns(s, m),
-                        new MetricTable(s, m, data));
+                        readable(user, m.name(), new MetricTable(s, m, data)));
             }
         }
         for (Map.Entry<String, RowsTable> t : SystemTables.tables(data).entrySet()) {
-            rels.add(Relations.COILGUN, t.getKey(), "system table", t.getValue().columns, t.getValue());
+            rels.add(Relations.COILGUN, t.getKey(), "system table", t.getValue().columns,
+                    readable(user, "coilgun." + t.getKey(), t.getValue()));
         }
         rels.add(Relations.PG_CATALOG, "pg_cursors", "catalog", CURSOR_COLUMNS,
                 new RowsTable(CURSOR_COLUMNS, session::cursors));
@@ -279,6 +280,11 @@ public final class QueryEngine {
             rels.add(Relations.INFORMATION_SCHEMA, t.getKey(), "catalog", t.getValue().columns, t.getValue());
         }
         return rels;
+    }
+
+    /** The table, or one that refuses to be read when {@code user} has no SELECT on it. */
+    private Table readable(String user, String relation, Table table) {
+        return data.maySelect(user, relation) ? table : new DeniedTable(table, relation);
     }
 
     private static Connection connect(Relations rels, String user) throws SQLException {

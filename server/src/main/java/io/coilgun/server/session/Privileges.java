@@ -1,0 +1,134 @@
+package io.coilgun.server.session;
+
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
+import io.coilgun.planner.model.Privilege;
+import io.coilgun.planner.model.RoleDef;
+import io.coilgun.planner.model.Roles;
+import io.coilgun.sql.compile.AlterStreamStatement;
+import io.coilgun.sql.compile.CompiledStatement;
+import io.coilgun.sql.compile.CopyStatement;
+import io.coilgun.sql.compile.CreateMetricStatement;
+import io.coilgun.sql.compile.CreateSinkStatement;
+import io.coilgun.sql.compile.CreateStreamStatement;
+import io.coilgun.sql.compile.DropMetricStatement;
+import io.coilgun.sql.compile.DropSinkStatement;
+import io.coilgun.sql.compile.DropStreamStatement;
+import io.coilgun.sql.compile.GrantStatement;
+import io.coilgun.sql.compile.InsertStatement;
+import io.coilgun.sql.compile.ReplayStatement;
+import io.coilgun.sql.compile.RoleStatement;
+import io.coilgun.sql.compile.SubscribeStatement;
+import io.coilgun.sql.parser.SqlRoleStatement;
+import java.util.Set;
+
+/**
+ * Who may run what, as Postgres says it: a superuser everything; another role what it owns (a stream, metric or sink
+ * it created: ALTER, DROP, GRANT on it) and what it was granted (SELECT on metrics, streams and system tables,
+ * INSERT on streams, CREATE on schema public), itself or through PUBLIC. Superusers are the roles marked so and the
+ * node's configured users (the users file); with trust authentication, a user name that is no role is one too, as
+ * before roles existed. A statement without its privilege fails with 42501 before it changes anything. Queries
+ * check each relation they read where it is read ({@link #maySelect}).
+ */
+public final class Privileges {
+    private final Roles roles;
+    private final Set<String> configuredUsers;
+    private final boolean trust;
+
+    public Privileges(Roles roles, Set<String> configuredUsers, boolean trust) {
+        this.roles = roles;
+        this.configuredUsers = Set.copyOf(configuredUsers);
+        this.trust = trust;
+    }
+
+    public boolean superuser(String user) {
+        if (configuredUsers.contains(user)) {
+            return true;
+        }
+        RoleDef role = roles.role(user).orElse(null);
+        return role == null ? trust : role.superuser();
+    }
+
+    /** Whether {@code user} may read {@code relation} (a stream, metric, or {@code coilgun.<table>}). */
+    public boolean maySelect(String user, String relation) {
+        return superuser(user) || owns(user, relation)
+                || roles.grantedOrPublic(user, Privilege.SELECT, relation);
+    }
+
+    /**
+     * Throws 42501 unless {@code user} may run {@code st}. Queries, cursors and COPY TO are checked per relation
+     * where they read.
+     */
+    void check(String user, CompiledStatement st) {
+        if (superuser(user)) {
+            return;
+        }
+        if (st instanceof InsertStatement ins) {
+            need(user, Privilege.INSERT, ins.stream().name());
+        } else if (st instanceof CopyStatement copy) {
+            need(user, Privilege.INSERT, copy.stream().name());
+        } else if (st instanceof SubscribeStatement sub) {
+            need(user, Privilege.SELECT, sub.metric() != null ? sub.metric().name() : sub.stream().name());
+        } else if (st instanceof ReplayStatement replay) {
+            need(user, Privilege.SELECT, replay.metric().name());
+        } else if (st instanceof CreateStreamStatement) {
+            needCreate(user);
+        } else if (st instanceof CreateMetricStatement cm) {
+            needCreate(user);
+            need(user, Privilege.SELECT, cm.metric().stream()); // it reads the stream's events
+        } else if (st instanceof CreateSinkStatement cs) {
+            needCreate(user);
+            need(user, Privilege.SELECT, cs.sink().from());
+        } else if (st instanceof AlterStreamStatement as) {
+            needOwner(user, as.stream().name(), "stream");
+        } else if (st instanceof DropStreamStatement ds) {
+            needOwner(user, ds.name(), "stream");
+        } else if (st instanceof DropMetricStatement dm) {
+            needOwner(user, dm.name(), "metric");
+        } else if (st instanceof DropSinkStatement ds) {
+            needOwner(user, ds.name(), "sink");
+        } else if (st instanceof GrantStatement gs) {
+            for (String object : gs.objects()) {
+                if (object.equals(Roles.SCHEMA_PUBLIC)) {
+                    throw denied("permission denied for schema public");
+                }
+                needOwner(user, object, "relation");
+            }
+        } else if (st instanceof RoleStatement rs && !ownPassword(user, rs)) {
+            throw denied("permission denied to " + rs.verb().name().toLowerCase(java.util.Locale.ROOT)
+                    + " role: only a superuser manages roles");
+        }
+    }
+
+    /** ALTER ROLE of oneself that only changes one's password, as Postgres lets any role do. */
+    private static boolean ownPassword(String user, RoleStatement rs) {
+        return rs.verb() == SqlRoleStatement.Verb.ALTER && rs.names().equals(java.util.List.of(user))
+                && rs.superuser() == null && rs.login() == null;
+    }
+
+    private boolean owns(String user, String object) {
+        return roles.owner(object).map(user::equals).orElse(false);
+    }
+
+    private void need(String user, Privilege privilege, String relation) {
+        if (!owns(user, relation) && !roles.grantedOrPublic(user, privilege, relation)) {
+            throw denied("permission denied for table " + relation);
+        }
+    }
+
+    private void needCreate(String user) {
+        if (!roles.grantedOrPublic(user, Privilege.CREATE, Roles.SCHEMA_PUBLIC)) {
+            throw denied("permission denied for schema public");
+        }
+    }
+
+    private void needOwner(String user, String object, String kind) {
+        if (!owns(user, object)) {
+            throw denied("must be owner of " + kind + " " + object);
+        }
+    }
+
+    static CoilgunException denied(String message) {
+        return new CoilgunException(SqlState.INSUFFICIENT_PRIVILEGE, message);
+    }
+}

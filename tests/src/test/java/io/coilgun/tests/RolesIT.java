@@ -1,0 +1,108 @@
+package io.coilgun.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Roles and privileges (issue 42) through pgjdbc against a node: a read-only role reads the metric it was granted and
+ * nothing else, cannot INSERT, DROP, ALTER or create (42501, nothing changed); grants and revokes take effect at once
+ * and survive a restart; an owner drops what it created; a role owning objects cannot be dropped (2BP01).
+ */
+@Tag("integration")
+class RolesIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aReadOnlyRoleReadsWhatItWasGrantedAndChangesNothing() throws Exception {
+        try (TestNode node = new TestNode(dir)) {
+            try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
+                s.execute("CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, amount DOUBLE) "
+                        + "WITH (event_time = 'ts', event_id = 'id', partition_by = 'card_id', partitions = 2)");
+                s.execute("CREATE METRIC card_5m AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments "
+                        + "GROUP BY card_id OVER SLIDING INTERVAL '5' MINUTE");
+                s.execute("INSERT INTO payments VALUES (1, TIMESTAMP '2026-01-01 10:00:00', 'c1', 10.0)");
+                s.execute("CREATE ROLE analyst WITH LOGIN PASSWORD 'analyst-pass'");
+                s.execute("GRANT SELECT ON card_5m TO analyst");
+                SQLException dup = assertThrows(SQLException.class, () -> s.execute("CREATE ROLE analyst"));
+                assertEquals("42710", dup.getSQLState());
+            }
+            try (Connection analyst = as(node, "analyst"); Statement s = analyst.createStatement()) {
+                assertEquals(1, count(s, "SELECT count(*) FROM card_5m"), "the granted metric reads");
+                denied(s, "SELECT * FROM payments", "permission denied for table payments");
+                denied(s, "SELECT * FROM coilgun.tasks", "permission denied for table coilgun.tasks");
+                denied(s, "INSERT INTO payments VALUES (2, TIMESTAMP '2026-01-01 10:01:00', 'c1', 5.0)",
+                        "permission denied for table payments");
+                denied(s, "DROP METRIC card_5m", "must be owner of metric card_5m");
+                denied(s, "DROP STREAM payments CASCADE", "must be owner of stream payments");
+                denied(s, "ALTER STREAM payments ADD COLUMN note VARCHAR", "must be owner of stream payments");
+                denied(s, "CREATE STREAM mine (id BIGINT, ts TIMESTAMP, k VARCHAR) WITH (event_time = 'ts', "
+                        + "event_id = 'id', partition_by = 'k')",
+                        "permission denied for schema public");
+                denied(s, "CREATE ROLE intruder SUPERUSER", "permission denied to create role");
+                denied(s, "GRANT SELECT ON payments TO analyst", "must be owner of relation payments");
+                s.execute("ALTER ROLE analyst PASSWORD 'a-new-one'"); // one's own password, as Postgres allows
+                assertEquals(1, count(s, "SELECT n FROM card_5m WHERE card_id = 'c1'"), "nothing changed");
+            }
+            try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
+                s.execute("GRANT INSERT ON payments TO analyst");
+                s.execute("REVOKE SELECT ON card_5m FROM analyst");
+                s.execute("CREATE ROLE builder LOGIN");
+                s.execute("GRANT CREATE ON SCHEMA public TO builder");
+                s.execute("GRANT SELECT ON payments TO builder");
+            }
+            node.restart(); // the roles and grants are in the durable catalog
+            try (Connection analyst = as(node, "analyst"); Statement s = analyst.createStatement()) {
+                s.execute("INSERT INTO payments VALUES (2, TIMESTAMP '2026-01-01 10:01:00', 'c1', 5.0)");
+                denied(s, "SELECT count(*) FROM card_5m", "permission denied for table card_5m");
+            }
+            try (Connection builder = as(node, "builder"); Statement s = builder.createStatement()) {
+                s.execute("CREATE METRIC card_max AS SELECT MAX(amount) AS hi FROM payments GROUP BY card_id "
+                        + "OVER SLIDING INTERVAL '1' HOUR");
+                assertEquals(0, count(s, "SELECT count(*) FROM card_max"), "its owner reads it");
+                s.execute("GRANT SELECT ON card_max TO analyst"); // the owner grants on it
+            }
+            try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
+                SQLException owns = assertThrows(SQLException.class, () -> s.execute("DROP ROLE builder"));
+                assertEquals("2BP01", owns.getSQLState());
+                assertTrue(owns.getMessage().contains("card_max"), owns.getMessage());
+            }
+            try (Connection builder = as(node, "builder"); Statement s = builder.createStatement()) {
+                s.execute("DROP METRIC card_max");
+            }
+            try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
+                s.execute("DROP ROLE builder");
+                s.execute("DROP ROLE IF EXISTS builder");
+                assertEquals(2, count(s, "SELECT n FROM card_5m WHERE card_id = 'c1'"));
+            }
+        }
+    }
+
+    private static void denied(Statement s, String sql, String message) {
+        SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
+        assertEquals("42501", e.getSQLState(), sql + ": " + e.getMessage());
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+    }
+
+    private static Connection as(TestNode node, String user) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + node.port() + "/coilgun?user=" + user);
+    }
+
+    private static long count(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+}
