@@ -35,7 +35,7 @@ import io.coilgun.sql.compile.DropMetricStatement;
 import io.coilgun.sql.compile.DropSinkStatement;
 import io.coilgun.sql.compile.GrantStatement;
 import io.coilgun.sql.compile.RoleStatement;
-import io.coilgun.server.session.Privileges;
+import io.coilgun.server.access.Privileges;
 import io.coilgun.sql.compile.DropStreamStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.ReplayStatement;
@@ -261,7 +261,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         });
         sources = new SourceReaders(catalog, ingest, compiler, bootstrapServers, config.nodeId(), meters.registry());
         queryData = new NodeQueryData(catalog, cluster, nodeRow, sessions::activity, sources);
-        queryData.readable(privileges::maySelect);
+        queryData.privileges(privileges);
         queryEngine = new QueryEngine(queryData);
         meters.bind(cluster, sessions::size, ingest.budget());
     }
@@ -331,7 +331,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     }
 
     private void startPgwire() {
-        pgServer = PgServer.builder(startup -> new CoilgunSession(this, startup)).host(config.host()).port(config.port())
+        pgServer = PgServer.builder(this::openSession).host(config.host()).port(config.port())
                 .authentication(authentication).tls(tls).processIdSlot(cluster::pidSlot).build();
         pgServer.forwardCancelRequestsTo(clusterSessions::forwardCancelRequest);
         try {
@@ -453,6 +453,15 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     @Override
     public CompletableFuture<Void> dropSink(DropSinkStatement ds) {
         return catalogService.dropSink(ds);
+    }
+
+    /** A pgwire session for an authenticated user, unless its role may not log in (28000, as Postgres says). */
+    private CoilgunSession openSession(io.coilgun.pgwire.spi.StartupInfo startup) {
+        if (!privileges.mayLogIn(startup.user())) {
+            throw new io.coilgun.pgwire.spi.PgException("28000", "role \"" + startup.user()
+                    + "\" is not permitted to log in");
+        }
+        return new CoilgunSession(this, startup);
     }
 
     @Override

@@ -109,6 +109,8 @@ class ClusterIT {
             phase(t0, "3 nodes up, the stream and the metric made");
             sessionsOfEveryNodeSeenAndCanceledFromAnyNode(c.port("n1"), c.port("n2"));
             phase(t0, "n2's session listed and canceled from n1");
+            aReadOnlyRoleOnEveryNode(c);
+            phase(t0, "a read-only role checked on every node");
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
@@ -848,6 +850,56 @@ class ClusterIT {
         if (calm < 2) {
             System.out.println("ClusterIT: not settled after 30 s, going on: " + last);
         }
+    }
+
+    /**
+     * Roles are the cluster's (issue 42): a role created and granted SELECT on one node reads the metric on every
+     * node and can INSERT, DROP or ALTER nothing anywhere (42501, nothing changed); a REVOKE on one node holds on
+     * another as soon as it returned, and so does the GRANT again.
+     */
+    private static void aReadOnlyRoleOnEveryNode(ClusterProcesses c) throws Exception {
+        try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
+            st.execute("CREATE ROLE viewer LOGIN");
+            st.execute("GRANT SELECT ON m TO viewer");
+        }
+        for (String n : List.of("n1", "n2", "n3")) {
+            try (Connection conn = connectAs(c.port(n), "viewer"); Statement st = conn.createStatement()) {
+                count(st, "SELECT count(*) FROM m");
+                for (String refused : List.of("INSERT INTO pay VALUES (1, TIMESTAMP '2026-01-01 00:00:00', 'c', "
+                        + "'m', 'd', 1.0)", "DROP METRIC m", "ALTER STREAM pay ADD COLUMN note VARCHAR",
+                        "CREATE METRIC mine AS SELECT COUNT(*) AS n FROM pay GROUP BY card OVER SLIDING 1 DAY",
+                        "SELECT count(*) FROM pay")) {
+                    SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                            () -> st.execute(refused), n + ": " + refused);
+                    assertEquals("42501", e.getSQLState(), n + ": " + refused + ": " + e.getMessage());
+                }
+            }
+            try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
+                assertEquals(1, count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'm'"),
+                        n + ": nothing changed");
+                assertEquals(0, count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'mine'"));
+            }
+        }
+        try (Connection conn = connect(c.port("n2")); Statement st = conn.createStatement()) {
+            st.execute("REVOKE SELECT ON m FROM viewer");
+            assertEquals(1, count(st, "SELECT count(*) FROM coilgun.metrics WHERE name = 'm'"));
+        }
+        try (Connection conn = connectAs(c.port("n3"), "viewer"); Statement st = conn.createStatement()) {
+            SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                    () -> count(st, "SELECT count(*) FROM m"));
+            assertEquals("42501", e.getSQLState(), "n3 enforces the REVOKE made on n2 once it returned");
+        }
+        try (Connection conn = connect(c.port("n3")); Statement st = conn.createStatement()) {
+            st.execute("GRANT SELECT ON m TO viewer");
+        }
+        try (Connection conn = connectAs(c.port("n1"), "viewer"); Statement st = conn.createStatement()) {
+            count(st, "SELECT count(*) FROM m");
+        }
+    }
+
+    static Connection connectAs(int port, String user) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/coilgun?user=" + user
+                + "&connectTimeout=10&socketTimeout=60");
     }
 
     /**

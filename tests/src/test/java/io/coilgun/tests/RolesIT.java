@@ -84,9 +84,59 @@ class RolesIT {
             try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
                 s.execute("DROP ROLE builder");
                 s.execute("DROP ROLE IF EXISTS builder");
+                s.execute("CREATE ROLE batch NOLOGIN");
+            }
+            SQLException noLogin = assertThrows(SQLException.class, () -> as(node, "batch"));
+            assertEquals("28000", noLogin.getSQLState(), "even under trust, a role without LOGIN is not let in");
+            try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
                 assertEquals(2, count(s, "SELECT n FROM card_5m WHERE card_id = 'c1'"));
             }
         }
+    }
+
+    /**
+     * With SCRAM authentication, the users of the config file are superusers and a role created with LOGIN and a
+     * password logs in with it (its verifier from the catalog, read at each login); a wrong password, or a role
+     * without LOGIN, is refused.
+     */
+    @Test
+    void aRoleWithAPasswordLogsInWithScram() throws Exception {
+        try (TestNode node = new TestNode(dir, null, c -> c.withSecurity(
+                new io.coilgun.server.config.SecurityConfig("scram", java.util.Map.of("admin", "admin-pass"), null,
+                        null)))) {
+            try (Connection admin = login(node, "admin", "admin-pass"); Statement s = admin.createStatement()) {
+                s.execute("CREATE ROLE reader LOGIN PASSWORD 'reader-pass'");
+                s.execute("CREATE ROLE batch PASSWORD 'batch-pass'"); // no LOGIN
+                try (ResultSet rs = s.executeQuery("SELECT rolname, rolsuper, rolcanlogin FROM pg_roles "
+                        + "ORDER BY rolname")) {
+                    StringBuilder roles = new StringBuilder();
+                    while (rs.next()) {
+                        roles.append(rs.getString(1)).append(rs.getBoolean(2) ? "+super" : "")
+                                .append(rs.getBoolean(3) ? "+login" : "").append(' ');
+                    }
+                    assertEquals("admin+super+login batch reader+login ", roles.toString());
+                }
+            }
+            try (Connection reader = login(node, "reader", "reader-pass"); Statement s = reader.createStatement()) {
+                denied(s, "CREATE ROLE other", "permission denied to create role");
+                try (ResultSet rs = s.executeQuery("SELECT current_user, has_table_privilege('coilgun.nodes', "
+                        + "'SELECT'), has_table_privilege('pg_class', 'SELECT')")) {
+                    assertTrue(rs.next());
+                    assertEquals("reader", rs.getString(1));
+                    assertEquals(false, rs.getBoolean(2));
+                    assertEquals(true, rs.getBoolean(3));
+                }
+            }
+            SQLException wrong = assertThrows(SQLException.class, () -> login(node, "reader", "not-it"));
+            assertEquals("28P01", wrong.getSQLState());
+            SQLException noLogin = assertThrows(SQLException.class, () -> login(node, "batch", "batch-pass"));
+            assertEquals("28P01", noLogin.getSQLState(), "a role without LOGIN is not let in");
+        }
+    }
+
+    private static Connection login(TestNode node, String user, String password) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + node.port() + "/coilgun", user,
+                password);
     }
 
     private static void denied(Statement s, String sql, String message) {

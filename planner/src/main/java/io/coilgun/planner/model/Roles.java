@@ -77,7 +77,7 @@ public final class Roles {
         state = new State(state.roles, Map.copyOf(grants), state.owners);
     }
 
-    /** The (role, object) pairs holding privileges on {@code object}: what a DROP of the object takes away. */
+    /** The roles holding privileges on {@code object}: what a DROP of the object takes away. */
     public List<String> granteesOf(String object) {
         List<String> roles = new ArrayList<>();
         state.grants.forEach((role, objects) -> {

@@ -38,8 +38,8 @@ public final class NodeQueryData implements QueryData {
     private final MetricStateReader metrics;
     private final Object[] node;
     private final Supplier<List<SessionActivity>> sessions;
-    /** Who may read which relation (the node's privileges); everyone everything until set. */
-    private volatile java.util.function.BiPredicate<String, String> readable = (user, relation) -> true;
+    /** Who may read and append what (the node's privileges); everyone everything until set. */
+    private volatile io.coilgun.server.access.Privileges privileges;
 
     /**
      * @param node the row of coilgun.nodes for this node
@@ -55,14 +55,19 @@ public final class NodeQueryData implements QueryData {
         this.sessions = sessions;
     }
 
-    /** The node's rule of who may read which relation. */
-    public void readable(java.util.function.BiPredicate<String, String> rule) {
-        this.readable = rule;
+    /** The node's privileges, which pg_roles, has_table_privilege and each relation a query reads ask. */
+    public void privileges(io.coilgun.server.access.Privileges privileges) {
+        this.privileges = privileges;
     }
 
     @Override
-    public boolean maySelect(String user, String relation) {
-        return readable.test(user, relation);
+    public boolean hasPrivilege(String user, String relation, String privilege) {
+        return privileges == null || privileges.has(user, relation, privilege);
+    }
+
+    @Override
+    public List<Role> roles(String user) {
+        return privileges == null ? QueryData.super.roles(user) : privileges.visibleRoles(user);
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.coilgun.server.session;
 
 import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.planner.model.Roles;
+import io.coilgun.server.access.Privileges;
 import io.coilgun.server.query.ReplaySource;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
@@ -92,7 +94,7 @@ public interface SessionServices {
 
     /** Who may run what (a node without roles: everyone everything). */
     default Privileges privileges() {
-        return new Privileges(new io.coilgun.planner.model.Roles(), java.util.Set.of(), true);
+        return new Privileges(new Roles(), java.util.Set.of(), true);
     }
 
     /**

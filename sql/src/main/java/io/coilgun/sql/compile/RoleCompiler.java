@@ -7,7 +7,6 @@ import io.coilgun.planner.model.Roles;
 import io.coilgun.sql.parser.SqlGrant;
 import io.coilgun.sql.parser.SqlOption;
 import io.coilgun.sql.parser.SqlRoleStatement;
-import io.coilgun.sql.query.SystemTables;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -157,7 +156,7 @@ final class RoleCompiler {
     /** A stream, metric or system table ({@code coilgun.<name>}) by name; 42P01 if there is none. */
     private static String relation(SqlText sql, SqlIdentifier id, Catalog catalog) {
         List<String> parts = id.names;
-        if (parts.size() == 2 && parts.get(0).equals("coilgun") && SystemTables.NAMES.contains(parts.get(1))) {
+        if (parts.size() == 2 && parts.get(0).equals("coilgun") && SystemTableNames.ALL.contains(parts.get(1))) {
             return "coilgun." + parts.get(1);
         }
         String name = parts.size() == 2 && parts.get(0).equals("public") ? parts.get(1) : String.join(".", parts);

@@ -23,6 +23,11 @@ import java.util.function.Function;
  * queries over them run and find nothing. Array columns are shown as text ({@code NULL}).
  */
 final class PgCatalog {
+    /** The roles the session sees (a relations list made without a node: its user, a superuser). */
+    private static List<QueryData.Role> roles(Relations rels) {
+        return rels.data == null ? List.of(new QueryData.Role(rels.user, true, true)) : rels.data.roles(rels.user);
+    }
+
     private PgCatalog() {
     }
 
@@ -68,12 +73,17 @@ final class PgCatalog {
         t.put("pg_roles", new RowsTable(List.of(oid("oid"), name("rolname"), bool("rolsuper"), bool("rolinherit"),
                 bool("rolcreaterole"), bool("rolcreatedb"), bool("rolcanlogin"), bool("rolreplication"),
                 int4("rolconnlimit"), text("rolpassword"), Col.timestamp("rolvaliduntil"), bool("rolbypassrls"),
-                text("rolconfig")), () -> List.<Object[]>of(new Object[] {Relations.OWNER, rels.user, true, true,
-                    true, true, true, false, -1, "********", null, true, null})));
+                text("rolconfig")), () -> map(roles(rels), r -> new Object[] {rels.roleOid(r.name()), r.name(),
+                    r.superuser(), true, r.superuser(), r.superuser(), r.login(), false, -1, "********", null,
+                    r.superuser(), null})));
         t.put("pg_user", new RowsTable(List.of(name("usename"), oid("usesysid"), bool("usecreatedb"),
                 bool("usesuper"), bool("userepl"), bool("usebypassrls"), text("passwd"), Col.timestamp("valuntil"),
-                text("useconfig")), () -> List.<Object[]>of(new Object[] {rels.user, Relations.OWNER, true, true,
-                    false, true, "********", null, null})));
+                text("useconfig")), () -> map(roles(rels).stream().filter(QueryData.Role::login).toList(),
+                    r -> new Object[] {r.name(), rels.roleOid(r.name()), r.superuser(), r.superuser(), false,
+                        r.superuser(), "********", null, null})));
+        // no role is a member of another (GRANT role TO role is not supported): psql's \du reads it
+        t.put("pg_auth_members", new RowsTable(List.of(oid("oid"), oid("roleid"), oid("member"), oid("grantor"),
+                bool("admin_option")), List::<Object[]>of));
         t.put("pg_tables", new RowsTable(List.of(name("schemaname"), name("tablename"), name("tableowner"),
                 name("tablespace"), bool("hasindexes"), bool("hasrules"), bool("hastriggers"), bool("rowsecurity")),
                 () -> map(rels.all(), r -> new Object[] {r.schema(), r.name(), rels.user, null, false, false, false,

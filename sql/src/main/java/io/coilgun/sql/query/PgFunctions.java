@@ -101,7 +101,15 @@ public final class PgFunctions {
     }
 
     public static String pg_get_userbyid(Integer oid) {
-        return rels().user;
+        Relations r = rels();
+        if (oid != null && r.data != null) {
+            for (QueryData.Role role : r.data.roles(r.user)) {
+                if (r.roleOid(role.name()) == oid) {
+                    return role.name();
+                }
+            }
+        }
+        return r.user;
     }
 
     public static Boolean pg_table_is_visible(Integer oid) {
@@ -290,11 +298,37 @@ public final class PgFunctions {
     }
 
     public static Boolean has_table_privilege(String table, String privilege) {
-        return true;
+        return has_table_privilege(rels().user, table, privilege);
     }
 
+    /**
+     * Whether {@code user} holds any of the privileges named ({@code 'SELECT'}, {@code 'SELECT, INSERT'}, with or
+     * without {@code WITH GRANT OPTION}) on the relation: as owner, superuser or by a grant; what everyone may read
+     * (pg_catalog, information_schema) is readable.
+     */
     public static Boolean has_table_privilege(String user, String table, String privilege) {
-        return true;
+        if (user == null || table == null || privilege == null) {
+            return null;
+        }
+        Relations r = rels();
+        Relations.Rel rel = r.byName(table);
+        if (rel == null) {
+            throw new CoilgunException(SqlState.UNDEFINED_TABLE, "relation \"" + table + "\" does not exist");
+        }
+        String relation = rel.namespace() == Relations.PUBLIC ? rel.name() : rel.schema() + "." + rel.name();
+        boolean guarded = rel.namespace() == Relations.PUBLIC || rel.namespace() == Relations.COILGUN;
+        for (String p : privilege.split(",")) {
+            String word = p.trim().toUpperCase(java.util.Locale.ROOT).replace(" WITH GRANT OPTION", "").trim();
+            if (!java.util.List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+                    .contains(word)) {
+                throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, "unrecognized privilege type: \""
+                        + p.trim() + "\"");
+            }
+            if (r.data == null || (guarded ? r.data.hasPrivilege(user, relation, word) : word.equals("SELECT"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static Boolean has_schema_privilege(String schema, String privilege) {

@@ -16,7 +16,27 @@ public interface QueryData {
 
     /** Whether {@code user} may read {@code relation} (a stream, a metric or {@code coilgun.<table>}). */
     default boolean maySelect(String user, String relation) {
+        return hasPrivilege(user, relation, "SELECT");
+    }
+
+    /**
+     * Whether {@code user} holds {@code privilege} (SELECT or INSERT, upper case) on {@code relation} (a stream, a
+     * metric or {@code coilgun.<table>}): as owner, superuser, or by a grant to it or to PUBLIC.
+     */
+    default boolean hasPrivilege(String user, String relation, String privilege) {
         return true;
+    }
+
+    /** A role as pg_roles shows it. */
+    record Role(String name, boolean superuser, boolean login) {
+    }
+
+    /**
+     * The roles {@code user}'s session can see in pg_roles: the catalog's, the node's configured users (superusers)
+     * and, when it is neither (trust), the user itself (a superuser).
+     */
+    default List<Role> roles(String user) {
+        return List.of(new Role(user, true, true));
     }
 
     /**

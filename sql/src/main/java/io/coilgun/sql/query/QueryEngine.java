@@ -257,6 +257,7 @@ public final class QueryEngine {
 
     private Relations relations(String user, String database, QuerySession session) {
         Relations rels = new Relations(user, database, session);
+        rels.data = data;
         for (StreamDef s : data.catalog().streams()) {
             rels.add(Relations.PUBLIC, s.name(), "stream", Relations.streamColumns(s),
                     readable(user, s.name(), new StreamTable(s, data)));

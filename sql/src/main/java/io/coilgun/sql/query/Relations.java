@@ -63,6 +63,14 @@ final class Relations {
     QueryEngine.Cancel cancel = new QueryEngine.Cancel();
 
 
+    /** What the node holds (roles and privileges among it); null in a relations list made without a node. */
+    QueryData data;
+
+    /** The oid of a role in pg_roles (the session's superuser, as the catalog's owner of everything, is 10). */
+    int roleOid(String role) {
+        return role.equals(user) ? OWNER : 16384 + Math.floorMod(("role." + role).hashCode(), 1_000_000_000);
+    }
+
     Relations(String user, String database, QuerySession session) {
         this.user = user;
         this.database = database;

@@ -32,10 +32,6 @@ public final class SystemTables {
     public static final List<String> STATISTICS = List.of("task", "stream_name", "events", "applied", "duplicates",
             "late_rejected", "late_dropped", "invalid");
 
-    /** The tables of schema coilgun, by name (what GRANT SELECT ON coilgun.<name> may name). */
-    public static final List<String> NAMES = List.of("streams", "metrics", "partitioners", "tasks", "sources", "sinks",
-            "source_errors", "failed_events", "nodes", "statistics");
-
     private SystemTables() {
     }
 

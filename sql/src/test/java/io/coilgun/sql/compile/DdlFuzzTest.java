@@ -12,7 +12,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Mutated DDL through the real parser and compiler (the statements of sinks and streams fed from topics among them):
+ * Mutated DDL through the real parser and compiler (sinks, streams fed from topics, roles and grants among them):
  * whatever the text, it compiles or fails with a CoilgunException carrying a SQLSTATE, and a position inside the text
  * when it has one; nothing else escapes. Seeded; the seed is printed so a failure can be replayed with
  * {@code -Dcoilgun.seed=...}.
@@ -25,10 +25,15 @@ class DdlFuzzTest {
             "CREATE STREAM fed (id BIGINT, ts TIMESTAMP, k TEXT) WITH (event_id = 'id', partition_by = 'k', "
                     + "kafka_topic = 'in', format = 'csv', bad_records = 'stop')",
             "CREATE METRIC m2 AS SELECT SUM(amount) AS total FROM payments GROUP BY card_id OVER SLIDING 5 MINUTES",
-            "DROP METRIC card_5m", "DROP STREAM payments CASCADE");
+            "DROP METRIC card_5m", "DROP STREAM payments CASCADE",
+            "CREATE ROLE analyst WITH LOGIN PASSWORD 'pw'", "CREATE USER bob NOSUPERUSER", "ALTER ROLE analyst "
+                    + "PASSWORD NULL", "DROP ROLE IF EXISTS analyst, bob", "GRANT SELECT ON card_5m, coilgun.tasks "
+                    + "TO analyst, public", "REVOKE ALL PRIVILEGES ON TABLE payments FROM analyst",
+            "GRANT CREATE ON SCHEMA public TO analyst");
     private static final String[] NOISE = {"'", "\"", "(", ")", ",", ";", "=", "--", "/*", "*/", "$1", "\\", "\0",
         "é", "SINK", "KAFKA", "TOPIC", "FROM", "INTO", "WITH", "format", "'json'", "''", "NULL", "1e999", "-",
-        " ", "\n", "CREATE", "DROP", "IF", "EXISTS", "coilgun.catalog", "'coilgun.x'", "'a b'"};
+        " ", "\n", "CREATE", "DROP", "IF", "EXISTS", "coilgun.catalog", "'coilgun.x'", "'a b'", "ROLE", "USER",
+        "GRANT", "REVOKE", "ON", "TO", "ALL", "SCHEMA", "LOGIN", "SUPERUSER", "PASSWORD", "public"};
 
     @Test
     void mutatedDdlCompilesOrFailsWithASqlState() {
@@ -42,6 +47,7 @@ class DdlFuzzTest {
             t.payments();
             t.compile("CREATE METRIC card_5m AS SELECT SUM(amount) AS total FROM payments GROUP BY card_id "
                     + "OVER SLIDING 5 MINUTES");
+            t.catalog.roles().put(new io.coilgun.planner.model.RoleDef("analyst", false, true, null));
             try {
                 for (ParsedStatement p : CoilgunParser.parse(sql)) {
                     t.compiler.compile(sql, p.node(), p.text());

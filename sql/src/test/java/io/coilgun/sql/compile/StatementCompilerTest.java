@@ -12,15 +12,19 @@ import io.coilgun.planner.model.Catalog;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.LatePolicy;
 import io.coilgun.planner.model.MetricDef;
+import io.coilgun.planner.model.Privilege;
+import io.coilgun.planner.model.Roles;
 import io.coilgun.planner.model.StreamDef;
 import io.coilgun.planner.model.WindowSpec;
 import io.coilgun.sql.parser.CoilgunParser;
 import io.coilgun.sql.parser.ParsedStatement;
+import io.coilgun.sql.parser.SqlRoleStatement;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -114,6 +118,50 @@ class StatementCompilerTest {
         assertArrayEquals(new String[] {"card_out", "card_5m", "metric", "card.features", "json"}, shown.rows().get(0));
         // the new words stay names
         compile("CREATE STREAM kafka (sink TEXT, topic TIMESTAMP) WITH (partition_by = 'sink')");
+    }
+
+    @Test
+    void rolesAndGrants() {
+        catalog.addMetric(((CreateMetricStatement) compile("CREATE METRIC card_5m AS SELECT SUM(amount) AS total "
+                + "FROM payments GROUP BY card_id OVER SLIDING 5 MINUTES")).metric());
+        assertEquals(new RoleStatement(SqlRoleStatement.Verb.CREATE, List.of("analyst"), false, null, true,
+                "pw", false), compile("CREATE ROLE analyst WITH LOGIN PASSWORD 'pw'"));
+        assertEquals(new RoleStatement(SqlRoleStatement.Verb.CREATE, List.of("bob"), false, true, true, null, false),
+                compile("create user bob superuser"), "CREATE USER logs in unless told NOLOGIN");
+        assertEquals(new RoleStatement(SqlRoleStatement.Verb.CREATE, List.of("svc"), false, null, false, null, false),
+                compile("CREATE ROLE svc"));
+        catalog.roles().put(new io.coilgun.planner.model.RoleDef("analyst", false, true, null));
+        error("CREATE ROLE analyst", "42710");
+        error("CREATE ROLE x CREATEDB", "0A000");
+        error("CREATE ROLE x FLY", "42601");
+        error("CREATE ROLE public", "42602");
+        error("CREATE ROLE \"a:b\"", "42602");
+        error("CREATE ROLE a, b", "42601");
+        error("ALTER ROLE nobody LOGIN", "42704");
+        error("DROP ROLE nobody", "42704");
+        error("DROP ROLE analyst LOGIN", "42601");
+        assertEquals(new RoleStatement(SqlRoleStatement.Verb.ALTER, List.of("analyst"), false, null, null, null, true),
+                compile("ALTER ROLE analyst PASSWORD NULL"));
+        assertEquals(new RoleStatement(SqlRoleStatement.Verb.DROP, List.of("analyst", "nobody"), true, null, null,
+                null, false), compile("DROP ROLE IF EXISTS analyst, nobody"));
+        Set<Privilege> select = Set.of(Privilege.SELECT);
+        assertEquals(new GrantStatement(true, select, List.of("card_5m", "coilgun.tasks"), List.of("analyst",
+                "public")), compile("GRANT SELECT ON card_5m, coilgun.tasks TO analyst, public"));
+        assertEquals(new GrantStatement(false, Set.of(Privilege.SELECT, Privilege.INSERT), List.of("payments"),
+                List.of("analyst")), compile("REVOKE ALL PRIVILEGES ON TABLE public.payments FROM analyst"));
+        assertEquals(new GrantStatement(true, Set.of(Privilege.CREATE), List.of(Roles.SCHEMA_PUBLIC),
+                List.of("analyst")), compile("GRANT CREATE ON SCHEMA public TO analyst"));
+        error("GRANT SELECT ON nothing TO analyst", "42P01");
+        error("GRANT SELECT ON coilgun.nothing TO analyst", "42P01");
+        error("GRANT INSERT ON card_5m TO analyst", "42809");
+        error("GRANT CREATE ON payments TO analyst", "22023");
+        error("GRANT SELECT ON SCHEMA public TO analyst", "22023");
+        error("GRANT CREATE ON SCHEMA other TO analyst", "42704");
+        error("GRANT UPDATE ON payments TO analyst", "0A000");
+        error("GRANT SELECT ON payments TO nobody", "42704");
+        error("GRANT analyst TO nobody", "42601");
+        // the words stay names
+        compile("CREATE STREAM login (superuser TEXT, password TIMESTAMP) WITH (partition_by = 'superuser')");
     }
 
     @Test

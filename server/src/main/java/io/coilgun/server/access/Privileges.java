@@ -1,4 +1,4 @@
-package io.coilgun.server.session;
+package io.coilgun.server.access;
 
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
@@ -49,17 +49,61 @@ public final class Privileges {
         return role == null ? trust : role.superuser();
     }
 
+    /**
+     * Whether {@code user} may open a session: a configured user, a role with LOGIN, or under trust a name that is no
+     * role (a NOLOGIN role is refused even under trust, as Postgres refuses it).
+     */
+    public boolean mayLogIn(String user) {
+        if (configuredUsers.contains(user)) {
+            return true;
+        }
+        RoleDef role = roles.role(user).orElse(null);
+        return role == null ? trust : role.login();
+    }
+
     /** Whether {@code user} may read {@code relation} (a stream, metric, or {@code coilgun.<table>}). */
     public boolean maySelect(String user, String relation) {
-        return superuser(user) || owns(user, relation)
-                || roles.grantedOrPublic(user, Privilege.SELECT, relation);
+        return has(user, relation, "SELECT");
+    }
+
+    /**
+     * Whether {@code user} holds {@code privilege} (SELECT, INSERT, … upper case) on {@code relation}: a superuser
+     * every one, an owner every one its relation takes, another role what it (or PUBLIC) was granted.
+     */
+    public boolean has(String user, String relation, String privilege) {
+        if (superuser(user)) {
+            return true;
+        }
+        Privilege p;
+        try {
+            p = Privilege.valueOf(privilege);
+        } catch (IllegalArgumentException e) {
+            return false; // UPDATE, DELETE, …: events are only appended
+        }
+        return owns(user, relation) || roles.grantedOrPublic(user, p, relation);
+    }
+
+    /**
+     * The roles pg_roles shows {@code user}: the catalog's, the configured users (superusers) and, under trust, the
+     * user itself when it is neither.
+     */
+    public java.util.List<io.coilgun.sql.query.QueryData.Role> visibleRoles(String user) {
+        java.util.Map<String, io.coilgun.sql.query.QueryData.Role> all = new java.util.TreeMap<>();
+        for (RoleDef r : roles.roles()) {
+            all.put(r.name(), new io.coilgun.sql.query.QueryData.Role(r.name(), superuser(r.name()), r.login()));
+        }
+        for (String u : configuredUsers) {
+            all.put(u, new io.coilgun.sql.query.QueryData.Role(u, true, true));
+        }
+        all.putIfAbsent(user, new io.coilgun.sql.query.QueryData.Role(user, superuser(user), true));
+        return java.util.List.copyOf(all.values());
     }
 
     /**
      * Throws 42501 unless {@code user} may run {@code st}. Queries, cursors and COPY TO are checked per relation
      * where they read.
      */
-    void check(String user, CompiledStatement st) {
+    public void check(String user, CompiledStatement st) {
         if (superuser(user)) {
             return;
         }
