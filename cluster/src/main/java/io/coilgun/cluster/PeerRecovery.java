@@ -73,12 +73,14 @@ final class PeerRecovery implements AutoCloseable {
         try {
             this.snapshots = SnapshotServer.start(config.peerHost(), config.peerPort(),
                     config.dataDir().resolve("snapshots"), this::snapshot,
-                    new TransferLimiter(config.recoveryBytesPerSecond()));
+                    new TransferLimiter(config.recoveryBytesPerSecond()), config.peerSecurity());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the snapshot server on " + config.peerHost() + ":"
                     + config.peerPort(), e);
         }
-        this.recoveries = new TaskRecoveries(config.dataDir(), 2);
+        this.recoveries = new TaskRecoveries(config.dataDir(), 2, config.peerSecurity());
+        LOG.info("peer snapshot server on {} ({})", snapshots.address(), config.peerSecurity().secret() != null
+                ? "peers prove the cluster secret" : "peers show its token from this node's status");
     }
 
     /** Where peers fetch snapshots from (for this node's status). */

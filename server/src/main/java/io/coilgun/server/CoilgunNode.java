@@ -1,6 +1,7 @@
 package io.coilgun.server;
 
 import io.coilgun.cluster.ClusterConfig;
+import io.coilgun.cluster.recovery.PeerSecurity;
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.Progress;
 import io.coilgun.cluster.feed.ClusterFeed;
@@ -113,6 +114,8 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     private Authentication authentication;
     private Privileges privileges;
     private ServerTls tls;
+    /** How task data moves to and from peers: TLS, the cluster secret. */
+    private PeerSecurity peerSecurity = PeerSecurity.NONE;
     /** The node's meters (Prometheus), and the HTTP listener that serves them and the status page. */
     private NodeMeters meters;
     private NodeQueryData queryData;
@@ -148,6 +151,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
     public static CoilgunNode start(NodeConfig config, Progress progress) {
         Authentication authentication = config.security().authentication();
         ServerTls tls = config.security().tls();
+        PeerSecurity peerSecurity = config.security().peerSecurity();
         FileLock lock = lockDataDir(config.dataDir());
         checkPortFree(config.host(), config.port());
         CoilgunNode node = new CoilgunNode(config, lock);
@@ -157,6 +161,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
         node.privileges = new Privileges(node.catalog.roles(), config.security().users().keySet(),
                 authentication.method() == Authentication.Method.TRUST);
         node.tls = tls;
+        node.peerSecurity = peerSecurity;
         try {
             node.startKafka();
             node.startCluster();
@@ -243,7 +248,7 @@ public final class CoilgunNode implements AutoCloseable, SessionServices {
             cluster = ClusterNode.start(new ClusterConfig(config.nodeId(), bootstrapServers, config.dataDir(),
                     config.processorUnits(), config.kafkaConnectTimeoutMs(), 30_000, config.chunkCacheChunks(),
                     config.chunkCacheMb() << 20, config.host(), config.peerPort(), (long) (config.recoveryMbPerSecond() * (1 << 20)),
-                    (long) (config.replicaRestoreSeconds() * 1000)), meters.registry());
+                    (long) (config.replicaRestoreSeconds() * 1000)).withPeerSecurity(peerSecurity), meters.registry());
         } catch (KafkaUnavailableException e) {
             throw new StartupException(e.getMessage() + (config.embeddedKafka() || e.credentialsRefused() ? ""
                     : " (--kafka " + config.kafka() + "); is it running and reachable?"), e);

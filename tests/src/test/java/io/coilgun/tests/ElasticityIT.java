@@ -3,6 +3,7 @@ package io.coilgun.tests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -207,14 +208,18 @@ class ElasticityIT {
 
     /**
      * The node a joining node copies a task from dies (kill -9) in the middle of the copy, slowed down by the sources'
-     * rate limit: the copy goes on from the other node holding the task, and every task runs exactly.
+     * rate limit: the copy goes on from the other node holding the task, and every task runs exactly. The nodes copy
+     * over HTTPS (a self-signed certificate for 127.0.0.1, each node trusting it with --tls-ca) and prove the cluster
+     * secret (issue 42); a node started with another secret is refused by its peers.
      */
     @Test
     void aCopyWhoseSourceDiesGoesOnFromAnotherPeer() throws Exception {
         try (ClusterProcesses c = new ClusterProcesses(dir, 1)) {
             String slow = "0.02"; // MiB/s: a task's copy takes seconds
-            c.startNode("n1", "--recovery-mb-per-second", slow);
-            c.startNode("n2", "--recovery-mb-per-second", slow);
+            String[] secured = peerTls(dir.resolve("tls"), "the-secret-of-this-test-cluster");
+            c.startNode("n1", with(secured, "--recovery-mb-per-second", slow));
+            c.startNode("n2", with(secured, "--recovery-mb-per-second", slow));
+            assertTrue(c.log("n1").contains("peer snapshot server on https://"), "n1 serves its snapshots over TLS");
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 st.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE) WITH (event_id = "
                         + "'id', partition_by = 'card', partitions = 4, replicas = 2, lateness = '1 hour')");
@@ -224,7 +229,7 @@ class ElasticityIT {
             }
             awaitAllRunning(c, "n1");
             deleteHistory(c.bootstrap()); // n1 and n2 hold the only copies
-            c.startNode("n3");
+            c.startNode("n3", secured);
             String source = null;
             long deadline = System.currentTimeMillis() + 60_000;
             while (source == null && System.currentTimeMillis() < deadline) {
@@ -252,7 +257,56 @@ class ElasticityIT {
                 insert(conn, 300); // every RETURNING row exact
             }
             checkAll(c.port(survivor), survivor + " after more events");
+            // a peer proving another secret gets nothing from n3's snapshot server
+            java.util.regex.Matcher server = java.util.regex.Pattern.compile("peer snapshot server on (https://\\S+)")
+                    .matcher(c.log("n3"));
+            assertTrue(server.find(), "n3 serves snapshots over TLS");
+            javax.net.ssl.SSLContext trusting = javax.net.ssl.SSLContext.getInstance("TLS");
+            java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+            trusted.load(null, null);
+            try (var in = Files.newInputStream(dir.resolve("tls").resolve("node.crt"))) {
+                trusted.setCertificateEntry("node", java.security.cert.CertificateFactory.getInstance("X.509")
+                        .generateCertificate(in));
+            }
+            javax.net.ssl.TrustManagerFactory tm = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+            tm.init(trusted);
+            trusting.init(null, tm.getTrustManagers(), null);
+            java.net.http.HttpResponse<String> refused = java.net.http.HttpClient.newBuilder().sslContext(trusting)
+                    .build().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.group(1)
+                            + "/peer/snapshots?task=coilgun.stream.pay.card-0")).header("X-Coilgun-Peer-Proof",
+                            System.currentTimeMillis() + ".00.not-an-hmac-of-the-secret").POST(
+                            java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, refused.statusCode(), refused.body());
+            assertTrue(c.log("n3").contains("does not prove the cluster secret"), "n3 logs the refusal");
         }
+    }
+
+    /**
+     * The options of a node whose peers copy over TLS with the cluster secret {@code secret}: a self-signed
+     * certificate for 127.0.0.1 (openssl) as its --tls-cert and --tls-ca.
+     */
+    static String[] peerTls(Path dir, String secret) throws Exception {
+        Path cert = dir.resolve("node.crt");
+        Path key = dir.resolve("node.key");
+        Path secretFile = dir.resolve("cluster-secret");
+        if (!Files.exists(cert)) {
+            Files.createDirectories(dir);
+            Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
+                    "subjectAltName=IP:127.0.0.1").redirectErrorStream(true).start();
+            String out = new String(openssl.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, openssl.waitFor(), out);
+            Files.writeString(secretFile, secret + "\n");
+        }
+        return new String[] {"--tls-cert", cert.toString(), "--tls-key", key.toString(), "--tls-ca", cert.toString(),
+            "--cluster-secret-file", secretFile.toString()};
+    }
+
+    static String[] with(String[] options, String... more) {
+        String[] all = java.util.Arrays.copyOf(options, options.length + more.length);
+        System.arraycopy(more, 0, all, options.length, more.length);
+        return all;
     }
 
     static long count(Statement st, String sql) throws SQLException {

@@ -31,7 +31,22 @@ public final class PeerCopy {
     public record Peer(String node, String address, String token) {
     }
 
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client;
+    private final PeerSecurity security;
+
+    public PeerCopy() {
+        this(PeerSecurity.NONE);
+    }
+
+    /** A copier that trusts the peers' certificates and proves the cluster secret as {@code security} says. */
+    public PeerCopy(PeerSecurity security) {
+        this.security = security;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (security.clientTls() != null) {
+            b.sslContext(security.clientTls());
+        }
+        this.client = b.build();
+    }
 
     /**
      * Fetches a snapshot of {@code task} from {@code peer} into {@code staging}; its manifest once every file in it
@@ -42,13 +57,20 @@ public final class PeerCopy {
      */
     public SnapshotManifest fetch(Peer peer, TaskId task, Path staging, Path local, RecoveryProgress progress)
             throws IOException, InterruptedException {
-        String base = "http://" + peer.address() + "/peer/snapshots";
-        HttpResponse<String> taken = client.send(request(peer, base + "?task="
-                + URLEncoder.encode(task.toString(), StandardCharsets.UTF_8)).timeout(Duration.ofSeconds(90))
+        String base = (peer.address().contains("://") ? "" : "http://") + peer.address() + "/peer/snapshots";
+        HttpRequest.Builder take = request(peer, base + "?task=" + URLEncoder.encode(task.toString(),
+                StandardCharsets.UTF_8), "POST");
+        String proof = take.build().headers().firstValue(SnapshotServer.PROOF_HEADER).orElse(null);
+        HttpResponse<String> taken = client.send(take.timeout(Duration.ofSeconds(90))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         if (taken.statusCode() != 200) {
             throw new IOException("node " + peer.node() + " gave no snapshot of " + task + ": " + taken.statusCode()
                     + " " + taken.body());
+        }
+        if (security.secret() != null && !security.signed(proof, taken.body(),
+                taken.headers().firstValue(SnapshotServer.SIGNATURE_HEADER).orElse(null))) {
+            throw new IOException("the snapshot of " + task + " node " + peer.node() + " sent cannot be verified "
+                    + "(its manifest is not signed with this cluster's secret): refused");
         }
         int newline = taken.body().indexOf('\n');
         String id = taken.body().substring(0, newline);
@@ -73,7 +95,7 @@ public final class PeerCopy {
             return manifest;
         } finally {
             try {
-                client.send(request(peer, base + "/" + id).timeout(Duration.ofSeconds(5)).DELETE().build(),
+                client.send(request(peer, base + "/" + id, "DELETE").timeout(Duration.ofSeconds(5)).DELETE().build(),
                         HttpResponse.BodyHandlers.discarding());
             } catch (IOException e) {
                 // the peer drops it when idle
@@ -113,7 +135,7 @@ public final class PeerCopy {
 
     private void download(Peer peer, String url, Path file, boolean append, long expected, RecoveryProgress progress)
             throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = client.send(request(peer, url).GET().build(),
+        HttpResponse<InputStream> r = client.send(request(peer, url, "GET").GET().build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = r.body()) {
             if (r.statusCode() != 200) {
@@ -134,7 +156,12 @@ public final class PeerCopy {
         }
     }
 
-    private static HttpRequest.Builder request(Peer peer, String url) {
-        return HttpRequest.newBuilder(URI.create(url)).header(SnapshotServer.TOKEN_HEADER, peer.token());
+    /** A request to a peer with its proof: the cluster secret's when there is one, else the peer's token. */
+    private HttpRequest.Builder request(Peer peer, String url, String method) {
+        URI uri = URI.create(url);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
+        return security.secret() != null ? b.header(SnapshotServer.PROOF_HEADER, security.authorize(method,
+                SnapshotServer.target(uri), System.currentTimeMillis())) : b.header(SnapshotServer.TOKEN_HEADER,
+                peer.token());
     }
 }

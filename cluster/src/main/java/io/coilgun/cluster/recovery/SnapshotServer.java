@@ -2,6 +2,8 @@ package io.coilgun.cluster.recovery;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.coilgun.cluster.task.TaskId;
 import io.coilgun.planner.plan.TaskSnapshot;
 import io.coilgun.storage.snapshot.SnapshotManifest;
@@ -46,6 +48,10 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotServer.class);
     static final String TOKEN_HEADER = "X-Coilgun-Peer-Token";
+    /** A request's proof of the cluster secret ({@link PeerSecurity}). */
+    static final String PROOF_HEADER = "X-Coilgun-Peer-Proof";
+    /** The signature of a snapshot's manifest, when the cluster has a secret. */
+    static final String SIGNATURE_HEADER = "X-Coilgun-Peer-Signature";
     static final long IDLE_MS = 10 * 60_000;
 
     /** Takes a snapshot of a task held on this node (failing with {@link NotHeldException} when it is not). */
@@ -72,10 +78,13 @@ public final class SnapshotServer implements AutoCloseable {
     private final Source source;
     private final TransferLimiter limiter;
     private final String token;
+    private final PeerSecurity security;
     private final Map<String, Held> snapshots = new ConcurrentHashMap<>();
 
-    private SnapshotServer(HttpServer http, Path root, Source source, TransferLimiter limiter) {
+    private SnapshotServer(HttpServer http, Path root, Source source, TransferLimiter limiter,
+            PeerSecurity security) {
         this.http = http;
+        this.security = security;
         this.root = root;
         this.source = source;
         this.limiter = limiter;
@@ -100,19 +109,33 @@ public final class SnapshotServer implements AutoCloseable {
      */
     public static SnapshotServer start(String host, int port, Path root, Source source, TransferLimiter limiter)
             throws IOException {
+        return start(host, port, root, source, limiter, PeerSecurity.NONE);
+    }
+
+    /** The same, serving HTTPS with the node's certificate and asking the cluster secret as {@code security} says. */
+    public static SnapshotServer start(String host, int port, Path root, Source source, TransferLimiter limiter,
+            PeerSecurity security) throws IOException {
         Files.createDirectories(root);
         FileTrees.deleteChildren(root);
-        SnapshotServer server = new SnapshotServer(HttpServer.create(new InetSocketAddress(host, port), 16), root,
-                source, limiter);
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        HttpServer http;
+        if (security.serverTls() != null) {
+            HttpsServer https = HttpsServer.create(address, 16);
+            https.setHttpsConfigurator(new HttpsConfigurator(security.serverTls()));
+            http = https;
+        } else {
+            http = HttpServer.create(address, 16);
+        }
+        SnapshotServer server = new SnapshotServer(http, root, source, limiter, security);
         server.http.start();
         server.cleaner.scheduleWithFixedDelay(server::dropIdle, 60, 60, TimeUnit.SECONDS);
         return server;
     }
 
-    /** {@code host:port} the peers reach this server at. */
+    /** {@code host:port} the peers reach this server at ({@code https://host:port} when it serves TLS). */
     public String address() {
         InetSocketAddress a = http.getAddress();
-        return a.getHostString() + ":" + a.getPort();
+        return (security.serverTls() != null ? "https://" : "") + a.getHostString() + ":" + a.getPort();
     }
 
     /** What a peer must send in {@value #TOKEN_HEADER}. */
@@ -122,14 +145,22 @@ public final class SnapshotServer implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
-            if (!token.equals(exchange.getRequestHeaders().getFirst(TOKEN_HEADER))) {
+            URI uri = exchange.getRequestURI();
+            String proof = exchange.getRequestHeaders().getFirst(PROOF_HEADER);
+            if (security.secret() != null) {
+                if (!security.authorized(proof, exchange.getRequestMethod(), target(uri), System.currentTimeMillis())) {
+                    LOG.warn("refused a peer request from {}: it does not prove the cluster secret",
+                            exchange.getRemoteAddress());
+                    reply(exchange, 401, "a peer must prove the cluster secret");
+                    return;
+                }
+            } else if (!token.equals(exchange.getRequestHeaders().getFirst(TOKEN_HEADER))) {
                 reply(exchange, 401, "a peer token is required");
                 return;
             }
-            URI uri = exchange.getRequestURI();
             String rest = uri.getPath().substring("/peer/snapshots".length());
             switch (exchange.getRequestMethod()) {
-                case "POST" -> take(exchange, query(uri, "task"));
+                case "POST" -> take(exchange, query(uri, "task"), proof);
                 case "GET" -> send(exchange, rest);
                 case "DELETE" -> {
                     release(rest.startsWith("/") ? rest.substring(1) : rest);
@@ -147,7 +178,12 @@ public final class SnapshotServer implements AutoCloseable {
         }
     }
 
-    private void take(HttpExchange exchange, String task) throws IOException {
+    /** A request's raw path and query: what its proof of the secret covers. */
+    static String target(URI uri) {
+        return uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    }
+
+    private void take(HttpExchange exchange, String task, String proof) throws IOException {
         TaskId id;
         try {
             id = TaskId.parse(task == null ? "" : task);
@@ -175,7 +211,11 @@ public final class SnapshotServer implements AutoCloseable {
         snapshots.put(snapshotId, new Held(dir, manifest, new long[] {System.currentTimeMillis()}));
         LOG.info("task={} snapshot {} at offset {} for a peer: {} files, {} bytes", id, snapshotId,
                 manifest.nextOffset(), manifest.files().size(), manifest.bytes());
-        reply(exchange, 200, snapshotId + "\n" + manifest.encode());
+        String body = snapshotId + "\n" + manifest.encode();
+        if (security.secret() != null) {
+            exchange.getResponseHeaders().set(SIGNATURE_HEADER, security.sign(proof, body));
+        }
+        reply(exchange, 200, body);
     }
 
     private void send(HttpExchange exchange, String rest) throws IOException {

@@ -36,13 +36,19 @@ public final class TaskRecoveries implements AutoCloseable {
     }
 
     private final Path dataDir;
-    private final PeerCopy copier = new PeerCopy();
+    private final PeerCopy copier;
     private final ExecutorService threads;
     private final Map<TaskId, Running> running = new ConcurrentHashMap<>();
 
     /** @param parallel copies at once */
     public TaskRecoveries(Path dataDir, int parallel) {
+        this(dataDir, parallel, PeerSecurity.NONE);
+    }
+
+    /** The same, copying from peers as {@code security} says (TLS, the cluster secret). */
+    public TaskRecoveries(Path dataDir, int parallel, PeerSecurity security) {
         this.dataDir = dataDir;
+        this.copier = new PeerCopy(security);
         this.threads = Executors.newFixedThreadPool(parallel, r -> {
             Thread t = new Thread(r, "coilgun-recovery");
             t.setDaemon(true);

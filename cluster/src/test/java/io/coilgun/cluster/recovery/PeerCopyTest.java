@@ -83,13 +83,17 @@ class PeerCopyTest {
         final List<Object[]> results = new ArrayList<>();
 
         Source(List<byte[]> log, long bytesPerSecond) throws Exception {
+            this(log, bytesPerSecond, PeerSecurity.NONE);
+        }
+
+        Source(List<byte[]> log, long bytesPerSecond, PeerSecurity security) throws Exception {
             this.log = log;
             this.plan = unit.submit(() -> open(dir.resolve("source"))).get();
             this.server = SnapshotServer.start("127.0.0.1", 0, dir.resolve("snapshots"),
                     (task, into) -> task.equals(TASK)
                             ? CompletableFuture.supplyAsync(() -> plan.snapshot(into), unit)
                             : CompletableFuture.failedFuture(new SnapshotServer.NotHeldException(task)),
-                    new TransferLimiter(bytesPerSecond));
+                    new TransferLimiter(bytesPerSecond), security);
         }
 
         void process(int from, int to) throws Exception {
@@ -184,5 +188,81 @@ class PeerCopyTest {
                     new TaskId("coilgun.stream.p.card", 7), dir.resolve("y"), null, new RecoveryProgress()));
             assertTrue(absent.getMessage().contains("404"), absent.getMessage());
         }
+    }
+
+    /**
+     * With TLS and a cluster secret (issue 42): the copy goes over HTTPS to a peer whose certificate the copier
+     * trusts, proving the secret; a copier with another secret, or none, is refused (401); one that does not trust
+     * the certificate gets no connection; and a snapshot whose manifest is not signed with the secret (a server
+     * that does not hold it) is refused by the copier.
+     */
+    @Test
+    void overTlsTheClusterSecretIsProvenBothWays() throws Exception {
+        javax.net.ssl.SSLContext[] tls = selfSigned(dir.resolve("tls"));
+        byte[] secret = "the-cluster-secret-0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (Source source = new Source(log(2_000), 0, new PeerSecurity(tls[0], null, secret))) {
+            source.process(0, 1_000);
+            assertTrue(source.server.address().startsWith("https://127.0.0.1:"), source.server.address());
+            SnapshotManifest manifest = new PeerCopy(new PeerSecurity(null, tls[1], secret)).fetch(source.peer(),
+                    TASK, dir.resolve("copied"), null, new RecoveryProgress());
+            source.process(1_000, 2_000);
+            goesOnAsTheSource(dir.resolve("copied"), manifest.nextOffset(), source);
+            for (byte[] other : new byte[][] {"another-secret-of-this-cluster".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8), null}) {
+                IOException refused = assertThrows(IOException.class, () -> new PeerCopy(new PeerSecurity(null,
+                        tls[1], other)).fetch(source.peer(), TASK, dir.resolve("x"), null, new RecoveryProgress()));
+                assertTrue(refused.getMessage().contains("401"), refused.getMessage());
+            }
+            assertThrows(IOException.class, () -> new PeerCopy(new PeerSecurity(null, null, secret))
+                    .fetch(source.peer(), TASK, dir.resolve("y"), null, new RecoveryProgress()),
+                    "a certificate the copier does not trust");
+        }
+        // a server without the secret answers with a manifest of its own: the copier refuses it
+        com.sun.net.httpserver.HttpServer rogue = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 4);
+        rogue.createContext("/peer/snapshots", exchange -> {
+            byte[] body = "id\ncoilgun-snapshot 1 0\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        rogue.start();
+        try {
+            PeerCopy.Peer peer = new PeerCopy.Peer("rogue", "127.0.0.1:" + rogue.getAddress().getPort(), "");
+            IOException unsigned = assertThrows(IOException.class, () -> new PeerCopy(new PeerSecurity(null, null,
+                    secret)).fetch(peer, TASK, dir.resolve("z"), null, new RecoveryProgress()));
+            assertTrue(unsigned.getMessage().contains("cannot be verified"), unsigned.getMessage());
+        } finally {
+            rogue.stop(0);
+        }
+    }
+
+    /** A self-signed certificate for 127.0.0.1 (keytool): the server's TLS context, and a client's trusting it. */
+    static javax.net.ssl.SSLContext[] selfSigned(Path dir) throws Exception {
+        Files.createDirectories(dir);
+        Path store = dir.resolve("node.p12");
+        char[] password = "store-pass".toCharArray();
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+                "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1", "-validity", "2", "-keystore", store.toString(),
+                "-storetype", "PKCS12", "-storepass", "store-pass", "-keypass", "store-pass")
+                .redirectErrorStream(true).start();
+        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes()));
+        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(store)) {
+            keys.load(in, password);
+        }
+        javax.net.ssl.KeyManagerFactory km = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
+        km.init(keys, password);
+        javax.net.ssl.SSLContext server = javax.net.ssl.SSLContext.getInstance("TLS");
+        server.init(km.getKeyManagers(), null, null);
+        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        trusted.setCertificateEntry("node", keys.getCertificate("node"));
+        javax.net.ssl.TrustManagerFactory tm = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+        tm.init(trusted);
+        javax.net.ssl.SSLContext client = javax.net.ssl.SSLContext.getInstance("TLS");
+        client.init(null, tm.getTrustManagers(), null);
+        return new javax.net.ssl.SSLContext[] {server, client};
     }
 }

@@ -126,6 +126,16 @@ public final class Main {
                 description = "... and at most this many MiB of them (default ${DEFAULT-VALUE}).")
         long cacheMb;
 
+        @Option(names = "--cluster-secret-file", description = "File holding the cluster's shared secret (the same "
+                + "on every node, 16 characters or more): peers prove it to copy tasks from this node, and a snapshot "
+                + "this node copies must be signed with it.")
+        Path clusterSecretFile;
+
+        @Option(names = "--tls-ca", description = "PEM file of the CA that signed the nodes' certificates: a peer's "
+                + "snapshot server (HTTPS with its --tls-cert) is trusted when its certificate is signed by it (or "
+                + "by one of the JDK's CAs).")
+        Path tlsCa;
+
         @Option(names = "--peer-port", defaultValue = "0", description = "Port of the snapshot server that peers copy "
                 + "tasks from, on --host (default 0: any free port; peers learn it through Kafka).")
         int peerPort;
@@ -202,7 +212,8 @@ public final class Main {
             int processorUnits = units != null ? units : Math.max(1, Runtime.getRuntime().availableProcessors());
             return new NodeConfig(host, port, dataDir, kafka, kafkaPort, nodeId, processorUnits,
                     kafkaConnectTimeoutMs, cacheChunks, cacheMb)
-                    .withSecurity(new SecurityConfig(auth(), ConfigFile.users(config), tlsCert, tlsKey))
+                    .withSecurity(new SecurityConfig(auth(), ConfigFile.users(config), tlsCert, tlsKey)
+                            .withPeers(clusterSecretFile, tlsCa))
                     .withPeerRecovery(peerPort, recoveryMbPerSecond)
                     .withReplicaRestore(replicaRestoreSeconds)
                     .withHttpPort(httpPort == null ? NodeConfig.HTTP_PORT_DEFAULT

@@ -73,7 +73,7 @@ final class StatusCommand implements Callable<Integer> {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (tlsCa != null) {
             try {
-                builder.sslContext(TrustedCertificates.trusting(tlsCa));
+                builder.sslContext(io.coilgun.server.config.TrustedCertificates.trusting(tlsCa));
             } catch (IOException | java.security.GeneralSecurityException e) {
                 System.err.println("coilgun status: cannot use --tls-ca " + tlsCa + ": " + e);
                 return 2;

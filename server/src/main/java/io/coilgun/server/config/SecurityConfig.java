@@ -12,9 +12,57 @@ import org.slf4j.LoggerFactory;
 /**
  * Who may connect to pgwire, and over what: the authentication method ({@code trust}, {@code scram} or
  * {@code password}), the users (name to password or SCRAM-SHA-256 verifier, from {@code user.<name>} lines of
- * the config file) and the TLS certificate and key (PEM files). Default: trust, no TLS.
+ * the config file) and the TLS certificate and key (PEM files). Default: trust, no TLS. Between nodes: the file of
+ * the cluster's shared secret that peers prove to copy tasks, and the CA whose certificates peers serve HTTPS with.
  */
-public record SecurityConfig(String auth, Map<String, String> users, Path tlsCert, Path tlsKey) {
+public record SecurityConfig(String auth, Map<String, String> users, Path tlsCert, Path tlsKey,
+        Path clusterSecretFile, Path tlsCa) {
+    /** A cluster secret shorter than this is refused at start. */
+    static final int MIN_SECRET_LENGTH = 16;
+
+    public SecurityConfig(String auth, Map<String, String> users, Path tlsCert, Path tlsKey) {
+        this(auth, users, tlsCert, tlsKey, null, null);
+    }
+
+    /** The same, with the cluster secret's file and the CA of the peers' certificates (each may be null). */
+    public SecurityConfig withPeers(Path secretFile, Path ca) {
+        return new SecurityConfig(auth, users, tlsCert, tlsKey, secretFile, ca);
+    }
+
+    /**
+     * How this node's snapshot server and its copies from peers are protected: HTTPS with the node's certificate
+     * (peers checked against {@code tlsCa} and the JDK's CAs), the cluster secret proven both ways.
+     *
+     * @throws StartupException when the secret file cannot be read or is too short, or a certificate file is bad
+     */
+    public io.coilgun.cluster.recovery.PeerSecurity peerSecurity() {
+        byte[] secret = null;
+        if (clusterSecretFile != null) {
+            String text;
+            try {
+                text = java.nio.file.Files.readString(clusterSecretFile).trim();
+            } catch (java.io.IOException e) {
+                throw new StartupException("cannot read the cluster secret file " + clusterSecretFile + ": " + e, e);
+            }
+            if (text.length() < MIN_SECRET_LENGTH) {
+                throw new StartupException("the cluster secret in " + clusterSecretFile + " is shorter than "
+                        + MIN_SECRET_LENGTH + " characters: give every node the same long random secret (e.g. "
+                        + "openssl rand -hex 32)");
+            }
+            secret = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        ServerTls server = tls();
+        javax.net.ssl.SSLContext client = null;
+        if (tlsCa != null) {
+            try {
+                client = TrustedCertificates.trusting(tlsCa);
+            } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+                throw new StartupException("cannot read the CA certificates of --tls-ca " + tlsCa + ": " + e, e);
+            }
+        }
+        return new io.coilgun.cluster.recovery.PeerSecurity(server == null ? null : server.jdkContext(), client,
+                secret);
+    }
     private static final Logger LOG = LoggerFactory.getLogger(SecurityConfig.class);
     public static final String DEFAULT_AUTH = "trust";
 
@@ -85,6 +133,6 @@ public record SecurityConfig(String auth, Map<String, String> users, Path tlsCer
     @Override
     public String toString() {
         return "SecurityConfig[auth=" + auth + ", users=" + users.keySet() + ", tlsCert=" + tlsCert + ", tlsKey="
-                + tlsKey + "]"; // never the secrets
+                + tlsKey + ", clusterSecretFile=" + clusterSecretFile + ", tlsCa=" + tlsCa + "]"; // never the secrets
     }
 }

@@ -66,6 +66,11 @@ public final class NodeQueryData implements QueryData {
     }
 
     @Override
+    public boolean superuser(String user) {
+        return privileges == null || privileges.superuser(user);
+    }
+
+    @Override
     public List<Role> roles(String user) {
         return privileges == null ? QueryData.super.roles(user) : privileges.visibleRoles(user);
     }

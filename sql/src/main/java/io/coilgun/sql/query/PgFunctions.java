@@ -543,7 +543,19 @@ public final class PgFunctions {
 
     /** Cancels the statement running in the session with process id {@code pid} (see {@code pg_stat_activity}). */
     public static Boolean pg_cancel_backend(Integer pid) {
-        return pid != null && rels().session.cancelBackend(pid);
+        if (pid == null) {
+            return false;
+        }
+        Relations r = rels();
+        if (r.data != null && !r.data.superuser(r.user)) {
+            for (SessionActivity s : r.data.sessions()) {
+                if (s.pid() == pid && !s.user().equals(r.user)) {
+                    throw new CoilgunException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied to cancel query: "
+                            + "only a superuser cancels another role's query");
+                }
+            }
+        }
+        return r.session.cancelBackend(pid);
     }
 
     public static String quote_ident(String name) {

@@ -20,9 +20,19 @@ final class PgStatActivity {
     private PgStatActivity() {
     }
 
-    static List<Object[]> rows(List<SessionActivity> sessions) {
+    /**
+     * The sessions as {@code viewer} sees them: a superuser every one whole; another role its own whole and, of the
+     * others', who and where but not what they run ({@code <insufficient privilege>}, as Postgres shows it).
+     */
+    static List<Object[]> rows(List<SessionActivity> sessions, String viewer, boolean superuser) {
         List<Object[]> rows = new ArrayList<>(sessions.size());
         for (SessionActivity s : sessions) {
+            if (!superuser && !s.user().equals(viewer)) {
+                rows.add(new Object[] {Relations.DATABASE, s.database(), s.pid(), null, Relations.OWNER, s.user(),
+                    s.applicationName(), null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, "<insufficient privilege>", "client backend", s.node()});
+                continue;
+            }
             rows.add(new Object[] {Relations.DATABASE, s.database(), s.pid(), null, Relations.OWNER, s.user(),
                 s.applicationName(), s.clientAddr(), null, s.clientPort(), s.backendStart(), s.xactStart(), s.queryStart(), s.stateChange(), null, null,
                 s.state(), null, null, null, s.query(), "client backend", s.node()});

@@ -27,6 +27,11 @@ public interface QueryData {
         return true;
     }
 
+    /** Whether {@code user} is a superuser (sees every session's query, cancels any). */
+    default boolean superuser(String user) {
+        return true;
+    }
+
     /** A role as pg_roles shows it. */
     record Role(String name, boolean superuser, boolean login) {
     }

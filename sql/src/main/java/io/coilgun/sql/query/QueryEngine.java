@@ -273,7 +273,8 @@ public final class QueryEngine {
         rels.add(Relations.PG_CATALOG, "pg_cursors", "catalog", CURSOR_COLUMNS,
                 new RowsTable(CURSOR_COLUMNS, session::cursors));
         rels.add(Relations.PG_CATALOG, "pg_stat_activity", "catalog", PgStatActivity.COLUMNS,
-                new RowsTable(PgStatActivity.COLUMNS, () -> PgStatActivity.rows(data.sessions())));
+                new RowsTable(PgStatActivity.COLUMNS, () -> PgStatActivity.rows(data.sessions(), user,
+                        data.superuser(user))));
         for (Map.Entry<String, RowsTable> t : PgCatalog.tables(rels).entrySet()) {
             rels.add(Relations.PG_CATALOG, t.getKey(), "catalog", t.getValue().columns, t.getValue());
         }

@@ -1,4 +1,4 @@
-package io.coilgun.server.boot;
+package io.coilgun.server.config;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,11 +15,11 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 
 /** A TLS client context that trusts the certificates of a PEM file as well as the JDK's own CAs. */
-final class TrustedCertificates {
+public final class TrustedCertificates {
     private TrustedCertificates() {
     }
 
-    static SSLContext trusting(Path pem) throws IOException, GeneralSecurityException {
+    public static SSLContext trusting(Path pem) throws IOException, GeneralSecurityException {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
         try (InputStream in = Files.newInputStream(pem)) {
