@@ -93,9 +93,11 @@ class ClusterIT {
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
         long t0 = System.nanoTime();
-        try (ClusterProcesses c = new ClusterProcesses(dir, 3)) {
-            phase(t0, "3 brokers up");
+        SecuredKafka secured = SecuredKafka.make(dir.resolve("secured"));
+        try (ClusterProcesses c = new ClusterProcesses(dir, 3, secured.brokerOptions())) {
+            phase(t0, "3 brokers up, requiring SASL/SCRAM over TLS");
             cluster[0] = c;
+            c.nodeOptions(secured.nodeOptions());
             c.startNodes("n1", "n2", "n3");
             try (Connection conn = connect(c.port("n1")); Statement st = conn.createStatement()) {
                 // merchant and device are added later, under load (ALTER STREAM … ADD PARTITION BY)
@@ -111,6 +113,9 @@ class ClusterIT {
             phase(t0, "n2's session listed and canceled from n1");
             aReadOnlyRoleOnEveryNode(c);
             phase(t0, "a read-only role checked on every node");
+            secured.readmeExampleWithASink(c.port("n2"), c.bootstrap());
+            secured.wrongCredentialsRefusedAndNoPasswordLogged(c, "n9");
+            phase(t0, "the README's example and a sink on the secured Kafka; a wrong password refused");
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");

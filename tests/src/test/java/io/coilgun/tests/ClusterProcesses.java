@@ -109,6 +109,14 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** JVM options for the nodes started from now on, after the tests' own (-Xmx512m). */
     private final List<String> nodeJvm = new ArrayList<>();
+    /** Options of {@code coilgun start} for every node started from now on, unless its own options name them. */
+    private final List<String> nodeOptions = new ArrayList<>();
+
+    /** Gives every node started from now on these options ({@code --flag value} pairs) of {@code coilgun start}. */
+    public ClusterProcesses nodeOptions(List<String> options) {
+        nodeOptions.addAll(options);
+        return this;
+    }
 
     public ClusterProcesses nodeJvm(String... options) {
         nodeJvm.addAll(List.of(options));
@@ -117,7 +125,16 @@ public final class ClusterProcesses implements AutoCloseable {
 
     /** Starts node {@code id} with more options of {@code coilgun start}. */
     public void startNode(String id, String... options) throws Exception {
-        launch(id, options).awaitReady();
+        boolean known = ports.containsKey(id);
+        try {
+            launch(id, options).awaitReady();
+        } catch (AssertionError e) {
+            if (!known) { // a node that never started is no node of the cluster (its log stays)
+                ports.remove(id);
+                nodes.remove(id);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -169,6 +186,11 @@ public final class ClusterProcesses implements AutoCloseable {
             args.addAll(List.of("--host", net.address(id)));
             if (!List.of(options).contains("--auth")) {
                 args.addAll(List.of("--auth", "trust")); // beyond loopback the node asks to be told
+            }
+        }
+        for (int i = 0; i + 1 < nodeOptions.size(); i += 2) {
+            if (!List.of(options).contains(nodeOptions.get(i))) {
+                args.addAll(List.of(nodeOptions.get(i), nodeOptions.get(i + 1)));
             }
         }
         args.addAll(List.of(options));
