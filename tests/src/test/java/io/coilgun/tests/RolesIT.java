@@ -52,9 +52,25 @@ class RolesIT {
                         "permission denied for schema public");
                 denied(s, "CREATE ROLE intruder SUPERUSER", "permission denied to create role");
                 denied(s, "GRANT SELECT ON payments TO analyst", "must be owner of relation payments");
+                denied(s, "SUBSCRIBE payments", "permission denied for table payments");
+                denied(s, "REPLAY SELECT COUNT(*) AS n FROM payments GROUP BY card_id OVER SLIDING 1 HOUR",
+                        "permission denied for table payments");
+                denied(s, "COPY (SELECT * FROM payments) TO STDOUT", "permission denied for table payments");
+                SQLException copyIn = assertThrows(SQLException.class, () -> new org.postgresql.copy.CopyManager(
+                        (org.postgresql.core.BaseConnection) analyst).copyIn("COPY payments FROM STDIN WITH (FORMAT "
+                        + "csv)", new java.io.StringReader("9,2026-01-01 10:02:00,c1,1.0\n")));
+                assertEquals("42501", copyIn.getSQLState(), copyIn.getMessage());
                 s.execute("ALTER ROLE analyst PASSWORD 'a-new-one'"); // one's own password, as Postgres allows
                 assertEquals(1, count(s, "SELECT n FROM card_5m WHERE card_id = 'c1'"), "nothing changed");
             }
+            // and through psql: the granted metric reads, an INSERT is refused, \du lists the roles
+            String read = psql(node, "analyst", "SELECT card_id, n FROM card_5m");
+            assertTrue(read.contains(" c1      | 1"), read);
+            String refused = psql(node, "analyst", "INSERT INTO payments VALUES (5, TIMESTAMP '2026-01-01 10:03:00', "
+                    + "'c1', 1.0)");
+            assertTrue(refused.contains("ERROR:  permission denied for table payments"), refused);
+            String roles = psql(node, "coilgun", "\\du");
+            assertTrue(roles.contains("analyst") && roles.contains("coilgun") && roles.contains("Superuser"), roles);
             try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
                 s.execute("GRANT INSERT ON payments TO analyst");
                 s.execute("REVOKE SELECT ON card_5m FROM analyst");
@@ -137,6 +153,15 @@ class RolesIT {
     private static Connection login(TestNode node, String user, String password) throws SQLException {
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + node.port() + "/coilgun", user,
                 password);
+    }
+
+    /** What psql prints (output and errors) running {@code command} as {@code user}. */
+    private static String psql(TestNode node, String user, String command) throws Exception {
+        Process p = new ProcessBuilder("psql", "-h", "127.0.0.1", "-p", String.valueOf(node.port()), "-U", user, "-d",
+                "coilgun", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        return out;
     }
 
     private static void denied(Statement s, String sql, String message) {

@@ -114,7 +114,7 @@ public final class Privileges {
         } else if (st instanceof SubscribeStatement sub) {
             need(user, Privilege.SELECT, sub.metric() != null ? sub.metric().name() : sub.stream().name());
         } else if (st instanceof ReplayStatement replay) {
-            need(user, Privilege.SELECT, replay.metric().name());
+            need(user, Privilege.SELECT, replay.stream().name()); // it reads the stream's events
         } else if (st instanceof CreateStreamStatement) {
             needCreate(user);
         } else if (st instanceof CreateMetricStatement cm) {
