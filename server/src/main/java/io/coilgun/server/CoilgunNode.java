@@ -1,13 +1,13 @@
 package io.coilgun.server;
 
 import io.coilgun.cluster.ClusterConfig;
-import io.coilgun.cluster.recovery.PeerSecurity;
 import io.coilgun.cluster.ClusterNode;
 import io.coilgun.cluster.Progress;
 import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.cluster.ingest.InflightBudget;
 import io.coilgun.cluster.ingest.IngestService;
 import io.coilgun.cluster.kafka.KafkaUnavailableException;
+import io.coilgun.cluster.recovery.PeerSecurity;
 import io.coilgun.cluster.unit.TaskSample;
 import io.coilgun.pgwire.PgServer;
 import io.coilgun.pgwire.auth.Authentication;

@@ -38,8 +38,18 @@ class RolesIT {
                 SQLException dup = assertThrows(SQLException.class, () -> s.execute("CREATE ROLE analyst"));
                 assertEquals("42710", dup.getSQLState());
             }
-            try (Connection analyst = as(node, "analyst"); Statement s = analyst.createStatement()) {
+            try (Connection admin = as(node, "coilgun"); Connection analyst = as(node, "analyst");
+                    Statement s = analyst.createStatement()) {
                 assertEquals(1, count(s, "SELECT count(*) FROM card_5m"), "the granted metric reads");
+                // another role's session: who and where, not what it runs; and not cancelable
+                int adminPid = ((org.postgresql.PGConnection) admin).getBackendPID();
+                try (ResultSet rs = s.executeQuery("SELECT usename, query FROM pg_stat_activity WHERE pid = "
+                        + adminPid)) {
+                    assertTrue(rs.next());
+                    assertEquals("coilgun", rs.getString(1));
+                    assertEquals("<insufficient privilege>", rs.getString(2));
+                }
+                denied(s, "SELECT pg_cancel_backend(" + adminPid + ")", "permission denied to cancel query");
                 denied(s, "SELECT * FROM payments", "permission denied for table payments");
                 denied(s, "SELECT * FROM coilgun.tasks", "permission denied for table coilgun.tasks");
                 denied(s, "INSERT INTO payments VALUES (2, TIMESTAMP '2026-01-01 10:01:00', 'c1', 5.0)",

@@ -20,7 +20,12 @@ import io.coilgun.sql.compile.ReplayStatement;
 import io.coilgun.sql.compile.RoleStatement;
 import io.coilgun.sql.compile.SubscribeStatement;
 import io.coilgun.sql.parser.SqlRoleStatement;
+import io.coilgun.sql.query.QueryData.Role;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Who may run what, as Postgres says it: a superuser everything; another role what it owns (a stream, metric or sink
@@ -87,16 +92,16 @@ public final class Privileges {
      * The roles pg_roles shows {@code user}: the catalog's, the configured users (superusers) and, under trust, the
      * user itself when it is neither.
      */
-    public java.util.List<io.coilgun.sql.query.QueryData.Role> visibleRoles(String user) {
-        java.util.Map<String, io.coilgun.sql.query.QueryData.Role> all = new java.util.TreeMap<>();
+    public List<Role> visibleRoles(String user) {
+        Map<String, Role> all = new TreeMap<>();
         for (RoleDef r : roles.roles()) {
-            all.put(r.name(), new io.coilgun.sql.query.QueryData.Role(r.name(), superuser(r.name()), r.login()));
+            all.put(r.name(), new Role(r.name(), superuser(r.name()), r.login()));
         }
         for (String u : configuredUsers) {
-            all.put(u, new io.coilgun.sql.query.QueryData.Role(u, true, true));
+            all.put(u, new Role(u, true, true));
         }
-        all.putIfAbsent(user, new io.coilgun.sql.query.QueryData.Role(user, superuser(user), true));
-        return java.util.List.copyOf(all.values());
+        all.putIfAbsent(user, new Role(user, superuser(user), true));
+        return List.copyOf(all.values());
     }
 
     /**
@@ -139,14 +144,14 @@ public final class Privileges {
                 needOwner(user, object, "relation");
             }
         } else if (st instanceof RoleStatement rs && !ownPassword(user, rs)) {
-            throw denied("permission denied to " + rs.verb().name().toLowerCase(java.util.Locale.ROOT)
+            throw denied("permission denied to " + rs.verb().name().toLowerCase(Locale.ROOT)
                     + " role: only a superuser manages roles");
         }
     }
 
     /** ALTER ROLE of oneself that only changes one's password, as Postgres lets any role do. */
     private static boolean ownPassword(String user, RoleStatement rs) {
-        return rs.verb() == SqlRoleStatement.Verb.ALTER && rs.names().equals(java.util.List.of(user))
+        return rs.verb() == SqlRoleStatement.Verb.ALTER && rs.names().equals(List.of(user))
                 && rs.superuser() == null && rs.login() == null;
     }
 
