@@ -284,19 +284,14 @@ class ElasticityIT {
 
     /**
      * The options of a node whose peers copy over TLS with the cluster secret {@code secret}: a self-signed
-     * certificate for 127.0.0.1 (openssl) as its --tls-cert and --tls-ca.
+     * certificate for 127.0.0.1 (keytool) as its --tls-cert and --tls-ca.
      */
     static String[] peerTls(Path dir, String secret) throws Exception {
         Path cert = dir.resolve("node.crt");
         Path key = dir.resolve("node.key");
         Path secretFile = dir.resolve("cluster-secret");
         if (!Files.exists(cert)) {
-            Files.createDirectories(dir);
-            Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
-                    key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",
-                    "subjectAltName=IP:127.0.0.1").redirectErrorStream(true).start();
-            String out = new String(openssl.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertEquals(0, openssl.waitFor(), out);
+            TestCertificates.make(dir, "store-pass-5").pem(dir);
             Files.writeString(secretFile, secret + "\n");
         }
         return new String[] {"--tls-cert", cert.toString(), "--tls-key", key.toString(), "--tls-ca", cert.toString(),

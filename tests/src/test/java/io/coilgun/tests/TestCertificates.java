@@ -27,6 +27,25 @@ record TestCertificates(Path keystore, Path truststore, Path passwordFile, Strin
         return new TestCertificates(keystore, truststore, passwordFile, password);
     }
 
+    /**
+     * The certificate and its key as PEM files ({@code <dir>/node.crt}, {@code <dir>/node.key}, PKCS#8): what a
+     * node's {@code --tls-cert} and {@code --tls-key} take, and its {@code --tls-ca} (the certificate signs itself).
+     */
+    Path[] pem(Path dir) throws Exception {
+        java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(keystore)) {
+            store.load(in, password.toCharArray());
+        }
+        java.util.Base64.Encoder base64 = java.util.Base64.getMimeEncoder(64, "\n".getBytes());
+        Path cert = dir.resolve("node.crt");
+        Path key = dir.resolve("node.key");
+        Files.writeString(cert, "-----BEGIN CERTIFICATE-----\n" + base64.encodeToString(
+                store.getCertificate("broker").getEncoded()) + "\n-----END CERTIFICATE-----\n");
+        Files.writeString(key, "-----BEGIN PRIVATE KEY-----\n" + base64.encodeToString(
+                store.getKey("broker", password.toCharArray()).getEncoded()) + "\n-----END PRIVATE KEY-----\n");
+        return new Path[] {cert, key};
+    }
+
     /** {@code coilgun kafka}'s options for TLS with these files. */
     List<String> brokerOptions() {
         return List.of("--tls-keystore", keystore.toString(), "--tls-truststore", truststore.toString(),
