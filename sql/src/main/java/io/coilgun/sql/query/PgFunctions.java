@@ -36,8 +36,15 @@ public final class PgFunctions {
 
     /** Registers every function in {@code schema}. */
     static void register(SchemaPlus schema) {
-        for (Method m : PgFunctions.class.getMethods()) {
-            if (Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == PgFunctions.class) {
+        for (Class<?> functions : List.of(PgFunctions.class, PgAccessFunctions.class)) {
+            register(schema, functions);
+        }
+    }
+
+    /** Each public static method of {@code functions} as a function of its (lower case) name. */
+    private static void register(SchemaPlus schema, Class<?> functions) {
+        for (Method m : functions.getMethods()) {
+            if (Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == functions) {
                 String name = m.getName().toLowerCase(Locale.ROOT);
                 name = name.endsWith("_") ? name.substring(0, name.length() - 1) : name;
                 if (Table.class.isAssignableFrom(m.getReturnType())) {
@@ -60,7 +67,7 @@ public final class PgFunctions {
         }
     }
 
-    private static Relations rels() {
+    static Relations rels() {
         Relations r = CURRENT.get();
         if (r == null) {
             throw new IllegalStateException("no query running on this thread");
@@ -98,18 +105,6 @@ public final class PgFunctions {
 
     public static List<String> current_schemas(Boolean implicit) {
         return Boolean.TRUE.equals(implicit) ? List.of("pg_catalog", "public") : List.of("public");
-    }
-
-    public static String pg_get_userbyid(Integer oid) {
-        Relations r = rels();
-        if (oid != null && r.data != null) {
-            for (QueryData.Role role : r.data.roles(r.user)) {
-                if (r.roleOid(role.name()) == oid) {
-                    return role.name();
-                }
-            }
-        }
-        return r.user;
     }
 
     public static Boolean pg_table_is_visible(Integer oid) {
@@ -294,40 +289,6 @@ public final class PgFunctions {
     }
 
     public static Boolean pg_relation_is_publishable(String relation) {
-        return false;
-    }
-
-    public static Boolean has_table_privilege(String table, String privilege) {
-        return has_table_privilege(rels().user, table, privilege);
-    }
-
-    /**
-     * Whether {@code user} holds any of the privileges named ({@code 'SELECT'}, {@code 'SELECT, INSERT'}, with or
-     * without {@code WITH GRANT OPTION}) on the relation: as owner, superuser or by a grant; what everyone may read
-     * (pg_catalog, information_schema) is readable.
-     */
-    public static Boolean has_table_privilege(String user, String table, String privilege) {
-        if (user == null || table == null || privilege == null) {
-            return null;
-        }
-        Relations r = rels();
-        Relations.Rel rel = r.byName(table);
-        if (rel == null) {
-            throw new CoilgunException(SqlState.UNDEFINED_TABLE, "relation \"" + table + "\" does not exist");
-        }
-        String relation = rel.namespace() == Relations.PUBLIC ? rel.name() : rel.schema() + "." + rel.name();
-        boolean guarded = rel.namespace() == Relations.PUBLIC || rel.namespace() == Relations.COILGUN;
-        for (String p : privilege.split(",")) {
-            String word = p.trim().toUpperCase(java.util.Locale.ROOT).replace(" WITH GRANT OPTION", "").trim();
-            if (!java.util.List.of("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
-                    .contains(word)) {
-                throw new CoilgunException(SqlState.INVALID_PARAMETER_VALUE, "unrecognized privilege type: \""
-                        + p.trim() + "\"");
-            }
-            if (r.data == null || (guarded ? r.data.hasPrivilege(user, relation, word) : word.equals("SELECT"))) {
-                return true;
-            }
-        }
         return false;
     }
 
@@ -539,23 +500,6 @@ public final class PgFunctions {
             throw new CoilgunException(SqlState.QUERY_CANCELED, "canceling statement due to user request", 0);
         }
         return null; // void
-    }
-
-    /** Cancels the statement running in the session with process id {@code pid} (see {@code pg_stat_activity}). */
-    public static Boolean pg_cancel_backend(Integer pid) {
-        if (pid == null) {
-            return false;
-        }
-        Relations r = rels();
-        if (r.data != null && !r.data.superuser(r.user)) {
-            for (SessionActivity s : r.data.sessions()) {
-                if (s.pid() == pid && !s.user().equals(r.user)) {
-                    throw new CoilgunException(SqlState.INSUFFICIENT_PRIVILEGE, "permission denied to cancel query: "
-                            + "only a superuser cancels another role's query");
-                }
-            }
-        }
-        return r.session.cancelBackend(pid);
     }
 
     public static String quote_ident(String name) {
