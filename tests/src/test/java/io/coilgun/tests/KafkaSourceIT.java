@@ -308,6 +308,62 @@ class KafkaSourceIT {
         }
     }
 
+    /**
+     * Issue 58: a topic of four partitions, each in time order, two dense from 08:00 and two sparse whose first
+     * records come more than a minute later and whose records are more than half the lateness (a minute) apart. The
+     * reader stopped after 19 records, its partitions paused behind one it could not read; now it reads every
+     * record and drops none as late.
+     */
+    @Test
+    void sparseLateStartingPartitionsAreReadToTheEnd() throws Exception {
+        try (TestNode node = new TestNode(dir.resolve("node"))) {
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", node.bootstrap()))) {
+                admin.createTopics(List.of(new NewTopic("sparse_in", 4, (short) 1))).all().get();
+            }
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE STREAM pay (id BIGINT, ts TIMESTAMP, card VARCHAR, amount DOUBLE PRECISION) WITH "
+                        + "(event_id = 'id', event_time = 'ts', partition_by = 'card', lateness = '1 minute', "
+                        + "kafka_topic = 'sparse_in', format = 'json')");
+                s.execute("CREATE METRIC by_card AS SELECT SUM(amount) AS total, COUNT(*) AS n FROM pay GROUP BY card "
+                        + "OVER SLIDING 30 DAYS");
+            }
+            // {first event's offset from T0, step between events, events} of each partition, in ms
+            long[][] shapes = {{0, 2_000, 1500}, {0, 3_000, 1485}, {75_000, 40_000, 40}, {90_000, 35_000, 50}};
+            Properties p = new Properties();
+            p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, node.bootstrap());
+            p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            Map<String, double[]> expected = new TreeMap<>();
+            int total = 0;
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                    new ByteArraySerializer())) {
+                for (int partition = 0; partition < shapes.length; partition++) {
+                    for (int i = 0; i < shapes[partition][2]; i++) {
+                        long id = partition * 1_000_000L + i;
+                        String card = "c" + (id % CARDS);
+                        String json = "{\"id\": " + id + ", \"ts\": " + (T0 + shapes[partition][0]
+                                + i * shapes[partition][1]) + ", \"card\": \"" + card + "\", \"amount\": 1.5}";
+                        producer.send(new ProducerRecord<>("sparse_in", partition, card.getBytes(StandardCharsets.UTF_8),
+                                json.getBytes(StandardCharsets.UTF_8)));
+                        double[] v = expected.computeIfAbsent(card, k -> new double[2]);
+                        v[0] += 1.5;
+                        v[1]++;
+                        total++;
+                    }
+                }
+                producer.flush();
+            }
+            try (Connection c = node.connect(); Statement s = c.createStatement()) {
+                awaitCaughtUp(s, total, 4);
+                assertSameValues(expected, s);
+                try (ResultSet rs = s.executeQuery("SELECT coalesce(sum(late_dropped), 0) + coalesce(sum("
+                        + "late_rejected), 0) FROM coilgun.statistics WHERE stream_name = 'pay'")) {
+                    assertTrue(rs.next());
+                    assertEquals(0, rs.getLong(1), "events late");
+                }
+            }
+        }
+    }
+
     private static long count(Statement s) throws SQLException {
         try (ResultSet rs = s.executeQuery("SELECT coalesce(sum(n), 0) FROM by_card")) {
             rs.next();
@@ -383,7 +439,14 @@ class KafkaSourceIT {
                     return;
                 }
             }
-            assertTrue(System.currentTimeMillis() < deadline, "the source did not catch up");
+            if (System.currentTimeMillis() >= deadline) {
+                try (ResultSet rs = s.executeQuery("SELECT records, lag_records, partitions, state FROM "
+                        + "coilgun.sources WHERE stream_name = 'pay'")) {
+                    org.junit.jupiter.api.Assertions.fail("the source did not catch up: " + (rs.next()
+                            ? rs.getLong(1) + " records read, lag " + rs.getString(2) + ", " + rs.getInt(3)
+                            + " partitions, " + rs.getString(4) : "no reader"));
+                }
+            }
             Thread.sleep(100);
         }
     }

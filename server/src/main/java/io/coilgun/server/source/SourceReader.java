@@ -56,8 +56,8 @@ final class SourceReader implements Runnable {
     final AtomicLong badRecords = new AtomicLong();
     private volatile long lag = -1;
     private volatile int assigned;
-    /** The event time (micros) of the last event read from each partition, for {@link #align}. */
-    private final Map<TopicPartition, Long> lastTime = new HashMap<>();
+    /** Keeps this node's partitions within half the lateness of each other in event time. */
+    private final PartitionAlignment<TopicPartition> alignment;
     /** The polls whose events were handed to the ingest path and whose offsets are not committed yet, oldest first. */
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 
@@ -68,6 +68,7 @@ final class SourceReader implements Runnable {
         this.ingest = ingest;
         this.compiler = compiler;
         this.errors = errors;
+        this.alignment = new PartitionAlignment<>(stream.latenessMicros());
         this.consumer = KafkaClients.groupConsumer(bootstrap, "coilgun-" + nodeId + "-source-" + stream.name(),
                 "coilgun.source." + stream.name(), 10_000, CooperativeStickyAssignor.class, Map.of(), 500, 200);
         consumer.subscribe(List.of(stream.source().topic()));
@@ -122,7 +123,7 @@ final class SourceReader implements Runnable {
             return false;
         }
         lag = currentLag();
-        align(stream);
+        align();
         return true;
     }
 
@@ -152,26 +153,24 @@ final class SourceReader implements Runnable {
                 parsed.add(new Parsed(r, null, e.getMessage()));
             }
         }
-        long bound = bound(stream, parsed);
+        boolean[] take = take(stream, parsed);
         List<Object[]> rows = new ArrayList<>();
         Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
         java.util.Set<TopicPartition> held = new java.util.HashSet<>();
         int taken = 0;
-        for (Parsed p : parsed) {
+        for (int i = 0; i < parsed.size(); i++) {
+            Parsed p = parsed.get(i);
             ConsumerRecord<byte[], byte[]> r = p.record();
             TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-            if (held.contains(tp)) {
-                continue;
-            }
-            if (p.row() != null && (Long) p.row()[stream.eventTimeIndex()] > bound) {
-                held.add(tp); // ahead of the other partitions: read again once they caught up
-                consumer.seek(tp, r.offset());
+            if (!take[i]) {
+                if (held.add(tp)) { // ahead of the other partitions: read again from here once they caught up
+                    consumer.seek(tp, r.offset());
+                }
                 continue;
             }
             taken++;
             if (p.row() != null) {
                 rows.add(p.row());
-                lastTime.put(tp, (Long) p.row()[stream.eventTimeIndex()]);
             } else {
                 badRecords.incrementAndGet();
                 errors.add(stream.name(), r, p.error());
@@ -236,32 +235,22 @@ final class SourceReader implements Runnable {
     private record Parsed(ConsumerRecord<byte[], byte[]> record, Object[] row, String error) {
     }
 
-    /**
-     * The latest event time of this poll's records taken now: half the lateness past the slowest partition that may
-     * still have records (its first event in the poll, else the last one read from it). Records past it wait for a
-     * later poll, so that Kafka's long runs of one partition do not make the other partitions' events late.
-     */
-    private long bound(StreamDef stream, List<Parsed> parsed) {
-        Map<TopicPartition, Long> first = new HashMap<>();
-        long earliest = Long.MAX_VALUE;
+    /** Which of this poll's records are taken now ({@link PartitionAlignment#take}); the others are held back. */
+    private boolean[] take(StreamDef stream, List<Parsed> parsed) {
+        List<TopicPartition> partitions = new ArrayList<>(parsed.size());
+        List<Long> times = new ArrayList<>(parsed.size());
         for (Parsed p : parsed) {
-            if (p.row() != null) {
-                long t = (Long) p.row()[stream.eventTimeIndex()];
-                first.putIfAbsent(new TopicPartition(p.record().topic(), p.record().partition()), t);
-                earliest = Math.min(earliest, t);
-            }
+            partitions.add(new TopicPartition(p.record().topic(), p.record().partition()));
+            times.add(p.row() == null ? null : (Long) p.row()[stream.eventTimeIndex()]);
         }
-        if (earliest == Long.MAX_VALUE) {
-            return Long.MAX_VALUE; // bad records only
-        }
-        long slowest = earliest;
-        for (TopicPartition tp : consumer.assignment()) {
-            OptionalLong l = consumer.currentLag(tp);
-            if (!first.containsKey(tp) && lastTime.containsKey(tp) && (l.isEmpty() || l.getAsLong() > 0)) {
-                slowest = Math.min(slowest, lastTime.get(tp));
-            }
-        }
-        return slowest + Math.max(stream.latenessMicros() / 2, 1);
+        alignment.lateness(stream.latenessMicros());
+        return alignment.take(partitions, times, consumer.assignment(), this::mayHaveRecords);
+    }
+
+    /** Whether a partition may have records not read yet (its lag is unknown or above 0). */
+    private boolean mayHaveRecords(TopicPartition tp) {
+        OptionalLong l = consumer.currentLag(tp);
+        return l.isEmpty() || l.getAsLong() > 0;
     }
 
     /** Ingests {@code rows}, again until it succeeds while the reader runs; false when it stopped first. */
@@ -309,37 +298,21 @@ final class SourceReader implements Runnable {
     }
 
     /**
-     * Keeps the partitions read here within half the stream's lateness of each other in event time: a partition
-     * whose last event is further ahead of the slowest partition that still has records waits (paused) until that
-     * one catches up. Kafka hands a reader long runs of one partition at a time, and without this the events of
-     * the others would come later than the lateness behind them (dropped or refused as late).
+     * Pauses the partitions ahead of the slowest one by more than half the lateness and resumes the others
+     * ({@link PartitionAlignment}): the slowest partition with records is always read.
      */
-    private void align(StreamDef stream) {
-        long slowest = Long.MAX_VALUE;
-        for (TopicPartition tp : consumer.assignment()) {
-            OptionalLong l = consumer.currentLag(tp);
-            if (l.isEmpty() || l.getAsLong() > 0) { // may have records still
-                slowest = Math.min(slowest, lastTime.getOrDefault(tp, Long.MIN_VALUE));
-            }
-        }
-        long allowance = Math.max(stream.latenessMicros() / 2, 1);
-        List<TopicPartition> pause = new ArrayList<>();
+    private void align() {
+        java.util.Set<TopicPartition> assignment = consumer.assignment();
+        List<TopicPartition> ahead = alignment.ahead(assignment, this::mayHaveRecords);
+        java.util.Set<TopicPartition> paused = consumer.paused();
         List<TopicPartition> resume = new ArrayList<>();
-        for (TopicPartition tp : consumer.assignment()) {
-            Long t = lastTime.get(tp);
-            // a partition with records not read yet is behind them all (its first events are unknown)
-            boolean ahead = slowest != Long.MAX_VALUE && t != null && (slowest == Long.MIN_VALUE
-                    || t - slowest > allowance);
-            boolean paused = consumer.paused().contains(tp);
-            if (ahead && !paused) {
-                pause.add(tp);
-            } else if (!ahead && paused) {
+        for (TopicPartition tp : paused) {
+            if (!ahead.contains(tp)) {
                 resume.add(tp);
             }
         }
-        consumer.pause(pause);
+        consumer.pause(ahead);
         consumer.resume(resume);
-        lastTime.keySet().retainAll(consumer.assignment());
     }
 
     /** The lag last read (records of this node's partitions not read yet), -1 unknown. */
