@@ -442,9 +442,19 @@ class KafkaSourceIT {
             if (System.currentTimeMillis() >= deadline) {
                 try (ResultSet rs = s.executeQuery("SELECT records, lag_records, partitions, state FROM "
                         + "coilgun.sources WHERE stream_name = 'pay'")) {
-                    org.junit.jupiter.api.Assertions.fail("the source did not catch up: " + (rs.next()
-                            ? rs.getLong(1) + " records read, lag " + rs.getString(2) + ", " + rs.getInt(3)
-                            + " partitions, " + rs.getString(4) : "no reader"));
+                    String reader = rs.next() ? rs.getLong(1) + " records read, lag " + rs.getString(2) + ", "
+                            + rs.getInt(3) + " partitions, " + rs.getString(4) : "no reader";
+                    StringBuilder tasks = new StringBuilder();
+                    try (ResultSet st = s.executeQuery("SELECT task, events, applied, duplicates, late_rejected, "
+                            + "late_dropped, invalid FROM coilgun.statistics WHERE stream_name = 'pay'")) {
+                        while (st.next()) {
+                            tasks.append("; ").append(st.getString(1)).append(": events ").append(st.getLong(2))
+                                    .append(", applied ").append(st.getLong(3)).append(", duplicates ")
+                                    .append(st.getLong(4)).append(", late ").append(st.getLong(5)).append('/')
+                                    .append(st.getLong(6)).append(", invalid ").append(st.getLong(7));
+                        }
+                    }
+                    org.junit.jupiter.api.Assertions.fail("the source did not catch up: " + reader + tasks);
                 }
             }
             Thread.sleep(100);
