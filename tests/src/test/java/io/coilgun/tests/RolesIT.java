@@ -16,7 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Roles and privileges (issue 42) through pgjdbc against a node: a read-only role reads the metric it was granted and
- * nothing else, cannot INSERT, DROP, ALTER or create (42501, nothing changed); grants and revokes take effect at once
+ * nothing else, cannot INSERT, DROP, ALTER or create (42501, nothing changed), told so before anything else about its
+ * statement and nothing of other objects (issue 58: no DETAIL, no HINT; every kind of statement in the server's
+ * PrivilegeOrderTest); grants and revokes take effect at once
  * and survive a restart; an owner drops what it created; a role owning objects cannot be dropped (2BP01).
  */
 @Tag("integration")
@@ -56,12 +58,22 @@ class RolesIT {
                         "permission denied for table payments");
                 denied(s, "DROP METRIC card_5m", "must be owner of metric card_5m");
                 denied(s, "DROP STREAM payments CASCADE", "must be owner of stream payments");
+                // issue 58: the privilege before anything else about the statement (here card_5m depends on payments:
+                // 2BP01, whose DETAIL named it), and nothing in DETAIL or HINT; over Describe (REPLAY's columns) too
+                denied(s, "DROP STREAM payments", "must be owner of stream payments");
+                denied(s, "ALTER STREAM payments ADD COLUMN card_id VARCHAR", "must be owner of stream payments");
+                denied(s, "INSERT INTO payments (id, nosuch) VALUES (3, 1)", "permission denied for table payments");
+                denied(s, "REPLAY SELECT SUM(nosuch) AS t FROM payments GROUP BY card_id OVER SLIDING 1 HOUR",
+                        "permission denied for table payments");
+                denied(s, "CREATE METRIC mine AS SELECT COUNT(*) AS n FROM nowhere GROUP BY k OVER SLIDING 1 HOUR",
+                        "permission denied for schema public");
                 denied(s, "ALTER STREAM payments ADD COLUMN note VARCHAR", "must be owner of stream payments");
                 denied(s, "CREATE STREAM mine (id BIGINT, ts TIMESTAMP, k VARCHAR) WITH (event_time = 'ts', "
                         + "event_id = 'id', partition_by = 'k')",
                         "permission denied for schema public");
                 denied(s, "CREATE ROLE intruder SUPERUSER", "permission denied to create role");
-                denied(s, "GRANT SELECT ON payments TO analyst", "must be owner of relation payments");
+                denied(s, "GRANT SELECT ON payments TO analyst", "permission denied for table payments");
+                denied(s, "GRANT SELECT ON card_5m TO nobody", "permission denied for table card_5m");
                 denied(s, "SUBSCRIBE payments", "permission denied for table payments");
                 denied(s, "REPLAY SELECT COUNT(*) AS n FROM payments GROUP BY card_id OVER SLIDING 1 HOUR",
                         "permission denied for table payments");
@@ -79,6 +91,9 @@ class RolesIT {
             String refused = psql(node, "analyst", "INSERT INTO payments VALUES (5, TIMESTAMP '2026-01-01 10:03:00', "
                     + "'c1', 1.0)");
             assertTrue(refused.contains("ERROR:  permission denied for table payments"), refused);
+            String drop = psql(node, "analyst", "DROP STREAM payments"); // the simple protocol: no DETAIL either
+            assertTrue(drop.contains("ERROR:  must be owner of stream payments") && !drop.contains("DETAIL")
+                    && !drop.contains("HINT"), drop);
             String roles = psql(node, "coilgun", "\\du");
             assertTrue(roles.contains("analyst") && roles.contains("coilgun") && roles.contains("Superuser"), roles);
             try (Connection admin = as(node, "coilgun"); Statement s = admin.createStatement()) {
@@ -174,10 +189,15 @@ class RolesIT {
         return out;
     }
 
+    /** 42501 with {@code message}, and no DETAIL or HINT (which would name other objects). */
     private static void denied(Statement s, String sql, String message) {
         SQLException e = assertThrows(SQLException.class, () -> s.execute(sql), sql);
         assertEquals("42501", e.getSQLState(), sql + ": " + e.getMessage());
         assertTrue(e.getMessage().contains(message), e.getMessage());
+        if (e instanceof org.postgresql.util.PSQLException pe && pe.getServerErrorMessage() != null) {
+            assertEquals(null, pe.getServerErrorMessage().getDetail(), sql);
+            assertEquals(null, pe.getServerErrorMessage().getHint(), sql);
+        }
     }
 
     private static Connection as(TestNode node, String user) throws SQLException {

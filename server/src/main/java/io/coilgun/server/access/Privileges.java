@@ -5,20 +5,7 @@ import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.Privilege;
 import io.coilgun.planner.model.RoleDef;
 import io.coilgun.planner.model.Roles;
-import io.coilgun.sql.compile.AlterStreamStatement;
-import io.coilgun.sql.compile.CompiledStatement;
-import io.coilgun.sql.compile.CopyStatement;
-import io.coilgun.sql.compile.CreateMetricStatement;
-import io.coilgun.sql.compile.CreateSinkStatement;
-import io.coilgun.sql.compile.CreateStreamStatement;
-import io.coilgun.sql.compile.DropMetricStatement;
-import io.coilgun.sql.compile.DropSinkStatement;
-import io.coilgun.sql.compile.DropStreamStatement;
-import io.coilgun.sql.compile.GrantStatement;
-import io.coilgun.sql.compile.InsertStatement;
-import io.coilgun.sql.compile.ReplayStatement;
-import io.coilgun.sql.compile.RoleStatement;
-import io.coilgun.sql.compile.SubscribeStatement;
+import io.coilgun.sql.compile.Need;
 import io.coilgun.sql.parser.SqlRoleStatement;
 import io.coilgun.sql.query.QueryData.Role;
 import java.util.List;
@@ -32,8 +19,9 @@ import java.util.TreeMap;
  * it created: ALTER, DROP, GRANT on it) and what it was granted (SELECT on metrics, streams and system tables,
  * INSERT on streams, CREATE on schema public), itself or through PUBLIC. Superusers are the roles marked so and the
  * node's configured users (the users file); with trust authentication, a user name that is no role is one too, as
- * before roles existed. A statement without its privilege fails with 42501 before it changes anything. Queries
- * check each relation they read where it is read ({@link #maySelect}).
+ * before roles existed. A statement without its privilege fails with 42501 before anything else about it is checked
+ * ({@link #check}), and so before it changes anything. Queries check each relation they read where it is read
+ * ({@link #maySelect}), as Postgres' executor does.
  */
 public final class Privileges {
     private final Roles roles;
@@ -105,54 +93,39 @@ public final class Privileges {
     }
 
     /**
-     * Throws 42501 unless {@code user} may run {@code st}. Queries, cursors and COPY TO are checked per relation
-     * where they read.
+     * Throws 42501 unless {@code user} holds each of {@code needs}, checked in order: what a statement needs
+     * ({@link io.coilgun.sql.compile.StatementCompiler#needs}), asked before anything else about the statement is
+     * checked (its columns, options, dependents, the other objects it names) and again before it runs. The error
+     * names only the object the statement named (no DETAIL, no HINT), worded as Postgres words it.
      */
-    public void check(String user, CompiledStatement st) {
-        if (superuser(user)) {
+    public void check(String user, List<Need> needs) {
+        if (needs.isEmpty() || superuser(user)) {
             return;
         }
-        if (st instanceof InsertStatement ins) {
-            need(user, Privilege.INSERT, ins.stream().name());
-        } else if (st instanceof CopyStatement copy) {
-            need(user, Privilege.INSERT, copy.stream().name());
-        } else if (st instanceof SubscribeStatement sub) {
-            need(user, Privilege.SELECT, sub.metric() != null ? sub.metric().name() : sub.stream().name());
-        } else if (st instanceof ReplayStatement replay) {
-            need(user, Privilege.SELECT, replay.stream().name()); // it reads the stream's events
-        } else if (st instanceof CreateStreamStatement) {
-            needCreate(user);
-        } else if (st instanceof CreateMetricStatement cm) {
-            needCreate(user);
-            need(user, Privilege.SELECT, cm.metric().stream()); // it reads the stream's events
-        } else if (st instanceof CreateSinkStatement cs) {
-            needCreate(user);
-            need(user, Privilege.SELECT, cs.sink().from());
-        } else if (st instanceof AlterStreamStatement as) {
-            needOwner(user, as.stream().name(), "stream");
-        } else if (st instanceof DropStreamStatement ds) {
-            needOwner(user, ds.name(), "stream");
-        } else if (st instanceof DropMetricStatement dm) {
-            needOwner(user, dm.name(), "metric");
-        } else if (st instanceof DropSinkStatement ds) {
-            needOwner(user, ds.name(), "sink");
-        } else if (st instanceof GrantStatement gs) {
-            for (String object : gs.objects()) {
-                if (object.equals(Roles.SCHEMA_PUBLIC)) {
-                    throw denied("permission denied for schema public");
+        for (Need n : needs) {
+            if (n instanceof Need.OnRelation r) {
+                need(user, r.privilege(), r.relation());
+            } else if (n instanceof Need.CreateInSchema) {
+                needCreate(user);
+            } else if (n instanceof Need.Owner o) {
+                needOwner(user, o.name(), o.kind());
+            } else if (n instanceof Need.GrantOn g) {
+                if (g.object().equals(Roles.SCHEMA_PUBLIC)) {
+                    throw denied("permission denied for schema public"); // its owner is a superuser
                 }
-                needOwner(user, object, "relation");
+                if (!owns(user, g.object())) {
+                    throw denied("permission denied for table " + g.object()); // as Postgres' GRANT says it
+                }
+            } else if (n instanceof Need.ManageRoles m && !ownPassword(user, m)) {
+                throw denied("permission denied to " + m.verb().name().toLowerCase(Locale.ROOT)
+                        + " role: only a superuser manages roles");
             }
-        } else if (st instanceof RoleStatement rs && !ownPassword(user, rs)) {
-            throw denied("permission denied to " + rs.verb().name().toLowerCase(Locale.ROOT)
-                    + " role: only a superuser manages roles");
         }
     }
 
     /** ALTER ROLE of oneself that only changes one's password, as Postgres lets any role do. */
-    private static boolean ownPassword(String user, RoleStatement rs) {
-        return rs.verb() == SqlRoleStatement.Verb.ALTER && rs.names().equals(List.of(user))
-                && rs.superuser() == null && rs.login() == null;
+    private static boolean ownPassword(String user, Need.ManageRoles m) {
+        return m.verb() == SqlRoleStatement.Verb.ALTER && m.names().equals(List.of(user)) && m.passwordOnly();
     }
 
     private boolean owns(String user, String object) {

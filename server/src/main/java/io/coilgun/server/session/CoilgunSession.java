@@ -10,6 +10,7 @@ import io.coilgun.pgwire.spi.Statement;
 import io.coilgun.planner.error.CoilgunException;
 import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
+import io.coilgun.server.access.Privileges;
 import io.coilgun.sql.compile.CompiledStatement;
 import io.coilgun.sql.compile.QueryStatement;
 import io.coilgun.sql.compile.SqlStatement;
@@ -29,10 +30,11 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A client connection's session, pgwire's {@link Session}: parses with the Coilgun SQL parser, compiles each
- * statement against the catalog when it runs (so a later statement of the same query sees an earlier CREATE), and
- * hands it to the {@link StatementRouter}, which gives it to the room that runs it (queries, cursors, the
- * transaction block, subscriptions, COPY, the node's DDL and ingest). Never blocks the calling network thread.
+ * A client connection's session, pgwire's {@link Session}: parses with the Coilgun SQL parser, asks whether its user
+ * may run each statement (42501 before anything else about it is checked), compiles it against the catalog when it
+ * runs (so a later statement of the same query sees an earlier CREATE), and hands it to the {@link StatementRouter},
+ * which gives it to the room that runs it (queries, cursors, the transaction block, subscriptions, COPY, the node's
+ * DDL and ingest). Never blocks the calling network thread.
  * Itself it keeps what every statement shares: the settings, the statement running (for cancel and
  * statement_timeout), the statement meters, and what pg_stat_activity shows of the session.
  */
@@ -196,6 +198,7 @@ public final class CoilgunSession implements Session {
         }
         ParsedSqlStatement st = (ParsedSqlStatement) statement;
         try {
+            authorize(st); // before the statement compiles to tell its columns
             // only a query's columns depend on its parameters' types (no set per INSERT on the event path)
             Set<Integer> numeric = st.statement().isQuery() ? numericParameters(st) : Set.of();
             List<Column> columns = ResultShapes.of(node, settings, st.statement(), numeric, user, database,
@@ -223,6 +226,7 @@ public final class CoilgunSession implements Session {
         CompiledStatement compiled;
         long began = System.nanoTime();
         try {
+            authorize(st);
             compiled = node.compiler().compile(st.statement(), parameters);
         } catch (RuntimeException e) {
             node.statementDone("invalid", true, System.nanoTime() - began);
@@ -257,6 +261,20 @@ public final class CoilgunSession implements Session {
         // follows (COPY FROM keeps the deadline for its data, see StreamCopyIn; a SUBSCRIBE never ends by design).
         StatementTimeout.arm(mapped, timeoutMs, cancel::cancel);
         return mapped;
+    }
+
+    /**
+     * 42501 unless the session's user holds what the statement needs on the objects it names: asked before the
+     * statement compiles, so that a role without the privilege gets 42501 whatever else is wrong with the statement
+     * (an unknown column or option, dependents, another object it names) and learns nothing of the objects it may
+     * not read from the other errors (their DETAIL names dependents). The router asks again of the compiled
+     * statement before it runs.
+     */
+    private void authorize(ParsedSqlStatement st) {
+        Privileges privileges = node.privileges();
+        if (!privileges.superuser(user)) {
+            privileges.check(user, node.compiler().needs(st.statement()));
+        }
     }
 
     /** The statement compiled, or null when it does not compile (or is not one of the SQL front door's). */

@@ -2,6 +2,7 @@ package io.coilgun.server.session;
 
 import io.coilgun.cluster.feed.ClusterFeed;
 import io.coilgun.planner.model.Catalog;
+import io.coilgun.server.access.Privileges;
 import io.coilgun.server.query.ReplaySource;
 import io.coilgun.sql.compile.AlterStreamStatement;
 import io.coilgun.sql.compile.CreateMetricStatement;
@@ -43,6 +44,8 @@ final class FakeNode implements SessionServices {
             List.of(new Object[] {1L}, new Object[] {2L}, new Object[] {3L}));
     /** Queries never complete (a long query, to cancel). */
     boolean queriesHang;
+    /** Who may run what: by default a node without roles (everyone everything). */
+    Privileges privileges = new Privileges(catalog.roles(), Set.of(), true);
 
     @Override
     public Catalog catalog() {
@@ -144,6 +147,23 @@ final class FakeNode implements SessionServices {
     public CompletableFuture<Void> dropSink(io.coilgun.sql.compile.DropSinkStatement ds) {
         calls.add("dropSink " + ds.name());
         catalog.removeSink(ds.name());
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> role(io.coilgun.sql.compile.RoleStatement rs) {
+        calls.add(rs.tag().toLowerCase(java.util.Locale.ROOT) + " " + rs.names());
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public Privileges privileges() {
+        return privileges;
+    }
+
+    @Override
+    public CompletableFuture<Void> own(String object, String role) {
+        catalog.roles().owner(object, role);
         return CompletableFuture.completedFuture(null);
     }
 

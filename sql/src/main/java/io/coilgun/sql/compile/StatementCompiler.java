@@ -190,6 +190,20 @@ public final class StatementCompiler {
                 parameters);
     }
 
+    /**
+     * What a statement needs of the role that runs it, from what it names and nothing else, so that a role is
+     * refused for want of a privilege before anything else about its statement is checked (see {@link Needs}).
+     * Never throws: an object it names that does not exist needs nothing (compiling says it does not exist).
+     */
+    public List<Need> needs(SqlStatement statement) {
+        return Needs.of(statement.node(), catalog);
+    }
+
+    /** What a compiled statement needs of the role that runs it: what it compiled against. */
+    public List<Need> needs(CompiledStatement statement) {
+        return Needs.of(statement, catalog);
+    }
+
     /** {@link #compile(String, SqlNode, String)} of a statement from the front door, without parameters. */
     public CompiledStatement compile(SqlStatement statement) {
         return compile(statement.query(), statement.node(), statement.text());
