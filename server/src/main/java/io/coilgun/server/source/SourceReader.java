@@ -116,13 +116,14 @@ final class SourceReader implements Runnable {
             if (!apply(stream, polled)) {
                 return false;
             }
-        } else if (inFlight.isEmpty()) {
-            state = assigned == 0 ? "idle (no partition of the topic here)" : "caught up";
         }
         if (!settle(stream, inFlight.size() >= MAX_IN_FLIGHT)) {
             return false;
         }
         lag = currentLag();
+        if (polled.isEmpty() && inFlight.isEmpty()) { // "caught up" only with nothing left to read
+            state = assigned == 0 ? "idle (no partition of the topic here)" : lag == 0 ? "caught up" : "reading";
+        }
         align();
         return true;
     }
