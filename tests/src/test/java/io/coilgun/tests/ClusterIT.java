@@ -44,7 +44,11 @@ import org.postgresql.core.QueryExecutorBase;
  * one hour) and must be dropped by every partitioning. Then the node leading the most tasks is killed with SIGKILL,
  * restarts, then one is stopped with SIGTERM. Every answered
  * RETURNING row must be exact, and at the end each card's, merchant's and device's count and sum must be exactly its
- * accepted events: nothing lost, nothing counted twice, every partitioning the same events.
+ * accepted events: nothing lost, nothing counted twice, every partitioning the same events. Beside it, from before that
+ * kill on, two streams with {@code late_events = 'reject'} and {@code 'clamp'} ({@link LateEventsUnderFailover}) take
+ * late events under the same faults, and the node leading each one's decider is killed with SIGKILL (the kill above
+ * when it leads it, one more otherwise): every RETURNING row as the brute force says for the decision, every node's
+ * final state too.
  */
 @OwnProcesses
 class ClusterIT {
@@ -89,6 +93,8 @@ class ClusterIT {
     final String[] clientNodes = new String[CLIENTS];
     /** Raised to send every client back to its own node (client % 3) at its next statement. */
     final AtomicInteger spread = new AtomicInteger();
+    /** The tasks of the cluster: the stream's, and from their creation on the late-events streams' too. */
+    volatile int tasks = TASKS;
 
     @Test
     void killedAndStoppedNodesLoseAndDoubleCountNothing() throws Exception {
@@ -169,7 +175,17 @@ class ClusterIT {
 
             phase(t0, "m2 made");
 
+            // the late-events streams (reject, clamp) and their clients, under load from here on
+            LateEventsUnderFailover late = new LateEventsUnderFailover(c, running, mismatches);
+            late.create(c.port("n2"));
+            tasks = TASKS + LateEventsUnderFailover.TASKS;
+            late.start();
+            awaitSettled(c, null);
+            late.awaitAnsweredAfter(System.currentTimeMillis());
+            phase(t0, "the late-events streams made, their clients started, settled");
+
             String second = leadingMost(c, first);
+            Map<String, String> deciders = late.deciders();
             // a SUBSCRIBE on another node, open across the kill: the dead node's tasks' events come on from the
             // replicas that take over, none missed, none repeated
             String watcher = c.nodeIds().stream().filter(n -> !n.equals(second)).findFirst().orElseThrow();
@@ -177,7 +193,9 @@ class ClusterIT {
             held.awaitEveryCardSince(0);
             long kill2 = System.currentTimeMillis();
             c.kill(second);
+            late.killed(second, deciders);
             long failover2 = awaitEveryCardAnsweredAfter(kill2);
+            late.awaitAnsweredAfter(kill2);
             System.out.printf("ClusterIT: killed %s at %s after %s rejoined; every card answered again after %d ms%n",
                     second, java.time.Instant.ofEpochMilli(kill2), first, failover2);
             held.awaitEveryCardSince(kill2);
@@ -187,6 +205,20 @@ class ClusterIT {
             phase(t0, second + " up again");
             awaitSettled(c, second);
             phase(t0, "settled");
+            // the late-events deciders that node did not lead: kill -9 of their node under load, too
+            while (!late.deciderNotKilled().isEmpty() && running.get()) {
+                Map<String, String> led = late.deciders();
+                String victim = late.nextVictim(led);
+                assertTrue(victim != null, "a node leads each late-events decider: " + led);
+                long kill = System.currentTimeMillis();
+                c.kill(victim);
+                late.killed(victim, led);
+                awaitEveryCardAnsweredAfter(kill);
+                late.awaitAnsweredAfter(kill);
+                c.startNode(victim);
+                awaitSettled(c, victim);
+                phase(t0, victim + " (leading a late-events decider) killed, up again, settled");
+            }
 
             // a false failover: a node stands still (SIGSTOP) past its session, as in a long GC pause; its tasks
             // fail over to their replicas while it cannot know, and when it goes on its lease has run out, so it
@@ -232,8 +264,11 @@ class ClusterIT {
             for (Thread th : clients) {
                 th.join(120_000);
             }
+            late.join();
             phase(t0, "clients stopped");
             assertEquals(List.of(), mismatches, "every RETURNING row is exact");
+            late.assertFinalState();
+            assertEquals(List.of(), mismatches, "the late-events streams' final state on every node");
             assertEquals(List.of(), stopErrors.stream().map(e -> e[1] + ": " + e[2]).toList(),
                     "a graceful stop gives the clients of the other nodes no error");
 
@@ -800,8 +835,8 @@ class ClusterIT {
      * statuses are a second old at most), and the node that {@code restarted} (when not null) holding copies again.
      * The next kill then meets a cluster at rest, not one in the middle of moves (the test slept 10 s for that).
      */
-    private static void awaitSettled(ClusterProcesses c, String restarted) throws Exception {
-        awaitSettled(c, restarted, TASKS);
+    private void awaitSettled(ClusterProcesses c, String restarted) throws Exception {
+        awaitSettled(c, restarted, tasks);
     }
 
     private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile("[\\w-]+/unit-\\d+");

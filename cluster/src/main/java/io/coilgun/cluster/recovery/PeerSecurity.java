@@ -13,7 +13,7 @@ import javax.net.ssl.SSLContext;
  * How task data moves between peers (peer recovery): over TLS when the node has a certificate, and proven with the
  * cluster's secret when one is configured. With a secret, every request to a snapshot server carries
  * {@code <millis>.<nonce>.<HMAC-SHA256(secret, method, target, millis, nonce)>} (refused beyond five minutes of
- * skew), and a snapshot's manifest comes back signed with HMAC-SHA256(secret, that request's proof, manifest): a
+ * skew, and taken once: the server remembers the proofs within that window, {@link SeenProofs}), and a snapshot's manifest comes back signed with HMAC-SHA256(secret, that request's proof, manifest): a
  * node takes a snapshot only from a peer that holds the secret, and each file of it only when its CRC32C is the
  * signed manifest's. Without a secret, the server's random token from the node's status is the proof (as before).
  *

@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,12 +80,17 @@ public final class SnapshotServer implements AutoCloseable {
     private final TransferLimiter limiter;
     private final String token;
     private final PeerSecurity security;
+    /** The proofs of the secret taken within the skew window: each is taken once. */
+    private final SeenProofs seen = new SeenProofs(PeerSecurity.SKEW_MS, SeenProofs.CAPACITY);
+    /** The clock proofs are judged by (milliseconds; the system's, a test's own). */
+    private final LongSupplier clock;
     private final Map<String, Held> snapshots = new ConcurrentHashMap<>();
 
     private SnapshotServer(HttpServer http, Path root, Source source, TransferLimiter limiter,
-            PeerSecurity security) {
+            PeerSecurity security, LongSupplier clock) {
         this.http = http;
         this.security = security;
+        this.clock = clock;
         this.root = root;
         this.source = source;
         this.limiter = limiter;
@@ -115,6 +121,12 @@ public final class SnapshotServer implements AutoCloseable {
     /** The same, serving HTTPS with the node's certificate and asking the cluster secret as {@code security} says. */
     public static SnapshotServer start(String host, int port, Path root, Source source, TransferLimiter limiter,
             PeerSecurity security) throws IOException {
+        return start(host, port, root, source, limiter, security, System::currentTimeMillis);
+    }
+
+    /** The same, judging the proofs' time by {@code clock} (milliseconds). */
+    static SnapshotServer start(String host, int port, Path root, Source source, TransferLimiter limiter,
+            PeerSecurity security, LongSupplier clock) throws IOException {
         Files.createDirectories(root);
         FileTrees.deleteChildren(root);
         InetSocketAddress address = new InetSocketAddress(host, port);
@@ -126,7 +138,7 @@ public final class SnapshotServer implements AutoCloseable {
         } else {
             http = HttpServer.create(address, 16);
         }
-        SnapshotServer server = new SnapshotServer(http, root, source, limiter, security);
+        SnapshotServer server = new SnapshotServer(http, root, source, limiter, security, clock);
         server.http.start();
         server.cleaner.scheduleWithFixedDelay(server::dropIdle, 60, 60, TimeUnit.SECONDS);
         return server;
@@ -148,10 +160,25 @@ public final class SnapshotServer implements AutoCloseable {
             URI uri = exchange.getRequestURI();
             String proof = exchange.getRequestHeaders().getFirst(PROOF_HEADER);
             if (security.secret() != null) {
-                if (!security.authorized(proof, exchange.getRequestMethod(), target(uri), System.currentTimeMillis())) {
+                long now = clock.getAsLong();
+                if (!security.authorized(proof, exchange.getRequestMethod(), target(uri), now)) {
                     LOG.warn("refused a peer request from {}: it does not prove the cluster secret",
                             exchange.getRemoteAddress());
                     reply(exchange, 401, "a peer must prove the cluster secret");
+                    return;
+                }
+                SeenProofs.Verdict taken = seen.admit(proof, now);
+                if (taken == SeenProofs.Verdict.FULL) {
+                    LOG.warn("refused a peer request from {}: {} proofs of the cluster secret taken within {} s",
+                            exchange.getRemoteAddress(), seen.size(), PeerSecurity.SKEW_MS / 1000);
+                    reply(exchange, 503, "too many peer requests within the proofs' window: try again later");
+                    return;
+                }
+                if (taken != SeenProofs.Verdict.FIRST) { // a replay; or older than the window (the clock went back)
+                    String why = taken == SeenProofs.Verdict.REPEATED ? "was used before" : "is too old";
+                    LOG.warn("refused a peer request from {}: its proof of the cluster secret {}",
+                            exchange.getRemoteAddress(), why);
+                    reply(exchange, 401, "a peer must prove the cluster secret: this proof " + why);
                     return;
                 }
             } else if (!token.equals(exchange.getRequestHeaders().getFirst(TOKEN_HEADER))) {

@@ -237,6 +237,71 @@ class PeerCopyTest {
         }
     }
 
+    /** One request to {@code server} carrying {@code proof} as its proof of the secret: its status. */
+    static int send(SnapshotServer server, String method, String pathAndQuery, String proof) throws Exception {
+        java.net.URI uri = java.net.URI.create("http://" + server.address() + pathAndQuery);
+        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(uri)
+                .method(method, java.net.http.HttpRequest.BodyPublishers.noBody());
+        if (proof != null) {
+            b.header(SnapshotServer.PROOF_HEADER, proof);
+        }
+        return java.net.http.HttpClient.newHttpClient().send(b.build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /**
+     * A request carrying the cluster secret's proof, copied off the wire and sent again within the five minutes of
+     * skew, is refused (issue 58): each proof is taken once. The same request with a fresh proof is taken.
+     */
+    @Test
+    void aProofOfTheSecretIsTakenOnce() throws Exception {
+        byte[] secret = "the-cluster-secret-0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        PeerSecurity security = new PeerSecurity(null, null, secret);
+        try (Source source = new Source(log(100), 0, security)) {
+            source.process(0, 100);
+            String take = "/peer/snapshots?task=" + TASK;
+            String proof = security.authorize("POST", SnapshotServer.target(java.net.URI.create(take)),
+                    System.currentTimeMillis());
+            assertEquals(200, send(source.server, "POST", take, proof), "the first time");
+            assertEquals(401, send(source.server, "POST", take, proof), "the same proof again: a replay");
+            String missing = "/peer/snapshots/none/file";
+            String get = security.authorize("GET", missing, System.currentTimeMillis());
+            assertEquals(404, send(source.server, "GET", missing, get), "taken: there is no such file");
+            assertEquals(401, send(source.server, "GET", missing, get), "a GET's proof again");
+            assertEquals(200, send(source.server, "POST", take, security.authorize("POST",
+                    SnapshotServer.target(java.net.URI.create(take)), System.currentTimeMillis())), "a fresh proof");
+        }
+    }
+
+    /**
+     * A proof is refused beyond five minutes of skew either way, judged by the server's clock (a test's own here:
+     * nothing sleeps), and taken within it; a proof remembered is refused again until it leaves the window.
+     */
+    @Test
+    void aProofBeyondFiveMinutesOfSkewIsRefused() throws Exception {
+        byte[] secret = "the-cluster-secret-0123456789".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        PeerSecurity security = new PeerSecurity(null, null, secret);
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_800_000_000_000L);
+        try (SnapshotServer server = SnapshotServer.start("127.0.0.1", 0, dir.resolve("snapshots"),
+                (task, into) -> CompletableFuture.failedFuture(new SnapshotServer.NotHeldException(task)),
+                new TransferLimiter(0), security, now::get)) {
+            String path = "/peer/snapshots/none/file";
+            long t = now.get();
+            assertEquals(401, send(server, "GET", path, security.authorize("GET", path, t - PeerSecurity.SKEW_MS - 1)),
+                    "made more than five minutes ago");
+            assertEquals(401, send(server, "GET", path, security.authorize("GET", path, t + PeerSecurity.SKEW_MS + 1)),
+                    "made more than five minutes ahead");
+            assertEquals(401, send(server, "GET", path, null), "no proof");
+            String edge = security.authorize("GET", path, t - PeerSecurity.SKEW_MS);
+            assertEquals(404, send(server, "GET", path, edge), "five minutes ago: taken");
+            String ahead = security.authorize("GET", path, t + PeerSecurity.SKEW_MS);
+            assertEquals(404, send(server, "GET", path, ahead), "five minutes ahead: taken");
+            now.addAndGet(60_000);
+            assertEquals(401, send(server, "GET", path, ahead), "a minute later, the same proof: a replay");
+            assertEquals(401, send(server, "GET", path, edge), "past the window now: too old");
+        }
+    }
+
     /** A self-signed certificate for 127.0.0.1 (keytool): the server's TLS context, and a client's trusting it. */
     static javax.net.ssl.SSLContext[] selfSigned(Path dir) throws Exception {
         Files.createDirectories(dir);

@@ -25,6 +25,8 @@ public final class BenchMain {
     private final Path root;
     private final Path runDir;
     private final String scenario;
+    /** Whether a scenario's verdict failed the run ({@code verdict=fail}: chaos): the process then exits 3. */
+    private boolean failed;
 
     private BenchMain(String scenario, BenchOptions o) throws IOException {
         this.scenario = scenario;
@@ -59,7 +61,7 @@ public final class BenchMain {
             System.out.println("RESULT scenario=" + args[0] + " error=\"" + e.getMessage().replace('"', '\'') + "\"");
             System.exit(1);
         }
-        System.exit(0);
+        System.exit(b.failed ? 3 : 0);
     }
 
     private double rate() {
@@ -380,6 +382,7 @@ public final class BenchMain {
     }
 
     private void finish(Map<String, String> result) throws IOException {
+        failed |= "fail".equals(result.get("verdict"));
         if (!o.has("keep-data")) {
             try (var dirs = Files.list(runDir)) {
                 for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith("data-")).toList()) {

@@ -25,7 +25,8 @@ import java.util.function.Function;
  * {@code --isolate} s. Clients retry an event on the next node until it is answered, as a careful client does. At the
  * end the oracle (every card's 30-day count against the events answered: lost, double counted), the latency per
  * second with the faults marked (latency-over-time.svg), and per fault the worst latency of the events sent in the
- * 10 s after it.
+ * 10 s after it. The run fails ({@code verdict=fail}, and {@code scripts/bench} exits 3) when an event was lost,
+ * counted twice or left unanswered; each is named ({@link ChaosVerdict}), on the output and in verdict.txt.
  */
 final class ChaosBench {
     private static final String STREAM = "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
@@ -75,7 +76,7 @@ final class ChaosBench {
                 st.execute("CREATE METRIC card_30d AS SELECT COUNT(*) AS n FROM payments GROUP BY card_id "
                         + "OVER SLIDING INTERVAL '30' DAY"); // the oracle's: every event of the run
             }
-            ClusterBench.Stats stats = new ClusterBench.Stats(partitions);
+            ClusterBench.Stats stats = new ClusterBench.Stats(partitions, true);
             List<Sender> senders = new ArrayList<>();
             for (int i = 0; i < connections; i++) {
                 senders.add(new ClusterBench.ClusterSender(c, ids, i % ids.size(), timeoutS, stats));
@@ -123,9 +124,14 @@ final class ChaosBench {
             result.put("faults", String.valueOf(happened.size()));
             result.put("p999_ms_in_10s_after_each_fault", String.join(",", worst));
             String live = ids.stream().filter(c::alive).findFirst().orElseThrow();
-            ClusterBench.oracle(result, stats, c.host(live), c.port(live), "SELECT card_id, n FROM card_30d");
-            result.put("unanswered", String.valueOf(r.errors()));
+            ChaosVerdict verdict = verdict(stats, r, c.host(live), c.port(live));
+            result.put("accepted", String.valueOf(stats.total.sum()));
+            result.put("lost", String.valueOf(verdict.lost()));
+            result.put("double_counted", String.valueOf(verdict.doubleCounted()));
+            result.put("client_errors", String.valueOf(stats.clientErrors.get()));
+            result.put("unanswered", String.valueOf(verdict.unanswered()));
             result.put("rate", String.format(Locale.ROOT, "%.0f", rate));
+            result.put("verdict", verdict.passed() ? "pass" : "fail");
             write(r, start, happened);
             for (String id : ids) {
                 Files.copy(c.logFile(id), runDir.resolve("node-" + id + ".log"),
@@ -133,6 +139,53 @@ final class ChaosBench {
             }
         }
         return result;
+    }
+
+    /**
+     * The oracle, event by event: every card's 30-day count read back from a live node, and for the cards whose count
+     * is not the events answered (or with an unanswered event) the ids their stream holds. Prints each event that
+     * fails the run, and writes them all to verdict.txt.
+     */
+    private ChaosVerdict verdict(ClusterBench.Stats stats, OpenLoop.Result r, String host, int port)
+            throws Exception {
+        Map<String, Long> counted = new java.util.HashMap<>();
+        Map<String, List<Long>> stored = new java.util.HashMap<>();
+        Map<Long, String> unanswered = new java.util.TreeMap<>();
+        r.unanswered().forEach(p -> unanswered.put(p.id(), p.card()));
+        try (Connection conn = ClusterBench.connect(host, port, 120); Statement st = conn.createStatement()) {
+            try (var rs = st.executeQuery("SELECT card_id, n FROM card_30d")) {
+                while (rs.next()) {
+                    counted.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+            List<String> suspects = new ArrayList<>(ChaosVerdict.suspects(stats.answeredIds, counted, unanswered));
+            try (var read = conn.prepareStatement("SELECT id FROM payments WHERE card_id = ?")) {
+                for (String card : suspects.subList(0, Math.min(200, suspects.size()))) { // the others by count
+                    List<Long> ids = new ArrayList<>();
+                    read.setString(1, card);
+                    try (var rs = read.executeQuery()) {
+                        while (rs.next()) {
+                            ids.add(rs.getLong(1));
+                        }
+                    }
+                    stored.put(card, ids);
+                }
+            }
+        }
+        ChaosVerdict verdict = ChaosVerdict.judge(stats.answeredIds, counted, stored, unanswered);
+        List<String> lines = verdict.findings().stream().map(Object::toString).toList();
+        Files.write(runDir.resolve("verdict.txt"), lines);
+        if (verdict.passed()) {
+            System.out.println("chaos: verdict pass: nothing lost, nothing counted twice, every statement answered");
+        } else {
+            System.out.printf("chaos: verdict FAIL: %d lost, %d counted twice, %d unanswered%n", verdict.lost(),
+                    verdict.doubleCounted(), verdict.unanswered());
+            lines.stream().limit(50).forEach(l -> System.out.println("chaos:   " + l));
+            if (lines.size() > 50) {
+                System.out.println("chaos:   … " + (lines.size() - 50) + " more in " + runDir.resolve("verdict.txt"));
+            }
+        }
+        return verdict;
     }
 
     private static void inject(ClusterProcesses c, PrivateNetwork net, List<String> ids, String kind, int k,

@@ -312,9 +312,16 @@ final class ClusterBench {
         final int partitions;
         /** Per partition: (first attempt ms, answer ms) of each answered event, for the failover time. */
         final List<long[]> answers = java.util.Collections.synchronizedList(new ArrayList<>());
+        /** Per card, the ids answered as accepted, when kept (chaos: its verdict names events); else null. */
+        final Map<String, java.util.Queue<Long>> answeredIds;
 
         Stats(int partitions) {
+            this(partitions, false);
+        }
+
+        Stats(int partitions, boolean keepIds) {
             this.partitions = partitions;
+            this.answeredIds = keepIds ? new ConcurrentHashMap<>() : null;
         }
 
         void answered(Payment p, long firstAttempt) {
@@ -325,6 +332,10 @@ final class ClusterBench {
         void answered(Payment p, long firstAttempt, int node) {
             accepted.computeIfAbsent(p.card(), k -> new LongAdder()).increment();
             total.increment();
+            if (answeredIds != null) {
+                answeredIds.computeIfAbsent(p.card(), k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
+                        .add(p.id());
+            }
             int partition = EventPublisher.partition(GroupKeys.encodeOne(p.card()), partitions);
             answers.add(new long[] {partition, firstAttempt, System.currentTimeMillis(), node});
         }

@@ -23,10 +23,12 @@ import org.HdrHistogram.Recorder;
 final class OpenLoop {
     /**
      * What one run measured. {@code perSecond}: t, sent, answered, p50/p99/p99.9 ms of that second, errors;
-     * {@code seconds} the latencies recorded in each of those seconds (by answer time), for phases of a run.
+     * {@code seconds} the latencies recorded in each of those seconds (by answer time), for phases of a run;
+     * {@code unanswered} every event of the run, warm-up included, that got no answer: its statement failed or timed
+     * out, was still in flight at the end, or was never sent (still queued, or the queue full).
      */
     record Result(double targetRate, double achievedRate, Histogram latency, long errors, long sent,
-            List<double[]> perSecond, String firstError, List<Histogram> seconds) {
+            List<double[]> perSecond, String firstError, List<Histogram> seconds, List<Payment> unanswered) {
         double ms(double percentile) {
             return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1e6;
         }
@@ -52,12 +54,15 @@ final class OpenLoop {
         AtomicLong answeredAll = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         String[] firstError = {null};
+        java.util.Set<Payment> unanswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Payment[] inFlight = new Payment[senders.size()]; // each worker's, guarded by itself
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         long measureFrom = start + (long) (warmupS * 1e9);
         long end = measureFrom + (long) (durationS * 1e9);
         List<Thread> workers = new ArrayList<>();
         for (int w = 0; w < senders.size(); w++) {
             Sender sender = senders.get(w);
+            int worker = w;
             Thread t = new Thread(() -> {
                 while (true) {
                     Due due;
@@ -72,8 +77,14 @@ final class OpenLoop {
                         }
                         continue;
                     }
+                    synchronized (inFlight) {
+                        inFlight[worker] = due.payment();
+                    }
                     try {
                         sender.send(due.payment());
+                        synchronized (inFlight) {
+                            inFlight[worker] = null;
+                        }
                         long latency = System.nanoTime() - due.dueNanos();
                         answeredAll.incrementAndGet();
                         if (due.dueNanos() >= measureFrom) {
@@ -81,6 +92,10 @@ final class OpenLoop {
                             answered.incrementAndGet();
                         }
                     } catch (Exception e) {
+                        unanswered.add(due.payment());
+                        synchronized (inFlight) {
+                            inFlight[worker] = null;
+                        }
                         if (Thread.currentThread().isInterrupted()) {
                             return;
                         }
@@ -151,6 +166,7 @@ final class OpenLoop {
                 break;
             }
             if (!queue.offer(new Due(p, due))) {
+                unanswered.add(p);
                 if (due >= measureFrom) {
                     errors.incrementAndGet(); // the injector itself is saturated: never silently skip
                 }
@@ -165,9 +181,21 @@ final class OpenLoop {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         }
         long stranded = queue.size();
-        queue.clear();
+        List<Due> left = new ArrayList<>();
+        queue.drainTo(left);
+        left.forEach(d -> unanswered.add(d.payment()));
         for (Thread t : workers) {
             t.interrupt();
+        }
+        for (Thread t : workers) {
+            t.join(5_000);
+        }
+        synchronized (inFlight) { // still in a statement: unanswered too
+            for (Payment p : inFlight) {
+                if (p != null) {
+                    unanswered.add(p);
+                }
+            }
         }
         errors.addAndGet(stranded);
         interval = recorder.getIntervalHistogram(interval);
@@ -175,7 +203,8 @@ final class OpenLoop {
         double achieved = answered.get() / durationS;
         return new Result(rate, achieved, total, errors.get(), sentMeasured, perSecond,
                 stranded > 0 ? stranded + " events still queued after the " + timeoutS + " s grace period"
-                        + (firstError[0] == null ? "" : "; first error: " + firstError[0]) : firstError[0], seconds);
+                        + (firstError[0] == null ? "" : "; first error: " + firstError[0]) : firstError[0], seconds,
+                unanswered.stream().sorted(java.util.Comparator.comparingLong(Payment::id)).toList());
     }
 
     private static double ms(Histogram h, double percentile) {
