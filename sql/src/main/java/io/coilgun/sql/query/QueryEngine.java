@@ -60,6 +60,34 @@ public final class QueryEngine {
         this.data = data;
     }
 
+    /**
+     * The (lower case) names of every function a query may call: Calcite's standard and Postgres-library functions
+     * and Coilgun's own ({@link PgFunctions}, {@link PgAccessFunctions}), less the internal ones the rewrites name.
+     */
+    public static java.util.SortedSet<String> functionNames() {
+        java.util.SortedSet<String> names = new java.util.TreeSet<>();
+        org.apache.calcite.sql.SqlOperatorTable calcite = org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory
+                .INSTANCE.getOperatorTable(java.util.EnumSet.of(org.apache.calcite.sql.fun.SqlLibrary.STANDARD,
+                        org.apache.calcite.sql.fun.SqlLibrary.POSTGRESQL));
+        for (org.apache.calcite.sql.SqlOperator op : calcite.getOperatorList()) {
+            if (op instanceof org.apache.calcite.sql.SqlFunction && op.getName().matches("[A-Za-z_][A-Za-z_0-9]*")) {
+                names.add(op.getName().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        for (Class<?> functions : List.of(PgFunctions.class, PgAccessFunctions.class)) {
+            for (java.lang.reflect.Method m : functions.getMethods()) {
+                if (java.lang.reflect.Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == functions
+                        && !m.getName().startsWith("pg_reg") && !m.getName().startsWith("pgcur")
+                        && !m.getName().startsWith("pgsess")) {
+                    names.add(m.getName().toLowerCase(java.util.Locale.ROOT).replaceAll("_$", ""));
+                }
+            }
+        }
+        names.add("date_trunc");
+        names.add("date_part");
+        return names;
+    }
+
     /** A query's result: column names and Postgres type oids, and the rows as pgwire's Java values. */
     public record Rows(List<String> names, List<Integer> typeOids, List<Object[]> rows) {
     }

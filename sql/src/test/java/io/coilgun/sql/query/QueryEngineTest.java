@@ -156,4 +156,65 @@ class QueryEngineTest {
                 + "= 'pg_class'::regclass"));
         assertEquals(0L, ((Number) one("SELECT count(*) FROM pg_depend")).longValue());
     }
+
+    /** The oids a Parse of untyped parameters is told, as Postgres 15 resolves them (issue 58). */
+    static List<Integer> types(String sql, int count) {
+        return Arrays.stream(engine().parameterTypes(sql, count, "coilgun", "coilgun")).boxed().toList();
+    }
+
+    @Test
+    void untypedParametersTakeTheTypesPostgresGivesThem() {
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.TEXT), types("SELECT has_table_privilege($1, $2, 'SELECT')", 2));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT has_table_privilege($1, 'SELECT')", 1));
+        assertEquals(List.of(PgTypes.FLOAT8), types("SELECT round($1)", 1)); // round(double precision)
+        assertEquals(List.of(PgTypes.NUMERIC), types("SELECT round($1, 2)", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT upper(lower($1))", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT length($1)", 1));
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.TEXT), types("SELECT $1 = $2", 2));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT coalesce($1, 'a')", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT $1", 1));
+        assertEquals(List.of(PgTypes.FLOAT8, PgTypes.FLOAT8), types("SELECT power($1, $2)", 2));
+        // where Postgres cannot choose, its error
+        CoilgunException e = assertThrows(CoilgunException.class, () -> types("SELECT date_trunc($1, $2)", 2));
+        assertEquals(SqlState.AMBIGUOUS_FUNCTION, e.state());
+        e = assertThrows(CoilgunException.class, () -> types("SELECT $1 + $2", 2));
+        assertEquals(SqlState.AMBIGUOUS_FUNCTION, e.state());
+        // and the values are read as those types
+        assertEquals(true, run("SELECT has_table_privilege($1, $2, 'SELECT')", "coilgun", "pg_class").rows()
+                .get(0)[0]);
+        assertEquals("ABC", run("SELECT upper($1)", "abc").rows().get(0)[0]);
+        assertEquals(3, run("SELECT length($1)", "abc").rows().get(0)[0]);
+    }
+
+    /** A relation's name in text is read as Postgres reads it: quoted parts, qualification, case folding. */
+    @Test
+    void relationNamesInTextAreParsedAsPostgresParsesThem() {
+        assertEquals(true, one("SELECT has_table_privilege(current_user, '\"coilgun\".\"streams\"', 'select')"));
+        assertEquals(true, one("SELECT has_table_privilege('PG_CATALOG.Pg_Class', 'select')"));
+        assertEquals(true, one("SELECT to_regclass('\"coilgun\".\"streams\"') IS NOT NULL"));
+        assertEquals(null, one("SELECT to_regclass('\"Pg_class\"')"));
+        assertEquals(true, one("SELECT '\"pg_class\"'::regclass = 'pg_catalog.PG_CLASS'::regclass"));
+        CoilgunException e = assertThrows(CoilgunException.class,
+                () -> one("SELECT has_table_privilege('\"coilgun\".\"nope\"', 'select')"));
+        assertEquals(SqlState.UNDEFINED_TABLE, e.state());
+    }
+
+    /** pgjdbc's simple mode inlines parameters: LIMIT ('10'::int4), which Postgres takes (a constant expression). */
+    @Test
+    void limitAndOffsetTakeConstantExpressions() {
+        String values = "SELECT x FROM (VALUES (1), (2), (3), (4)) t(x) WHERE x >= ('-9223372036854775807'::int8) ";
+        assertEquals(2, run(values + "ORDER BY x LIMIT ('2'::int4)").rows().size());
+        assertEquals(List.of(2, 3), run(values + "ORDER BY x LIMIT '2' OFFSET (1)").rows().stream()
+                .map(r -> r[0]).toList());
+        assertEquals(4, run(values + "LIMIT NULL OFFSET NULL").rows().size());
+        assertEquals(3, run(values + "LIMIT 2.5").rows().size()); // rounded, as Postgres does
+    }
+
+    /** A reserved word as a column label without AS, as Postgres 15 takes most of them. */
+    @Test
+    void reservedWordsAreBareColumnLabels() {
+        QueryEngine.Rows r = run("SELECT 1 select, 2 table, x and FROM (VALUES (3)) t(x)");
+        assertEquals(List.of("select", "table", "and"), r.names());
+        assertEquals(Arrays.asList(1, 2, 3), Arrays.asList(r.rows().get(0)));
+    }
 }
