@@ -274,8 +274,7 @@ final class PgjdbcConformance {
         ops.put("untyped_parameters", () -> {
             try (Connection c = DriverManager.getConnection(url + "&stringtype=unspecified");
                     PreparedStatement ps = c.prepareStatement("SELECT has_table_privilege(?, ?, 'SELECT'), "
-                            + "pg_get_userbyid(?), upper(?), round(?), coalesce(?, 'x'), ? = 'payments', "
-                            + "to_regclass(?)::text")) {
+                            + "pg_get_userbyid(?), upper(?), round(?, 1), coalesce(?, 'x'), ? = 'payments'")) {
                 ps.setString(1, "coilgun");
                 ps.setString(2, "payments");
                 ps.setObject(3, "10", java.sql.Types.OTHER);
@@ -283,11 +282,10 @@ final class PgjdbcConformance {
                 ps.setObject(5, "2.25", java.sql.Types.OTHER);
                 ps.setString(6, "y");
                 ps.setString(7, "payments");
-                ps.setString(8, "\"public\".\"payments\"");
                 List<Object> row = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    for (int i = 1; i <= 8; i++) {
+                    for (int i = 1; i <= 7; i++) {
                         row.add(rs.getObject(i));
                     }
                 }
