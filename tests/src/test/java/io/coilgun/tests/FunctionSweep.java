@@ -80,6 +80,14 @@ final class FunctionSweep {
             "pg_get_statisticsobjdef_columns", "pg_get_serial_sequence", "pg_relation_is_publishable",
             "pg_function_is_visible", "pg_type_is_visible", "pg_collation_is_visible", "to_regclass");
 
+    private static final String LAST_DIGIT = "Calcite's double precision functions: the last digit differs from "
+            + "Postgres' (which makes the degree functions exact at 30, 45, 60 degrees)";
+    private static final String ANY = "a parameter passed as Postgres' \"any\" is text: Coilgun cannot tell an untyped "
+            + "parameter from a text one (Postgres: 42P18 for an untyped one)";
+    private static final String ONE = "Coilgun has one signature and takes it; Postgres cannot choose among its (42725)";
+    private static final String REGCLASS = "a regclass argument is an oid in Coilgun: a relation's name as text is not "
+            + "read as one (22P02)";
+
     /** The calls that answer differently from Postgres, each with its reason. */
     static final Map<String, String> DIFFERENCES = Map.ofEntries(
             Map.entry("acosd", LAST_DIGIT),
@@ -116,14 +124,6 @@ final class FunctionSweep {
             Map.entry("tand", LAST_DIGIT),
             Map.entry("to_regtype", "to_regtype answers the type's oid, Postgres its regtype (printed as its name)"),
             Map.entry("to_timestamp", "to_timestamp(text, format) is Calcite's, not Postgres' formatted reading"));
-
-    private static final String LAST_DIGIT = "Calcite's double precision functions: the last digit differs from "
-            + "Postgres' (which makes the degree functions exact at 30, 45, 60 degrees)";
-    private static final String ANY = "a parameter passed as Postgres' \"any\" is text: Coilgun cannot tell an untyped "
-            + "parameter from a text one (Postgres: 42P18 for an untyped one)";
-    private static final String ONE = "Coilgun has one signature and takes it; Postgres cannot choose among its (42725)";
-    private static final String REGCLASS = "a regclass argument is an oid in Coilgun: a relation's name as text is not "
-            + "read as one (22P02)";
 
     private FunctionSweep() {
     }
