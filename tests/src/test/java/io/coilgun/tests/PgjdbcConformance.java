@@ -304,6 +304,10 @@ final class PgjdbcConformance {
             }
         });
         ops.put("bare_labels", () -> query("SELECT 1 select, 2 table, id and FROM payments WHERE id = 1"));
+        // an interval's days apart from its time, as Postgres holds them: INTERVAL '25' HOUR is 25:00:00
+        ops.put("intervals", () -> query("SELECT INTERVAL '25' HOUR, INTERVAL '1' DAY, "
+                + "ts - TIMESTAMP '2026-01-01 06:00:00', (INTERVAL '25' HOUR)::text, "
+                + "(TIMESTAMP '2026-01-01 06:00:00' - ts)::text, INTERVAL '90' MINUTE * 2 FROM payments WHERE id = 1"));
         ops.put("database_metadata", () -> {
             try (Connection c = connect()) {
                 DatabaseMetaData md = c.getMetaData();

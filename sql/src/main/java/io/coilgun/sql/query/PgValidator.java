@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeMap;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.config.CalciteConnectionConfig;
 import org.apache.calcite.jdbc.CalcitePrepare;
@@ -92,6 +93,28 @@ final class PgValidator extends CalciteSqlValidator {
         };
     }
 
+    /**
+     * One field per parameter, by its index ({@code ?0}, {@code ?1}, …), as the executor reads their values: Calcite
+     * counts each node, and coalesce's CASE repeats {@code $n} as a clone ({@code CASE WHEN $1 IS NOT NULL THEN $1
+     * …}), which would make a slot no value is bound to ("unbound parameter") and shift the later ones' types.
+     */
+    @Override
+    public RelDataType getParameterRowType(SqlNode sqlQuery) {
+        TreeMap<Integer, RelDataType> types = new TreeMap<>();
+        sqlQuery.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(SqlDynamicParam param) {
+                types.putIfAbsent(param.getIndex(), getValidatedNodeType(param));
+                return null;
+            }
+        });
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < types.size(); i++) {
+            names.add("?" + i);
+        }
+        return typeFactory.createStructType(new ArrayList<>(types.values()), names);
+    }
+
     @Override
     protected void inferUnknownTypes(RelDataType inferredType, SqlValidatorScope scope, SqlNode node) {
         if (node instanceof SqlDynamicParam) {
@@ -124,7 +147,7 @@ final class PgValidator extends CalciteSqlValidator {
         boolean untyped = false;
         for (int i = 0; i < results.size(); i++) {
             SqlNode r = results.get(i);
-            if (r instanceof SqlCall call && call.getOperator().getName().equals("CAST_NOT_NULL")) {
+            if (r instanceof SqlCall call && call.getKind() == SqlKind.CAST_NOT_NULL) {
                 r = call.operand(0); // coalesce's CASE: CAST_NOT_NULL($1)
                 results.set(i, r);
             }

@@ -17,11 +17,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.Period;
-import java.time.temporal.ChronoUnit;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Calendar;
@@ -394,28 +392,36 @@ public final class QueryEngine {
     static Object[] row(ResultSet rs, ResultSetMetaData md, int n) throws SQLException {
         Object[] row = new Object[n];
         for (int i = 1; i <= n; i++) {
-            Boolean months = interval(md, i);
-            row[i - 1] = months != null ? interval(rs, i, months) : value(rs, i, md.getColumnType(i));
+            String typeName = md.getColumnTypeName(i);
+            Boolean months = interval(typeName);
+            row[i - 1] = months != null ? interval(rs, i, months, typeName.startsWith("INTERVAL_DAY"))
+                    : value(rs, i, md.getColumnType(i));
         }
         return row;
     }
 
     /** Whether column {@code i} is an interval of months (true), of days and time (false), or no interval (null). */
     private static Boolean interval(ResultSetMetaData md, int i) throws SQLException {
-        String name = md.getColumnTypeName(i);
+        return interval(md.getColumnTypeName(i));
+    }
+
+    private static Boolean interval(String name) {
         if (name == null || !name.startsWith("INTERVAL")) {
             return null;
         }
         return name.equals("INTERVAL_YEAR") || name.equals("INTERVAL_YEAR_MONTH") || name.equals("INTERVAL_MONTH");
     }
 
-    /** An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): months or microseconds. */
-    private static Object interval(ResultSet rs, int i, boolean months) throws SQLException {
+    /**
+     * An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): months, or microseconds split
+     * into days when its type has a day field ({@link IntervalValue#ofMicros}).
+     */
+    private static Object interval(ResultSet rs, int i, boolean months, boolean withDays) throws SQLException {
         long v = rs.getLong(i);
         if (rs.wasNull()) {
             return null;
         }
-        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : Duration.of(v, ChronoUnit.MICROS);
+        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : IntervalValue.ofMicros(v, withDays);
     }
 
     private static int pgType(int jdbcType) {

@@ -69,7 +69,7 @@ class QueryEngineTest {
         // intervals are Postgres' intervals
         QueryEngine.Rows iv = run("SELECT INTERVAL '1.5' SECOND, (TIMESTAMP '2026-01-02 00:00:01.25' - TIMESTAMP "
                 + "'2026-01-01 00:00:00') DAY TO SECOND, INTERVAL '14' MONTH");
-        assertEquals(Arrays.asList(java.time.Duration.ofMillis(1500), java.time.Duration.ofMillis(86_401_250),
+        assertEquals(Arrays.asList(new IntervalValue(0, 0, 1_500_000), new IntervalValue(0, 1, 1_250_000),
                 java.time.Period.of(1, 2, 0)), Arrays.asList(iv.rows().get(0)));
         assertEquals(List.of(PgTypes.INTERVAL, PgTypes.INTERVAL, PgTypes.INTERVAL), iv.typeOids());
         // a window frame of an interval over a timestamp
@@ -172,6 +172,8 @@ class QueryEngineTest {
         assertEquals(List.of(PgTypes.TEXT), types("SELECT length($1)", 1));
         assertEquals(List.of(PgTypes.TEXT, PgTypes.TEXT), types("SELECT $1 = $2", 2));
         assertEquals(List.of(PgTypes.TEXT), types("SELECT coalesce($1, 'a')", 1));
+        assertEquals(List.of(PgTypes.INT4), types("SELECT coalesce($1, 2) + 1", 1));
+        assertEquals(List.of(PgTypes.INT4), types("SELECT coalesce($1, 2)", 1));
         assertEquals(List.of(PgTypes.TEXT), types("SELECT $1", 1));
         assertEquals(List.of(PgTypes.FLOAT8, PgTypes.FLOAT8), types("SELECT power($1, $2)", 2));
         // where Postgres cannot choose, its error
@@ -184,6 +186,28 @@ class QueryEngineTest {
                 .get(0)[0]);
         assertEquals("ABC", run("SELECT upper($1)", "abc").rows().get(0)[0]);
         assertEquals(3, run("SELECT length($1)", "abc").rows().get(0)[0]);
+        // coalesce repeats $1 in its CASE: still one parameter, and the next one after it
+        assertEquals(4, run("SELECT coalesce($1, 2) + 1", 3).rows().get(0)[0]);
+        assertEquals(Arrays.asList("x", "y", 2), Arrays.asList(run("SELECT coalesce($1, 'a'), $2, coalesce($3, 2)",
+                "x", "y", null).rows().get(0)));
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.INT4), types("SELECT coalesce($1, 'a'), coalesce($2, 2)", 2));
+    }
+
+    /** round, acosh and atanh of a double precision as Postgres computes them (issue 58's function sweep). */
+    @Test
+    void doublePrecisionFunctionsAsPostgres() {
+        // round(double precision) rounds half to even (rint); round(numeric) half away from zero
+        assertEquals(Arrays.asList(2.0, 4.0, -2.0, new java.math.BigDecimal("3")),
+                Arrays.asList(run("SELECT round(2.5::float8), round(3.5::float8), round(-2.5::float8), round(2.5)")
+                        .rows().get(0)));
+        assertEquals(2.0, run("SELECT round($1)", 2.5).rows().get(0)[0]);
+        CoilgunException e = assertThrows(CoilgunException.class, () -> one("SELECT acosh(0.5::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        assertEquals("input is out of range", e.getMessage());
+        e = assertThrows(CoilgunException.class, () -> one("SELECT atanh(2::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        assertEquals(Arrays.asList(0.0, Double.POSITIVE_INFINITY),
+                Arrays.asList(run("SELECT acosh(1::float8), atanh(1::float8)").rows().get(0)));
     }
 
     /** A relation's name in text is read as Postgres reads it: quoted parts, qualification, case folding. */
