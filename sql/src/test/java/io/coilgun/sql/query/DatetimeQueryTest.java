@@ -91,6 +91,10 @@ class DatetimeQueryTest {
         assertEquals("1 day 01:00:00", one("SELECT TIMESTAMP '2020-01-02 01:00:00' - TIMESTAMP '2020-01-01 00:00:00'")
                 .toString());
         assertEquals("-1 years -2 mons +3 days -00:00:01", new IntervalValue(-14, 3, -1_000_000).toString());
+        // inside an expression one length of time: a sum that mixes days and hours is split by its type
+        // (Postgres: 1 day 25:00:00 and 1 day -00:00:01), as docs/sql.md says
+        assertEquals(List.of("2 days 01:00:00", "23:59:59"), row("SELECT CAST(INTERVAL '1' DAY + INTERVAL '25' HOUR "
+                + "AS VARCHAR), CAST(INTERVAL '1' DAY - INTERVAL '1' SECOND AS VARCHAR)"));
     }
 
     @Test
