@@ -80,8 +80,6 @@ final class FunctionSweep {
             "pg_get_statisticsobjdef_columns", "pg_get_serial_sequence", "pg_relation_is_publishable",
             "pg_function_is_visible", "pg_type_is_visible", "pg_collation_is_visible", "to_regclass");
 
-    private static final String LAST_DIGIT = "Calcite's double precision functions: the last digit differs from "
-            + "Postgres' (which makes the degree functions exact at 30, 45, 60 degrees)";
     private static final String ANY = "a parameter passed as Postgres' \"any\" is text: Coilgun cannot tell an untyped "
             + "parameter from a text one (Postgres: 42P18 for an untyped one)";
     private static final String ONE = "Coilgun has one signature and takes it; Postgres cannot choose among its (42725)";
@@ -90,17 +88,12 @@ final class FunctionSweep {
 
     /** The calls that answer differently from Postgres, each with its reason. */
     static final Map<String, String> DIFFERENCES = Map.ofEntries(
-            Map.entry("acosd", LAST_DIGIT),
-            Map.entry("asind", LAST_DIGIT),
-            Map.entry("atand", LAST_DIGIT),
-            Map.entry("atanh", LAST_DIGIT),
             Map.entry("concat", ANY),
             Map.entry("concat_ws", ANY),
             Map.entry("count", ANY),
             Map.entry("format", ANY),
             Map.entry("generate_series", ONE),
             Map.entry("json_build_object", ANY),
-            Map.entry("log10", LAST_DIGIT),
             Map.entry("mode", "Calcite's mode is a plain aggregate; Postgres' an ordered-set one, WITHIN GROUP required (42809)"),
             Map.entry("octet_length", "Calcite's octet_length takes bytes only, not text (42883)"),
             Map.entry("overlay", "Coilgun's grammar takes OVERLAY(a PLACING b FROM n [FOR m]), not the call form overlay(a, b, n)"),
@@ -116,10 +109,8 @@ final class FunctionSweep {
             Map.entry("pg_table_is_visible", "Coilgun's catalog oids are its own (pg_class is not 1259)"),
             Map.entry("pg_table_size", REGCLASS),
             Map.entry("pg_total_relation_size", REGCLASS),
-            Map.entry("sind", LAST_DIGIT),
             Map.entry("substring", "Postgres picks substring(text, text, text), the SQL regular expression form; Coilgun's substring takes integer positions (42883)"),
             Map.entry("sum", ONE),
-            Map.entry("tand", LAST_DIGIT),
             Map.entry("to_regtype", "to_regtype answers the type's oid, Postgres its regtype (printed as its name)"),
             Map.entry("to_timestamp", "to_timestamp(text, format) is Calcite's, not Postgres' formatted reading"));
 

@@ -208,6 +208,19 @@ class QueryEngineTest {
         assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
         assertEquals(Arrays.asList(0.0, Double.POSITIVE_INFINITY),
                 Arrays.asList(run("SELECT acosh(1::float8), atanh(1::float8)").rows().get(0)));
+        // the degree functions as Postgres' float.c computes them (exact at 30, 45, 60 degrees), log10 the C
+        // library's: PostgreSQL 15's values
+        assertEquals(Arrays.asList(0.008726535498373936, 30.0, 60.0, 26.565051177077986, 0.008726867790758791,
+                -0.3010299956639812, 0.5, 1.0, 45.5729959991943, -44.4270040008057, -1.0, 0.34202014332566877, 0.5,
+                3.0, 0.5493061443340548, -1.4722194895832204), Arrays.asList(run("SELECT sind(0.5::float8), asind(0.5::float8), acosd(0.5::float8), "
+                        + "atand(0.5::float8), tand(0.5::float8), log10(0.5::float8), sind(30::float8), "
+                        + "tand(45::float8), acosd(0.7::float8), asind(-0.7::float8), tand(135::float8), "
+                        + "sind(-200::float8), cosd(60::float8), log10(1000::float8), atanh(0.5::float8), atanh(-0.9::float8)")
+                .rows().get(0)));
+        e = assertThrows(CoilgunException.class, () -> one("SELECT asind(2::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        e = assertThrows(CoilgunException.class, () -> one("SELECT log10(0::float8)"));
+        assertEquals(SqlState.INVALID_ARGUMENT_FOR_LOG, e.state());
     }
 
     /** A relation's name in text is read as Postgres reads it: quoted parts, qualification, case folding. */
