@@ -83,8 +83,6 @@ final class FunctionSweep {
     private static final String ANY = "a parameter passed as Postgres' \"any\" is text: Coilgun cannot tell an untyped "
             + "parameter from a text one (Postgres: 42P18 for an untyped one)";
     private static final String ONE = "Coilgun has one signature and takes it; Postgres cannot choose among its (42725)";
-    private static final String REGCLASS = "a regclass argument is an oid in Coilgun: a relation's name as text is not "
-            + "read as one (22P02)";
 
     /** The calls that answer differently from Postgres, each with its reason. */
     static final Map<String, String> DIFFERENCES = Map.ofEntries(
@@ -102,13 +100,9 @@ final class FunctionSweep {
             Map.entry("pg_get_indexdef", "Coilgun has pg_get_indexdef(index, column, pretty) only, not pg_get_indexdef(index) (42883)"),
             Map.entry("pg_get_serial_sequence", "Coilgun has no sequences: NULL for any table, without checking that it exists (Postgres: 42P01)"),
             Map.entry("pg_get_viewdef", "Coilgun's pg_get_viewdef takes an oid, not a view's name as text (42883); Postgres reads the text as a relation's name (42P01)"),
-            Map.entry("pg_indexes_size", REGCLASS),
-            Map.entry("pg_relation_size", REGCLASS),
             Map.entry("pg_size_pretty", ONE),
             Map.entry("pg_sleep", "pg_sleep's void is NULL in Coilgun, an empty value in Postgres"),
             Map.entry("pg_table_is_visible", "Coilgun's catalog oids are its own (pg_class is not 1259)"),
-            Map.entry("pg_table_size", REGCLASS),
-            Map.entry("pg_total_relation_size", REGCLASS),
             Map.entry("substring", "Postgres picks substring(text, text, text), the SQL regular expression form; Coilgun's substring takes integer positions (42883)"),
             Map.entry("sum", ONE),
             Map.entry("to_regtype", "to_regtype answers the type's oid, Postgres its regtype (printed as its name)"),

@@ -32,6 +32,7 @@ import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.SqlUnresolvedFunction;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.sql.validate.SqlNameMatchers;
 import org.apache.calcite.sql.SqlUtil;
@@ -52,6 +53,12 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
  * of the other ({@code $1 = $2}: text); alone ({@code SELECT $1}, {@code coalesce($1, $2)}), text.
  */
 final class PgValidator extends CalciteSqlValidator {
+    private static final java.util.Set<String> OBJECT_TYPES = java.util.Set.of("regclass", "regtype", "regnamespace",
+            "regrole");
+    /** The functions Coilgun registers that take one of those (as an oid) where Postgres' resolution picks it. */
+    private static final java.util.Set<String> OBJECT_FUNCTIONS = java.util.Set.of("pg_relation_size",
+            "pg_total_relation_size", "pg_table_size", "pg_indexes_size");
+
     /** The type given to each parameter ($n, by index): a clone of its node (coalesce's CASE) takes the same. */
     private final Map<Integer, RelDataType> parameterTypes = new HashMap<>();
 
@@ -189,7 +196,10 @@ final class PgValidator extends CalciteSqlValidator {
             left |= operands.get(i) instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(operands.get(i)) == null
                     && inferred[i].equals(unknownType);
         }
-        if (!left) {
+        // a function of an object identifier: its own inference says integer (an oid), Postgres reads a name
+        boolean objects = call.getOperator() instanceof SqlFunction
+                && OBJECT_FUNCTIONS.contains(call.getOperator().getName().toLowerCase(Locale.ROOT));
+        if (!left && !objects) {
             return;
         }
         List<String> known = new ArrayList<>();
@@ -199,11 +209,35 @@ final class PgValidator extends CalciteSqlValidator {
         RelDataType[] types = postgresTypes(call, known);
         for (int i = 0; i < operands.size(); i++) {
             SqlNode o = operands.get(i);
-            if (o instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(o) == null && inferred[i].equals(unknownType)
-                    && types[i] != null) {
-                type((SqlDynamicParam) o, types[i], scope);
+            String object = objects && o instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(o) == null
+                    ? objectType(call, known, i) : null;
+            if (object != null || o instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(o) == null
+                    && inferred[i].equals(unknownType) && types[i] != null) {
+                if (object != null) {
+                    // Postgres reads the text as the object's name (regclassin): the name function over the text
+                    call.setOperand(i, new SqlUnresolvedFunction(new SqlIdentifier("pg_" + object + "_oid",
+                            o.getParserPosition()), null, null, null, null, SqlFunctionCategory.USER_DEFINED_FUNCTION)
+                            .createCall(o.getParserPosition(), o));
+                    type((SqlDynamicParam) o, text(), scope);
+                } else {
+                    type((SqlDynamicParam) o, types[i], scope);
+                }
             }
         }
+    }
+
+    /**
+     * The object-identifier type ({@code regclass}, {@code regtype}, {@code regnamespace}, {@code regrole}) Postgres'
+     * resolution gives argument {@code i} of a function call, else null: an untyped parameter there is an object's
+     * name ({@code pg_relation_size($1)} with {@code 'pg_class'}), which Coilgun's oid (an integer) would refuse.
+     */
+    private static String objectType(SqlCall call, List<String> known, int i) {
+        String name = call.getOperator().getName().toLowerCase(Locale.ROOT);
+        if (!(call.getOperator() instanceof SqlFunction) || !PgSignatures.has(name)) {
+            return null;
+        }
+        String type = PgSignatures.resolve(name, known).get(i);
+        return OBJECT_TYPES.contains(type) ? type : null;
     }
 
     /** Gives {@code param} {@code type}, or the type another node of the same parameter has already. */

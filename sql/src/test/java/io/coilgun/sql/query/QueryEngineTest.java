@@ -191,6 +191,13 @@ class QueryEngineTest {
         assertEquals(Arrays.asList("x", "y", 2), Arrays.asList(run("SELECT coalesce($1, 'a'), $2, coalesce($3, 2)",
                 "x", "y", null).rows().get(0)));
         assertEquals(List.of(PgTypes.TEXT, PgTypes.INT4), types("SELECT coalesce($1, 'a'), coalesce($2, 2)", 2));
+        // a regclass argument: the text is the relation's name, as Postgres' regclassin reads it
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT pg_relation_size($1)", 1));
+        assertEquals(0L, ((Number) run("SELECT pg_relation_size($1)", "pg_catalog.PG_CLASS").rows().get(0)[0])
+                .longValue());
+        CoilgunException missing = assertThrows(CoilgunException.class,
+                () -> run("SELECT pg_total_relation_size($1)", "nope"));
+        assertEquals(SqlState.UNDEFINED_TABLE, missing.state());
     }
 
     /** round, acosh and atanh of a double precision as Postgres computes them (issue 58's function sweep). */
