@@ -16,6 +16,9 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,41 +40,92 @@ class ClientConformanceIT {
     @TempDir
     Path dir;
 
+    /** One PostgreSQL 15 and one Coilgun node for both tests, holding the same data. */
+    private static Postgres15 postgres;
+    private static TestNode node;
+
+    @TempDir
+    static Path shared;
+
+    @BeforeAll
+    static void start() throws Exception {
+        postgres = new Postgres15();
+        node = new TestNode(shared.resolve("data"));
+        System.out.println("reference: " + postgres.version());
+        fixture(postgres.port(), "CREATE TABLE payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+                + "merchant_id VARCHAR, amount DOUBLE PRECISION)", "CREATE TABLE card_5m (card_id VARCHAR, "
+                + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)", "CREATE TABLE prices (id BIGINT, "
+                + "ts TIMESTAMP, k VARCHAR, price NUMERIC(10, 2), rate NUMERIC)");
+        // a lateness of a day: the operations insert events in any order of event time
+        fixture(node.port(), "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
+                + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', "
+                + "partition_by = 'card_id', partitions = 4, lateness = '1 day')", "CREATE METRIC card_5m AS "
+                + "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
+                + "OVER SLIDING INTERVAL '5' MINUTE", "CREATE STREAM prices (id BIGINT, ts TIMESTAMP, k VARCHAR, "
+                + "price NUMERIC(10, 2), rate NUMERIC) WITH (event_time = 'ts', event_id = 'id', "
+                + "partition_by = 'k', lateness = '1 day')");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try (Postgres15 p = postgres; TestNode n = node) {
+            // closed
+        }
+    }
+
     @Test
     void clientsAnswerAsPostgresDoes() throws Exception {
         run(List.of("bash", CLIENTS.resolve("setup.sh").toString()), 900);
-        try (Postgres15 postgres = new Postgres15(); TestNode node = new TestNode(dir.resolve("data"))) {
-            System.out.println("reference: " + postgres.version());
-            fixture(postgres.port(), "CREATE TABLE payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
-                    + "merchant_id VARCHAR, amount DOUBLE PRECISION)", "CREATE TABLE card_5m (card_id VARCHAR, "
-                    + "total DOUBLE PRECISION, n BIGINT, stream_time TIMESTAMP)", "CREATE TABLE prices (id BIGINT, "
-                    + "ts TIMESTAMP, k VARCHAR, price NUMERIC(10, 2), rate NUMERIC)");
-            // a lateness of a day: the operations insert events in any order of event time
-            fixture(node.port(), "CREATE STREAM payments (id BIGINT, ts TIMESTAMP, card_id VARCHAR, "
-                    + "merchant_id VARCHAR, amount DOUBLE) WITH (event_time = 'ts', event_id = 'id', "
-                    + "partition_by = 'card_id', partitions = 4, lateness = '1 day')", "CREATE METRIC card_5m AS "
-                    + "SELECT SUM(amount) AS total, COUNT(*) AS n FROM payments GROUP BY card_id "
-                    + "OVER SLIDING INTERVAL '5' MINUTE", "CREATE STREAM prices (id BIGINT, ts TIMESTAMP, k VARCHAR, "
-                    + "price NUMERIC(10, 2), rate NUMERIC) WITH (event_time = 'ts', event_id = 'id', "
-                    + "partition_by = 'k', lateness = '1 day')");
-            Path expected = answers("postgres", postgres.port());
-            Path got = answers("coilgun", node.port());
-            Path table = Path.of("target", "clients-table.md").toAbsolutePath();
-            String report = run(List.of(ENV.resolve("venv/bin/python").toString(),
-                    CLIENTS.resolve("compare.py").toString(), expected.toString(), got.toString(),
-                    CLIENTS.resolve("differences.tsv").toString(), table.toString()), 60, true);
-            System.out.println(report);
-            assertTrue(!report.contains("PROBLEM"), report);
-            String doc = Files.readString(Path.of("..", "docs", "clients.md"));
-            String start = "<!-- conformance:start -->\n";
-            String end = "<!-- conformance:end -->";
-            int from = doc.indexOf(start);
-            int to = doc.indexOf(end);
-            assertTrue(from >= 0 && to > from, "docs/clients.md has the conformance markers");
-            assertEquals(Files.readString(table), doc.substring(from + start.length(), to),
-                    "docs/clients.md's table is what the clients do now: "
-                            + "python3 tests/clients/update-doc-table.py copies " + table + " between its markers");
+        Path expected = answers("postgres", postgres.port());
+        Path got = answers("coilgun", node.port());
+        Path table = Path.of("target", "clients-table.md").toAbsolutePath();
+        String report = run(List.of(ENV.resolve("venv/bin/python").toString(),
+                CLIENTS.resolve("compare.py").toString(), expected.toString(), got.toString(),
+                CLIENTS.resolve("differences.tsv").toString(), table.toString()), 60, true);
+        System.out.println(report);
+        assertTrue(!report.contains("PROBLEM"), report);
+        String doc = Files.readString(Path.of("..", "docs", "clients.md"));
+        String start = "<!-- conformance:start -->\n";
+        String end = "<!-- conformance:end -->";
+        int from = doc.indexOf(start);
+        int to = doc.indexOf(end);
+        assertTrue(from >= 0 && to > from, "docs/clients.md has the conformance markers");
+        assertEquals(Files.readString(table), doc.substring(from + start.length(), to),
+                "docs/clients.md's table is what the clients do now: "
+                        + "python3 tests/clients/update-doc-table.py copies " + table + " between its markers");
+    }
+
+    /**
+     * Every function Coilgun registers that Postgres has, called with untyped parameters (a Parse of type 0), answers
+     * as PostgreSQL 15 does (the same value, or an error of the same SQLSTATE), but for the differences {@link
+     * FunctionSweep#DIFFERENCES} gives with their reasons; never "Illegal use of dynamic parameter".
+     */
+    @Test
+    void everyFunctionTakesUntypedParametersAsPostgresDoes() throws Exception {
+        Map<String, FunctionSweep.Call> calls = FunctionSweep.calls(postgres.port());
+        Map<String, String> expected = FunctionSweep.answers(postgres.port(), calls);
+        Map<String, String> got = FunctionSweep.answers(node.port(), calls);
+        List<String> problems = new ArrayList<>();
+        for (Map.Entry<String, FunctionSweep.Call> call : calls.entrySet()) {
+            String name = call.getKey();
+            String pg = expected.get(name);
+            String cg = got.get(name);
+            boolean same = pg.startsWith("=") ? pg.equals(cg) : cg.startsWith("!") && cg.substring(0, 7)
+                    .equals(pg.substring(0, 7));
+            String reason = FunctionSweep.DIFFERENCES.get(name);
+            if (cg.contains("Illegal use of dynamic parameter")) {
+                problems.add(name + ": " + cg);
+            } else if (!same && reason == null) {
+                problems.add(call.getValue().sql() + " " + call.getValue().args() + ": postgres " + pg + ", coilgun "
+                        + cg);
+            } else if (same && reason != null) {
+                problems.add(name + ": answers as Postgres now; remove it from FunctionSweep.DIFFERENCES");
+            }
         }
+        System.out.println(calls.size() + " functions called with untyped parameters; " + problems.size()
+                + " problems");
+        assertTrue(calls.size() > 100, "the sweep calls the functions: " + calls.keySet());
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
     /** 400 payments over 20 minutes of event time, the same in both. */

@@ -269,6 +269,45 @@ final class PgjdbcConformance {
         ops.put("catalog_functions", () -> query("SELECT has_table_privilege('payments', 'SELECT'), "
                 + "pg_table_is_visible('payments'::regclass), obj_description('payments'::regclass, 'pg_class'), "
                 + "col_description('payments'::regclass, 1), format('%s-%s', 'a', 1), current_schemas(false)"));
+        // untyped parameters (Parse with type 0, as stringtype=unspecified and Types.OTHER send them) passed to
+        // functions and operators: each takes the type Postgres' resolution gives it (issue 58)
+        ops.put("untyped_parameters", () -> {
+            try (Connection c = DriverManager.getConnection(url + "&stringtype=unspecified");
+                    PreparedStatement ps = c.prepareStatement("SELECT has_table_privilege(?, ?, 'SELECT'), "
+                            + "pg_get_userbyid(?), upper(?), round(?, 1), coalesce(?, 'x'), ? = 'payments'")) {
+                ps.setString(1, "coilgun");
+                ps.setString(2, "payments");
+                ps.setObject(3, "10", java.sql.Types.OTHER);
+                ps.setString(4, "abc");
+                ps.setObject(5, "2.25", java.sql.Types.OTHER);
+                ps.setString(6, "y");
+                ps.setString(7, "payments");
+                List<Object> row = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    for (int i = 1; i <= 7; i++) {
+                        row.add(rs.getObject(i));
+                    }
+                }
+                return row;
+            }
+        });
+        // Metabase's sync: a relation's name as text, quoted and qualified
+        ops.put("relation_name_text", () -> query("SELECT has_table_privilege(current_user, '\"public\".\"payments\"', "
+                + "'select'), has_any_column_privilege(current_user, 'PUBLIC.PAYMENTS', 'select'), "
+                + "'\"payments\"'::regclass::text, to_regclass('public.\"Payments\"') IS NULL"));
+        // preferQueryMode=simple inlines parameters: ... WHERE id >= ('…'::int8) LIMIT ('2'::int4)
+        ops.put("simple_mode_limit", () -> {
+            try (Connection c = DriverManager.getConnection(url + "&preferQueryMode=simple")) {
+                return query(c, "SELECT id FROM payments WHERE id >= ? ORDER BY id LIMIT ? OFFSET ?",
+                        -9223372036854775807L, 2, 1);
+            }
+        });
+        ops.put("bare_labels", () -> query("SELECT 1 select, 2 table, id and FROM payments WHERE id = 1"));
+        // an interval's days apart from its time, as Postgres holds them: INTERVAL '25' HOUR is 25:00:00
+        ops.put("intervals", () -> query("SELECT INTERVAL '25' HOUR, INTERVAL '1' DAY, "
+                + "ts - TIMESTAMP '2026-01-01 06:00:00', (INTERVAL '25' HOUR)::text, "
+                + "(TIMESTAMP '2026-01-01 06:00:00' - ts)::text, INTERVAL '90' MINUTE * 2 FROM payments WHERE id = 1"));
         ops.put("database_metadata", () -> {
             try (Connection c = connect()) {
                 DatabaseMetaData md = c.getMetaData();

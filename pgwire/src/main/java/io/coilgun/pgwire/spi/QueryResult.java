@@ -13,7 +13,9 @@ import java.util.List;
  * @param rows Java values per row, in {@code columns} order: {@code null}, {@link Boolean}, {@link Short},
  *     {@link Integer}, {@link Long}, {@link Float}, {@link Double}, {@link BigDecimal},
  *     {@link String}, {@link LocalDateTime}, {@link OffsetDateTime},
- *     {@link LocalDate} or {@code byte[]}; pgwire encodes them by the column's {@link PgType}. A
+ *     {@link LocalDate}, {@code byte[]} or, for an {@code interval}, a {@link java.time.temporal.TemporalAmount}
+ *     of months ({@link java.time.temporal.ChronoUnit#MONTHS}), days ({@code DAYS}) and time (its time-based
+ *     units), each kept apart as Postgres keeps them; pgwire encodes them by the column's {@link PgType}. A
  *     {@code timestamp} may also be a {@link Long}: microseconds since 1970-01-01 00:00 (no allocation per value)
  * @param commandTag the CommandComplete tag, e.g. {@code "INSERT 0 1"}, {@code "SELECT 3"}, {@code "CREATE STREAM"}
  * @param notices messages sent as NoticeResponses (severity NOTICE) before the rows

@@ -13,12 +13,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
-import java.time.Period;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Arrays;
@@ -385,15 +383,6 @@ public final class PgBinaryCodec {
     }
 
     private static PgInterval interval(Object value) {
-        if (value instanceof PgInterval) {
-            return (PgInterval) value;
-        }
-        if (value instanceof Duration) {
-            return PgInterval.of((Duration) value);
-        }
-        if (value instanceof Period) {
-            return PgInterval.of((Period) value);
-        }
-        return null;
+        return PgInterval.of(value);
     }
 }

@@ -3,6 +3,8 @@ package io.coilgun.pgwire.types;
 import java.time.Duration;
 import java.time.Period;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAmount;
+import java.time.temporal.TemporalUnit;
 
 /**
  * A Postgres {@code interval} as Postgres keeps it: months, days and microseconds, each with its own sign and
@@ -33,6 +35,50 @@ public record PgInterval(int months, int days, long micros) {
             return new PgInterval(0, Math.toIntExact(micros / MICROS_PER_DAY), micros % MICROS_PER_DAY);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("interval out of range: " + duration, e);
+        }
+    }
+
+    /**
+     * Any interval a value may be: this record, a {@link Duration} or {@link Period} (as {@link #of(Duration)}
+     * and {@link #of(Period)}), or another {@link TemporalAmount} of months, days and a length of time (the units
+     * {@link ChronoUnit#MONTHS}, {@link ChronoUnit#DAYS} and any of micros' length or more, each taken apart, as
+     * the sql layer's intervals are); null for anything else.
+     */
+    public static PgInterval of(Object value) {
+        if (value instanceof PgInterval interval) {
+            return interval;
+        }
+        if (value instanceof Duration duration) {
+            return of(duration);
+        }
+        if (value instanceof Period period) {
+            return of(period);
+        }
+        if (!(value instanceof TemporalAmount amount)) {
+            return null;
+        }
+        try {
+            long months = 0;
+            long days = 0;
+            long micros = 0;
+            for (TemporalUnit unit : amount.getUnits()) {
+                long n = amount.get(unit);
+                if (unit == ChronoUnit.MONTHS) {
+                    months = Math.addExact(months, n);
+                } else if (unit == ChronoUnit.YEARS) {
+                    months = Math.addExact(months, Math.multiplyExact(n, 12));
+                } else if (unit == ChronoUnit.DAYS) {
+                    days = Math.addExact(days, n);
+                } else if (unit.isTimeBased()) {
+                    micros = Math.addExact(micros, unit.getDuration().multipliedBy(n)
+                            .dividedBy(ChronoUnit.MICROS.getDuration()));
+                } else {
+                    return null;
+                }
+            }
+            return new PgInterval(Math.toIntExact(months), Math.toIntExact(days), micros);
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("interval out of range: " + value, e);
         }
     }
 

@@ -22,8 +22,9 @@ import java.util.List;
  *
  * <p>Entry point: {@link #encode(PgType, Object)}. The Java types per {@link PgType} are those listed on
  * {@link QueryResult}; a few close relatives are accepted too (any {@link Number}
- * for numeric types, {@link Instant}/{@link ZonedDateTime} for timestamptz, {@link Duration} and
- * {@link Period} for interval). Anything else throws {@link IllegalArgumentException}.
+ * for numeric types, {@link Instant}/{@link ZonedDateTime} for timestamptz, {@link Duration}, {@link Period} and
+ * any {@link java.time.temporal.TemporalAmount} of months, days and time for interval, as
+ * {@link PgInterval#of(Object)} reads them). Anything else throws {@link IllegalArgumentException}.
  */
 public final class PgTextEncoder {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -106,8 +107,9 @@ public final class PgTextEncoder {
                 if (value instanceof Period) {
                     return PgDateTimeText.interval((Period) value);
                 }
-                if (value instanceof PgInterval) {
-                    return ((PgInterval) value).toPostgresString();
+                PgInterval interval = PgInterval.of(value); // PgInterval or another TemporalAmount
+                if (interval != null) {
+                    return interval.toPostgresString();
                 }
                 break;
             default:

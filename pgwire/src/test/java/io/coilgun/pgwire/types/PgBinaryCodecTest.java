@@ -17,7 +17,12 @@ import java.time.OffsetDateTime;
 import java.time.Period;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.time.temporal.Temporal;
+import java.time.temporal.TemporalAmount;
+import java.time.temporal.TemporalUnit;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -271,6 +276,42 @@ class PgBinaryCodecTest {
         assertEquals(new PgInterval(14, 3, 0), roundTrip(PgType.INTERVAL, Period.of(1, 2, 3)));
         assertThrows(IllegalArgumentException.class,
                 () -> PgBinaryCodec.encode(PgType.INTERVAL, Duration.ofSeconds(Long.MAX_VALUE)));
+    }
+
+    /** The sql layer's intervals: a JDK {@link TemporalAmount} of months, days and microseconds, each kept apart. */
+    private record Amount(long months, long days, long micros) implements TemporalAmount {
+        @Override
+        public long get(TemporalUnit unit) {
+            return unit == ChronoUnit.MONTHS ? months : unit == ChronoUnit.DAYS ? days : micros;
+        }
+
+        @Override
+        public List<TemporalUnit> getUnits() {
+            return List.of(ChronoUnit.MONTHS, ChronoUnit.DAYS, ChronoUnit.MICROS);
+        }
+
+        @Override
+        public Temporal addTo(Temporal temporal) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Temporal subtractFrom(Temporal temporal) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Test
+    void anIntervalOfMonthsDaysAndTimeKeepsThemApart() {
+        // INTERVAL '25' HOUR is 25 hours and no day, as Postgres holds it; INTERVAL '1' DAY one day
+        assertEquals(new PgInterval(0, 0, 90_000_000_000L),
+                roundTrip(PgType.INTERVAL, new Amount(0, 0, 90_000_000_000L)));
+        assertEquals("25:00:00", PgTextEncoder.encode(PgType.INTERVAL, new Amount(0, 0, 90_000_000_000L)));
+        assertEquals("1 day", PgTextEncoder.encode(PgType.INTERVAL, new Amount(0, 1, 0)));
+        assertEquals("1 day -00:00:01", PgTextEncoder.encode(PgType.INTERVAL, new Amount(0, 1, -1_000_000)));
+        assertEquals(new PgInterval(14, -3, 5), roundTrip(PgType.INTERVAL, new Amount(14, -3, 5)));
+        assertThrows(IllegalArgumentException.class,
+                () -> PgBinaryCodec.encode(PgType.INTERVAL, new Amount(1L << 40, 0, 0)));
     }
 
     @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.coilgun.server.session;
 
+import io.coilgun.sql.query.IntervalValue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -182,6 +183,7 @@ final class RowSpool implements AutoCloseable {
     private static final byte LIST = 12;
     private static final byte DURATION = 13;
     private static final byte PERIOD = 14;
+    private static final byte INTERVAL = 15;
 
     private static void write(DataOutputStream out, Object[] row) throws IOException {
         out.writeInt(row.length);
@@ -246,6 +248,11 @@ final class RowSpool implements AutoCloseable {
             out.writeByte(DURATION);
             out.writeLong(d.getSeconds());
             out.writeInt(d.getNano());
+        } else if (v instanceof IntervalValue iv) { // an interval as Postgres keeps it
+            out.writeByte(INTERVAL);
+            out.writeInt(iv.months());
+            out.writeInt(iv.days());
+            out.writeLong(iv.micros());
         } else if (v instanceof Period p) { // an interval of months
             out.writeByte(PERIOD);
             out.writeInt(p.getYears());
@@ -278,6 +285,7 @@ final class RowSpool implements AutoCloseable {
             case BYTES -> readBytes(in);
             case DURATION -> Duration.ofSeconds(in.readLong(), in.readInt());
             case PERIOD -> Period.of(in.readInt(), in.readInt(), in.readInt());
+            case INTERVAL -> new IntervalValue(in.readInt(), in.readInt(), in.readLong());
             case LIST -> {
                 int n = in.readInt();
                 List<Object> list = new ArrayList<>(n);

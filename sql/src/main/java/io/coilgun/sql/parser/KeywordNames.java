@@ -81,7 +81,8 @@ final class KeywordNames {
             }
             Token next = t + 1 < tokens.size() ? tokens.get(t + 1) : null;
             if (token.kind() != Token.WORD || !(WORDS.contains(token.text()) && isName(token, prev, next, first)
-                    || isAttribute(token, t > 1 ? tokens.get(t - 2) : null, prev, next))) {
+                    || isAttribute(token, t > 1 ? tokens.get(t - 2) : null, prev, next)
+                    || isBareLabel(token, prev, next))) {
                 continue;
             }
             if (out == null) {
@@ -109,6 +110,34 @@ final class KeywordNames {
     private static boolean isAttribute(Token word, Token qualifier, Token prev, Token next) {
         return prev != null && prev.isSign(".") && (next == null || !next.isSign("("))
                 && (qualifier == null || !qualifier.is("PG_CATALOG")) && ReservedWords.isReserved(word.text());
+    }
+
+    /**
+     * The reserved words Postgres 15 takes as a column label without AS ({@code SELECT 1 select}: its keywords marked
+     * BARE_LABEL), less those that may end an expression themselves (END, NULL, TRUE, ASC, …).
+     */
+    private static final Set<String> BARE_LABELS = Set.of("ANALYSE", "ANALYZE", "AND", "ANY", "ASYMMETRIC",
+            "BOTH", "CASE", "CAST", "CHECK", "COLLATE", "COLUMN", "CONSTRAINT", "DEFAULT", "DEFERRABLE", "DISTINCT",
+            "DO", "ELSE", "FOREIGN", "IN", "INITIALLY", "LATERAL", "LEADING", "NOT", "OR", "PLACING", "PRIMARY",
+            "REFERENCES", "SELECT", "SOME", "SYMMETRIC", "TABLE", "THEN", "TRAILING", "UNIQUE", "USING", "VARIADIC",
+            "WHEN");
+    /** Words that start the clause after a select list. */
+    private static final Set<String> CLAUSE_AFTER_ITEM = Set.of("FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT",
+            "OFFSET", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "FETCH", "INTO");
+
+    /**
+     * A reserved word as a select item's label without AS ({@code SELECT 1 select, x table FROM t}), as Postgres takes
+     * it: right after an expression's end (a literal, a name, {@code )}) and at the item's end.
+     */
+    private static boolean isBareLabel(Token word, Token prev, Token next) {
+        if (!BARE_LABELS.contains(word.text()) || !ReservedWords.isReserved(word.text()) || prev == null) {
+            return false;
+        }
+        boolean afterExpression = prev.kind() == Token.OTHER || prev.isSign(")")
+                || prev.kind() == Token.WORD && !ReservedWords.isReserved(prev.text()) && !WORDS.contains(prev.text());
+        boolean itemEnds = next == null || next.isSign(",);")
+                || next.kind() == Token.WORD && CLAUSE_AFTER_ITEM.contains(next.text());
+        return afterExpression && itemEnds;
     }
 
     private static boolean isName(Token word, Token prev, Token next, String first) {

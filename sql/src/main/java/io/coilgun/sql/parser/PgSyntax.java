@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  *   <li>an alias after {@code AS} that Calcite reserves and Postgres takes ({@code SELECT 1 AS one}, {@code AS
  *       table}, {@code AS year}: after AS Postgres takes any word) becomes the quoted lower-case name, {@code AS}
  *       dropped to make room ({@code SELECT 1 "one"});</li>
+ *   <li>a constant expression as a LIMIT or OFFSET ({@code LIMIT ('10'::int4)}, what pgjdbc's simple mode sends)
+ *       becomes its integer ({@link LimitConstants});</li>
  *   <li>the words Postgres takes as names and Calcite as keywords are quoted where they are names
  *       ({@code SELECT time FROM s}: see {@link KeywordNames}). This adds characters: {@link Rewritten} maps a
  *       position in the rewritten text back to the client's.</li>
@@ -90,6 +92,8 @@ public final class PgSyntax {
                     i = cast(sql, i, end, out);
                 } else if (word.equals("COLLATE")) {
                     i = collate(sql, i, end, out);
+                } else if (word.equals("LIMIT") || word.equals("OFFSET")) {
+                    i = LimitConstants.rewrite(sql, end, word.equals("LIMIT"), out);
                 } else if (CONTEXT_FUNCTIONS.containsKey(word)) {
                     i = contextFunction(sql, i, end, CONTEXT_FUNCTIONS.get(word), out);
                 } else {
@@ -156,7 +160,7 @@ public final class PgSyntax {
         String upper = sql.toUpperCase(Locale.ROOT);
         return upper.contains("OPERATOR") || upper.contains("COLLATE") || upper.contains("E'") || upper.contains("CAST")
                 || upper.contains("SEARCH_PATH")
-                || upper.contains("AS")
+                || upper.contains("AS") || upper.contains("LIMIT") || upper.contains("OFFSET")
                 || upper.contains("CURRENT_") || upper.contains("SESSION_USER");
     }
 
@@ -402,6 +406,10 @@ public final class PgSyntax {
         for (int k = from; k < to; k++) {
             out.setCharAt(k, ' ');
         }
+    }
+
+    static int skipSpaceAt(String sql, int i) {
+        return skipSpace(sql, i);
     }
 
     private static int skipSpace(String sql, int i) {

@@ -169,6 +169,15 @@ public final class EngineTimestamps {
         return t.getSqlTypeName().getFamily() == SqlTypeFamily.INTERVAL_DAY_TIME;
     }
 
+    /**
+     * Whether a day-time interval type has a day field ({@code INTERVAL '1' DAY}, {@code ts - ts}): Postgres would
+     * hold its whole days as days; without ({@code INTERVAL '25' HOUR}) all of it is time.
+     */
+    static boolean withDays(RelDataType t) {
+        return t.getIntervalQualifier() != null
+                && t.getIntervalQualifier().timeUnitRange.startUnit == org.apache.calcite.avatica.util.TimeUnit.DAY;
+    }
+
     /** A timestamp or a day-time interval: microseconds in the engine. */
     private static boolean isMicros(RelDataType t) {
         return isTimestamp(t) || isInterval(t);
@@ -435,10 +444,13 @@ public final class EngineTimestamps {
         return (long) Math.rint(micros);
     }
 
-    /** A day-time interval as Postgres' text: {@code 1 day 02:00:00.5}, {@code -00:00:01}. */
+    /**
+     * A day-time interval as Postgres' text: {@code 1 day 02:00:00.5}, {@code -00:00:01}; {@code withDays}: its
+     * type has a day field (else {@code INTERVAL '25' HOUR} is {@code 25:00:00}).
+     */
     @Strict
-    public static String pg_iv_text(long micros) {
-        return IntervalText.ofMicros(micros);
+    public static String pg_iv_text(long micros, boolean withDays) {
+        return IntervalText.ofMicros(micros, withDays);
     }
 
     /** A year-month interval as Postgres' text: {@code 1 year 2 mons}. */

@@ -35,7 +35,8 @@ import org.apache.calcite.sql2rel.StandardConvertletTable;
  * Casts and numeric division as Postgres computes them where Calcite's differ: to text, a boolean is {@code true} /
  * {@code false} (Calcite: TRUE), a timestamp keeps its fraction of a second, trailing zeros dropped (Calcite: whole
  * seconds); to the unconstrained numeric ({@link PgTypeSystem}), a value keeps its own scale, and a numeric quotient
- * has Postgres' scale ({@link PgNumeric}); {@code ^} is a power ({@link PgPower}). Every other conversion is
+ * has Postgres' scale ({@link PgNumeric}); {@code ^} is a power ({@link PgPower}); {@code round}, {@code acosh} and
+ * {@code atanh} of a double precision are Postgres' ({@link PgMath}). Every other conversion is
  * Calcite's own.
  */
 public final class PgConvertlets implements SqlRexConvertletTable {
@@ -75,6 +76,10 @@ public final class PgConvertlets implements SqlRexConvertletTable {
         if (call.getOperator() == SqlStdOperatorTable.USER || call.getOperator() == SqlStdOperatorTable.CURRENT_ROLE) {
             // Calcite's are a fixed "sa" and ""; Postgres' are the session's user
             return (cx, c) -> cx.getRexBuilder().makeCall(cx.getValidator().getValidatedNodeType(c), USER, List.of());
+        }
+        SqlRexConvertlet math = PgMath.convertlet(call);
+        if (math != null) {
+            return math;
         }
         SqlRexConvertlet datetime = PgDatetimeOperators.convertlet(call);
         if (datetime != null) {
@@ -138,7 +143,8 @@ public final class PgConvertlets implements SqlRexConvertletTable {
                     return rex.makeCast(target, rex.makeCall(TIMESTAMP_TEXT, operand));
                 }
                 if (from.getFamily() == SqlTypeFamily.INTERVAL_DAY_TIME) {
-                    return rex.makeCast(target, rex.makeCall(EngineTimestamps.INTERVAL_TEXT, operand));
+                    return rex.makeCast(target, rex.makeCall(EngineTimestamps.INTERVAL_TEXT, operand,
+                            rex.makeLiteral(EngineTimestamps.withDays(operand.getType()))));
                 }
                 if (from.getFamily() == SqlTypeFamily.INTERVAL_YEAR_MONTH) {
                     return rex.makeCast(target, rex.makeCall(EngineTimestamps.MONTHS_TEXT, operand));

@@ -309,9 +309,8 @@ public final class PgDatetimeOperators {
         if (t.getFamily() == SqlTypeFamily.INTERVAL_YEAR_MONTH) {
             return rex.makeCall(type, EXTRACT_MONTHS, List.of(field, value));
         }
-        boolean withDays = value.getType().getIntervalQualifier().timeUnitRange.startUnit
-                == org.apache.calcite.avatica.util.TimeUnit.DAY;
-        return rex.makeCall(type, EXTRACT_INTERVAL, List.of(field, value, rex.makeLiteral(withDays)));
+        return rex.makeCall(type, EXTRACT_INTERVAL,
+                List.of(field, value, rex.makeLiteral(EngineTimestamps.withDays(value.getType()))));
     }
 
     // ---- the functions, over the engine's values (see EngineTimestamps) ----

@@ -300,12 +300,13 @@ public final class PgFunctions {
         return true;
     }
 
+    /** Whether the session's user holds the privilege on the table or any of its columns: on the table. */
     public static Boolean has_any_column_privilege(String table, String privilege) {
-        return true;
+        return PgAccessFunctions.has_table_privilege(table, privilege);
     }
 
     public static Boolean has_any_column_privilege(String user, String table, String privilege) {
-        return true;
+        return PgAccessFunctions.has_table_privilege(user, table, privilege);
     }
 
     public static Boolean has_database_privilege(String database, String privilege) {
@@ -517,7 +518,7 @@ public final class PgFunctions {
         if (name.trim().matches("\\d+")) {
             return Integer.valueOf(name.trim()); // an oid in digits, as Postgres' regclassin reads it
         }
-        Relations.Rel r = rels().byName(unquote(name));
+        Relations.Rel r = rels().byName(name);
         if (r == null) {
             throw new CoilgunException(SqlState.UNDEFINED_TABLE, "relation \"" + name + "\" does not exist", 0);
         }
@@ -536,8 +537,13 @@ public final class PgFunctions {
                 : r.schema() + "." + r.name();
     }
 
+    /** {@code 'name'::regtype}: the type's oid; the name folded to lower case unless quoted, as Postgres reads it. */
     public static Integer pg_regtype_oid(String name) {
-        PgTypes.TypeInfo t = PgTypes.byName(unquote(name.startsWith("pg_catalog.") ? name.substring(11) : name));
+        String type = name.trim();
+        if (type.toLowerCase(Locale.ROOT).startsWith("pg_catalog.")) {
+            type = type.substring(11);
+        }
+        PgTypes.TypeInfo t = PgTypes.byName(type.startsWith("\"") ? unquote(type) : type.toLowerCase(Locale.ROOT));
         if (t == null) {
             throw new CoilgunException(SqlState.UNDEFINED_OBJECT, "type \"" + name + "\" does not exist", 0);
         }
@@ -549,8 +555,9 @@ public final class PgFunctions {
     }
 
     public static Integer pg_regnamespace_oid(String name) {
+        List<String> parts = Relations.nameParts(name);
         for (Relations.Namespace n : Relations.NAMESPACES) {
-            if (n.name().equals(unquote(name))) {
+            if (parts.size() == 1 && n.name().equals(parts.get(0))) {
                 return n.oid();
             }
         }

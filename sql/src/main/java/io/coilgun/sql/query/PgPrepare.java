@@ -1,12 +1,14 @@
 package io.coilgun.sql.query;
 
 import java.lang.reflect.Type;
+import java.util.function.UnaryOperator;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.prepare.CalcitePrepareImpl;
+import org.apache.calcite.prepare.Prepare;
 import org.apache.calcite.rel.RelHomogeneousShuttle;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rex.RexBuilder;
@@ -47,6 +49,12 @@ final class PgPrepare extends CalcitePrepareImpl {
                 NumericSums.wrap(query);
                 PgDatetimeOperators.replace(query);
                 return super.prepareSql(query, original, runtimeContextClass, validator, needsValidation);
+            }
+
+            @Override
+            protected SqlValidator createSqlValidator(Prepare.CatalogReader reader,
+                    UnaryOperator<SqlValidator.Config> configTransform) {
+                return PgValidator.create(context, (CalciteCatalogReader) reader, configTransform);
             }
 
             @Override

@@ -17,11 +17,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.sql.Types;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.Period;
-import java.time.temporal.ChronoUnit;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Calendar;
@@ -58,6 +56,34 @@ public final class QueryEngine {
 
     public QueryEngine(QueryData data) {
         this.data = data;
+    }
+
+    /**
+     * The (lower case) names of every function a query may call: Calcite's standard and Postgres-library functions
+     * and Coilgun's own ({@link PgFunctions}, {@link PgAccessFunctions}), less the internal ones the rewrites name.
+     */
+    public static java.util.SortedSet<String> functionNames() {
+        java.util.SortedSet<String> names = new java.util.TreeSet<>();
+        org.apache.calcite.sql.SqlOperatorTable calcite = org.apache.calcite.sql.fun.SqlLibraryOperatorTableFactory
+                .INSTANCE.getOperatorTable(java.util.EnumSet.of(org.apache.calcite.sql.fun.SqlLibrary.STANDARD,
+                        org.apache.calcite.sql.fun.SqlLibrary.POSTGRESQL));
+        for (org.apache.calcite.sql.SqlOperator op : calcite.getOperatorList()) {
+            if (op instanceof org.apache.calcite.sql.SqlFunction && op.getName().matches("[A-Za-z_][A-Za-z_0-9]*")) {
+                names.add(op.getName().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        for (Class<?> functions : List.of(PgFunctions.class, PgAccessFunctions.class)) {
+            for (java.lang.reflect.Method m : functions.getMethods()) {
+                if (java.lang.reflect.Modifier.isStatic(m.getModifiers()) && m.getDeclaringClass() == functions
+                        && !m.getName().startsWith("pg_reg") && !m.getName().startsWith("pgcur")
+                        && !m.getName().startsWith("pgsess")) {
+                    names.add(m.getName().toLowerCase(java.util.Locale.ROOT).replaceAll("_$", ""));
+                }
+            }
+        }
+        names.add("date_trunc");
+        names.add("date_part");
+        return names;
     }
 
     /** A query's result: column names and Postgres type oids, and the rows as pgwire's Java values. */
@@ -366,28 +392,36 @@ public final class QueryEngine {
     static Object[] row(ResultSet rs, ResultSetMetaData md, int n) throws SQLException {
         Object[] row = new Object[n];
         for (int i = 1; i <= n; i++) {
-            Boolean months = interval(md, i);
-            row[i - 1] = months != null ? interval(rs, i, months) : value(rs, i, md.getColumnType(i));
+            String typeName = md.getColumnTypeName(i);
+            Boolean months = interval(typeName);
+            row[i - 1] = months != null ? interval(rs, i, months, typeName.startsWith("INTERVAL_DAY"))
+                    : value(rs, i, md.getColumnType(i));
         }
         return row;
     }
 
     /** Whether column {@code i} is an interval of months (true), of days and time (false), or no interval (null). */
     private static Boolean interval(ResultSetMetaData md, int i) throws SQLException {
-        String name = md.getColumnTypeName(i);
+        return interval(md.getColumnTypeName(i));
+    }
+
+    private static Boolean interval(String name) {
         if (name == null || !name.startsWith("INTERVAL")) {
             return null;
         }
         return name.equals("INTERVAL_YEAR") || name.equals("INTERVAL_YEAR_MONTH") || name.equals("INTERVAL_MONTH");
     }
 
-    /** An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): months or microseconds. */
-    private static Object interval(ResultSet rs, int i, boolean months) throws SQLException {
+    /**
+     * An interval as pgwire shows Postgres' ({@code 00:00:01.5}, {@code 1 mon}): months, or microseconds split
+     * into days when its type has a day field ({@link IntervalValue#ofMicros}).
+     */
+    private static Object interval(ResultSet rs, int i, boolean months, boolean withDays) throws SQLException {
         long v = rs.getLong(i);
         if (rs.wasNull()) {
             return null;
         }
-        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : Duration.of(v, ChronoUnit.MICROS);
+        return months ? Period.ofMonths(Math.toIntExact(v)).normalized() : IntervalValue.ofMicros(v, withDays);
     }
 
     private static int pgType(int jdbcType) {

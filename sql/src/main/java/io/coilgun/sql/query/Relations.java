@@ -1,5 +1,7 @@
 package io.coilgun.sql.query;
 
+import io.coilgun.planner.error.CoilgunException;
+import io.coilgun.planner.error.SqlState;
 import io.coilgun.planner.model.ColumnType;
 import io.coilgun.planner.model.MetricDef;
 import io.coilgun.planner.model.StreamColumn;
@@ -106,13 +108,38 @@ final class Relations {
         return null;
     }
 
-    /** By name as {@code regclass} reads it: {@code name} (searched in public, then pg_catalog) or {@code schema.name}. */
-    Rel byName(String name) {
-        if (name.contains(".")) {
-            return byQualifiedName.get(name);
+    /**
+     * The relation a text names, read as Postgres reads a {@code regclass} ({@code has_table_privilege}'s, {@code
+     * to_regclass}'s): {@code name} (searched in public, then pg_catalog) or {@code schema.name}, each part folded to
+     * lower case unless double-quoted ({@code '"coilgun"."streams"'}, {@code 'PUBLIC.Payments'}); null when there
+     * is none.
+     *
+     * @throws CoilgunException 42602 for a text that is not a name, 0A000 for another database's relation
+     */
+    Rel byName(String text) {
+        List<String> parts = nameParts(text);
+        if (parts.size() == 1) {
+            Rel r = byQualifiedName.get("public." + parts.get(0));
+            return r != null ? r : byQualifiedName.get("pg_catalog." + parts.get(0));
         }
-        Rel r = byQualifiedName.get("public." + name);
-        return r != null ? r : byQualifiedName.get("pg_catalog." + name);
+        if (parts.size() == 3 && !parts.get(0).equals(database)) {
+            throw new CoilgunException(SqlState.FEATURE_NOT_SUPPORTED, "cross-database references are not "
+                    + "implemented: " + text, 0);
+        }
+        if (parts.size() > 3) {
+            throw new CoilgunException(SqlState.SYNTAX_ERROR, "improper relation name (too many dotted names): "
+                    + text, 0);
+        }
+        return byQualifiedName.get(parts.get(parts.size() - 2) + "." + parts.get(parts.size() - 1));
+    }
+
+    /** The parts of a qualified name as Postgres reads it ({@code parse_ident}); 42602 when it is not one. */
+    static List<String> nameParts(String text) {
+        try {
+            return PgFunctions.parse_ident(text);
+        } catch (CoilgunException e) {
+            throw new CoilgunException(SqlState.INVALID_NAME, "invalid name syntax", 0);
+        }
     }
 
     /** The columns a stream's table shows: the stream's own. */

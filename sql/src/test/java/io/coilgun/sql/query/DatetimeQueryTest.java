@@ -24,12 +24,23 @@ class DatetimeQueryTest {
         return row(sql, parameters).get(0);
     }
 
+    /** An interval of days and a time, as a result holds it. */
+    private static IntervalValue iv(int days, Duration time) {
+        return new IntervalValue(0, days, time.toNanos() / 1000);
+    }
+
+    /** An interval of time only (no days), as a result holds it. */
+    private static IntervalValue time(Duration time) {
+        return iv(0, time);
+    }
+
     @Test
     void theDifferenceOfTwoTimestampsIsAnIntervalToTheMicrosecond() {
-        assertEquals(Duration.ofDays(1).plusHours(1).plusSeconds(1).plusNanos(5000),
+        // days and a time of day, as Postgres' timestamp_mi gives them
+        assertEquals(iv(1, Duration.ofHours(1).plusSeconds(1).plusNanos(5000)),
                 one("SELECT " + TS + " - TIMESTAMP '2026-01-01 09:00:00'"));
-        assertEquals(Duration.ofNanos(-5000), one("SELECT TIMESTAMP '2026-01-02 10:00:01' - " + TS));
-        assertEquals(Duration.ofDays(1).plusHours(1).plusSeconds(1).plusNanos(5000),
+        assertEquals(time(Duration.ofNanos(-5000)), one("SELECT TIMESTAMP '2026-01-02 10:00:01' - " + TS));
+        assertEquals(iv(1, Duration.ofHours(1).plusSeconds(1).plusNanos(5000)),
                 one("SELECT (" + TS + " - TIMESTAMP '2026-01-01 09:00:00') DAY TO SECOND"));
         assertEquals(4, one("SELECT DATE '2026-01-05' - DATE '2026-01-01'"));
         assertEquals(List.of(2, new BigDecimal("1.5"), 0.5), row("SELECT 5 - 3, 2.5 - 1, 1.5::float8 - 1"));
@@ -41,15 +52,16 @@ class DatetimeQueryTest {
 
     @Test
     void intervalsKeepTheirMicroseconds() {
-        assertEquals(Duration.ofSeconds(1, 5000), one("SELECT INTERVAL '1.000005' SECOND"));
-        assertEquals(Duration.ofNanos(-5000), one("SELECT INTERVAL -'0.000005' SECOND"));
+        assertEquals(time(Duration.ofSeconds(1, 5000)), one("SELECT INTERVAL '1.000005' SECOND"));
+        assertEquals(time(Duration.ofNanos(-5000)), one("SELECT INTERVAL -'0.000005' SECOND"));
         assertEquals(LocalDateTime.of(2026, 1, 2, 10, 0, 0, 1000),
                 one("SELECT TIMESTAMP '2026-01-02 10:00:00' + INTERVAL '0.000001' SECOND"));
-        assertEquals(List.of(Duration.ofMillis(2500), Duration.ofSeconds(3), Duration.ofNanos(333_333_000),
-                Duration.ofHours(8), Duration.ofSeconds(1, 5000), Duration.ofHours(-1)),
+        assertEquals(List.of(time(Duration.ofMillis(2500)), time(Duration.ofSeconds(3)),
+                time(Duration.ofNanos(333_333_000)), time(Duration.ofHours(8)), time(Duration.ofSeconds(1, 5000)),
+                time(Duration.ofHours(-1))),
                 row("SELECT INTERVAL '1' SECOND * 2.5, 3 * INTERVAL '1' SECOND, INTERVAL '1' SECOND / 3, "
                         + "INTERVAL '1' DAY / 3, INTERVAL '1' SECOND + INTERVAL '0.000005' SECOND, -INTERVAL '1' HOUR"));
-        assertEquals(List.of(Duration.ofHours(1), Duration.ofMinutes(2)), List.of(
+        assertEquals(List.of(time(Duration.ofHours(1)), time(Duration.ofMinutes(2))), List.of(
                 QueryEngineTest.run("SELECT * FROM (VALUES (INTERVAL '1' HOUR), (INTERVAL '2' MINUTE)) t(i)")
                         .rows().get(0)[0],
                 QueryEngineTest.run("SELECT * FROM (VALUES (INTERVAL '1' HOUR), (INTERVAL '2' MINUTE)) t(i)")
@@ -58,6 +70,31 @@ class DatetimeQueryTest {
                 row("SELECT CAST(INTERVAL '90' MINUTE AS VARCHAR), CAST(INTERVAL '1 00:00:00.5' DAY TO SECOND AS "
                         + "VARCHAR), CAST(INTERVAL '-1-2' YEAR TO MONTH AS VARCHAR), CAST(INTERVAL '0' MONTH AS VARCHAR)"));
         assertThrows(CoilgunException.class, () -> one("SELECT INTERVAL '1' SECOND / 0"));
+    }
+
+    /**
+     * Days apart from time when the interval's type has a day field, as Postgres 15 holds them: {@code INTERVAL
+     * '25' HOUR} is {@code 25:00:00} (it was {@code 1 day 01:00:00}), {@code INTERVAL '1' DAY} is {@code 1 day}.
+     */
+    @Test
+    void intervalsHoldDaysOnlyWhenTheirTypeHasDays() {
+        assertEquals(List.of(time(Duration.ofHours(25)), iv(1, Duration.ZERO), time(Duration.ofMinutes(90)),
+                time(Duration.ofHours(50)), iv(1, Duration.ofHours(12)), time(Duration.ofMinutes(49 * 30)),
+                iv(1, Duration.ofHours(2))),
+                row("SELECT INTERVAL '25' HOUR, INTERVAL '1' DAY, INTERVAL '90' MINUTE, INTERVAL '25' HOUR * 2, "
+                        + "INTERVAL '1' DAY * 1.5, INTERVAL '49' HOUR / 2, INTERVAL '1 2' DAY TO HOUR"));
+        assertEquals(List.of("25:00:00", "1 day", "1 day 01:00:00", "-1 days -01:00:00", "25:00:00"),
+                row("SELECT CAST(INTERVAL '25' HOUR AS VARCHAR), CAST(INTERVAL '1' DAY AS VARCHAR), "
+                        + "CAST(TIMESTAMP '2020-01-02 01:00:00' - TIMESTAMP '2020-01-01 00:00:00' AS VARCHAR), "
+                        + "CAST(TIMESTAMP '2020-01-01 00:00:00' - TIMESTAMP '2020-01-02 01:00:00' AS VARCHAR), "
+                        + "(INTERVAL '25' HOUR)::text"));
+        assertEquals("1 day 01:00:00", one("SELECT TIMESTAMP '2020-01-02 01:00:00' - TIMESTAMP '2020-01-01 00:00:00'")
+                .toString());
+        assertEquals("-1 years -2 mons +3 days -00:00:01", new IntervalValue(-14, 3, -1_000_000).toString());
+        // inside an expression one length of time: a sum that mixes days and hours is split by its type
+        // (Postgres: 1 day 25:00:00 and 1 day -00:00:01), as docs/sql.md says
+        assertEquals(List.of("2 days 01:00:00", "23:59:59"), row("SELECT CAST(INTERVAL '1' DAY + INTERVAL '25' HOUR "
+                + "AS VARCHAR), CAST(INTERVAL '1' DAY - INTERVAL '1' SECOND AS VARCHAR)"));
     }
 
     @Test

@@ -69,7 +69,7 @@ class QueryEngineTest {
         // intervals are Postgres' intervals
         QueryEngine.Rows iv = run("SELECT INTERVAL '1.5' SECOND, (TIMESTAMP '2026-01-02 00:00:01.25' - TIMESTAMP "
                 + "'2026-01-01 00:00:00') DAY TO SECOND, INTERVAL '14' MONTH");
-        assertEquals(Arrays.asList(java.time.Duration.ofMillis(1500), java.time.Duration.ofMillis(86_401_250),
+        assertEquals(Arrays.asList(new IntervalValue(0, 0, 1_500_000), new IntervalValue(0, 1, 1_250_000),
                 java.time.Period.of(1, 2, 0)), Arrays.asList(iv.rows().get(0)));
         assertEquals(List.of(PgTypes.INTERVAL, PgTypes.INTERVAL, PgTypes.INTERVAL), iv.typeOids());
         // a window frame of an interval over a timestamp
@@ -155,5 +155,110 @@ class QueryEngineTest {
         assertEquals(true, one("SELECT CAST(CAST(format('%I.%I', 'pg_catalog', 'pg_class') AS REGCLASS) AS OID) "
                 + "= 'pg_class'::regclass"));
         assertEquals(0L, ((Number) one("SELECT count(*) FROM pg_depend")).longValue());
+    }
+
+    /** The oids a Parse of untyped parameters is told, as Postgres 15 resolves them (issue 58). */
+    static List<Integer> types(String sql, int count) {
+        return Arrays.stream(engine().parameterTypes(sql, count, "coilgun", "coilgun")).boxed().toList();
+    }
+
+    @Test
+    void untypedParametersTakeTheTypesPostgresGivesThem() {
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.TEXT), types("SELECT has_table_privilege($1, $2, 'SELECT')", 2));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT has_table_privilege($1, 'SELECT')", 1));
+        assertEquals(List.of(PgTypes.FLOAT8), types("SELECT round($1)", 1)); // round(double precision)
+        assertEquals(List.of(PgTypes.NUMERIC), types("SELECT round($1, 2)", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT upper(lower($1))", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT length($1)", 1));
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.TEXT), types("SELECT $1 = $2", 2));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT coalesce($1, 'a')", 1));
+        assertEquals(List.of(PgTypes.INT4), types("SELECT coalesce($1, 2) + 1", 1));
+        assertEquals(List.of(PgTypes.INT4), types("SELECT coalesce($1, 2)", 1));
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT $1", 1));
+        assertEquals(List.of(PgTypes.FLOAT8, PgTypes.FLOAT8), types("SELECT power($1, $2)", 2));
+        // where Postgres cannot choose, its error
+        CoilgunException e = assertThrows(CoilgunException.class, () -> types("SELECT date_trunc($1, $2)", 2));
+        assertEquals(SqlState.AMBIGUOUS_FUNCTION, e.state());
+        e = assertThrows(CoilgunException.class, () -> types("SELECT $1 + $2", 2));
+        assertEquals(SqlState.AMBIGUOUS_FUNCTION, e.state());
+        // and the values are read as those types
+        assertEquals(true, run("SELECT has_table_privilege($1, $2, 'SELECT')", "coilgun", "pg_class").rows()
+                .get(0)[0]);
+        assertEquals("ABC", run("SELECT upper($1)", "abc").rows().get(0)[0]);
+        assertEquals(3, run("SELECT length($1)", "abc").rows().get(0)[0]);
+        // coalesce repeats $1 in its CASE: still one parameter, and the next one after it
+        assertEquals(4, run("SELECT coalesce($1, 2) + 1", 3).rows().get(0)[0]);
+        assertEquals(Arrays.asList("x", "y", 2), Arrays.asList(run("SELECT coalesce($1, 'a'), $2, coalesce($3, 2)",
+                "x", "y", null).rows().get(0)));
+        assertEquals(List.of(PgTypes.TEXT, PgTypes.INT4), types("SELECT coalesce($1, 'a'), coalesce($2, 2)", 2));
+        // a regclass argument: the text is the relation's name, as Postgres' regclassin reads it
+        assertEquals(List.of(PgTypes.TEXT), types("SELECT pg_relation_size($1)", 1));
+        assertEquals(0L, ((Number) run("SELECT pg_relation_size($1)", "pg_catalog.PG_CLASS").rows().get(0)[0])
+                .longValue());
+        CoilgunException missing = assertThrows(CoilgunException.class,
+                () -> run("SELECT pg_total_relation_size($1)", "nope"));
+        assertEquals(SqlState.UNDEFINED_TABLE, missing.state());
+    }
+
+    /** round, acosh and atanh of a double precision as Postgres computes them (issue 58's function sweep). */
+    @Test
+    void doublePrecisionFunctionsAsPostgres() {
+        // round(double precision) rounds half to even (rint); round(numeric) half away from zero
+        assertEquals(Arrays.asList(2.0, 4.0, -2.0, new java.math.BigDecimal("3")),
+                Arrays.asList(run("SELECT round(2.5::float8), round(3.5::float8), round(-2.5::float8), round(2.5)")
+                        .rows().get(0)));
+        assertEquals(2.0, run("SELECT round($1)", 2.5).rows().get(0)[0]);
+        CoilgunException e = assertThrows(CoilgunException.class, () -> one("SELECT acosh(0.5::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        assertEquals("input is out of range", e.getMessage());
+        e = assertThrows(CoilgunException.class, () -> one("SELECT atanh(2::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        assertEquals(Arrays.asList(0.0, Double.POSITIVE_INFINITY),
+                Arrays.asList(run("SELECT acosh(1::float8), atanh(1::float8)").rows().get(0)));
+        // the degree functions as Postgres' float.c computes them (exact at 30, 45, 60 degrees), log10 the C
+        // library's: PostgreSQL 15's values
+        assertEquals(Arrays.asList(0.008726535498373936, 30.0, 60.0, 26.565051177077986, 0.008726867790758791,
+                -0.3010299956639812, 0.5, 1.0, 45.5729959991943, -44.4270040008057, -1.0, 0.34202014332566877, 0.5,
+                3.0, 0.5493061443340548, -1.4722194895832204), Arrays.asList(run("SELECT sind(0.5::float8), asind(0.5::float8), acosd(0.5::float8), "
+                        + "atand(0.5::float8), tand(0.5::float8), log10(0.5::float8), sind(30::float8), "
+                        + "tand(45::float8), acosd(0.7::float8), asind(-0.7::float8), tand(135::float8), "
+                        + "sind(-200::float8), cosd(60::float8), log10(1000::float8), atanh(0.5::float8), atanh(-0.9::float8)")
+                .rows().get(0)));
+        e = assertThrows(CoilgunException.class, () -> one("SELECT asind(2::float8)"));
+        assertEquals(SqlState.NUMERIC_VALUE_OUT_OF_RANGE, e.state());
+        e = assertThrows(CoilgunException.class, () -> one("SELECT log10(0::float8)"));
+        assertEquals(SqlState.INVALID_ARGUMENT_FOR_LOG, e.state());
+    }
+
+    /** A relation's name in text is read as Postgres reads it: quoted parts, qualification, case folding. */
+    @Test
+    void relationNamesInTextAreParsedAsPostgresParsesThem() {
+        assertEquals(true, one("SELECT has_table_privilege(current_user, '\"coilgun\".\"streams\"', 'select')"));
+        assertEquals(true, one("SELECT has_table_privilege('PG_CATALOG.Pg_Class', 'select')"));
+        assertEquals(true, one("SELECT to_regclass('\"coilgun\".\"streams\"') IS NOT NULL"));
+        assertEquals(null, one("SELECT to_regclass('\"Pg_class\"')"));
+        assertEquals(true, one("SELECT '\"pg_class\"'::regclass = 'pg_catalog.PG_CLASS'::regclass"));
+        CoilgunException e = assertThrows(CoilgunException.class,
+                () -> one("SELECT has_table_privilege('\"coilgun\".\"nope\"', 'select')"));
+        assertEquals(SqlState.UNDEFINED_TABLE, e.state());
+    }
+
+    /** pgjdbc's simple mode inlines parameters: LIMIT ('10'::int4), which Postgres takes (a constant expression). */
+    @Test
+    void limitAndOffsetTakeConstantExpressions() {
+        String values = "SELECT x FROM (VALUES (1), (2), (3), (4)) t(x) WHERE x >= ('-9223372036854775807'::int8) ";
+        assertEquals(2, run(values + "ORDER BY x LIMIT ('2'::int4)").rows().size());
+        assertEquals(List.of(2, 3), run(values + "ORDER BY x LIMIT '2' OFFSET (1)").rows().stream()
+                .map(r -> r[0]).toList());
+        assertEquals(4, run(values + "LIMIT NULL OFFSET NULL").rows().size());
+        assertEquals(3, run(values + "LIMIT 2.5").rows().size()); // rounded, as Postgres does
+    }
+
+    /** A reserved word as a column label without AS, as Postgres 15 takes most of them. */
+    @Test
+    void reservedWordsAreBareColumnLabels() {
+        QueryEngine.Rows r = run("SELECT 1 select, 2 table, x and FROM (VALUES (3)) t(x)");
+        assertEquals(List.of("select", "table", "and"), r.names());
+        assertEquals(Arrays.asList(1, 2, 3), Arrays.asList(r.rows().get(0)));
     }
 }
