@@ -150,7 +150,6 @@ final class PgValidator extends CalciteSqlValidator {
     private void typeUntypedResults(SqlCase c, SqlValidatorScope scope) {
         List<SqlNode> results = new ArrayList<>(c.getThenOperands().getList());
         results.add(c.getElseOperand());
-        List<String> known = new ArrayList<>();
         boolean untyped = false;
         for (int i = 0; i < results.size(); i++) {
             SqlNode r = results.get(i);
@@ -159,9 +158,14 @@ final class PgValidator extends CalciteSqlValidator {
                 results.set(i, r);
             }
             untyped |= r instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(r) == null;
-            known.add(r == null || r instanceof SqlDynamicParam ? null : pgType(r, scope));
         }
         if (untyped) {
+            // the other results' types only then: deriving a result's type while its own query is being validated
+            // (a scalar subquery in psql's \d queries) recursed without end
+            List<String> known = new ArrayList<>();
+            for (SqlNode r : results) {
+                known.add(r == null || r instanceof SqlDynamicParam ? null : pgType(r, scope));
+            }
             String other = firstKnown(known);
             for (SqlNode r : results) {
                 if (r instanceof SqlDynamicParam && getValidatedNodeTypeIfKnown(r) == null) {
@@ -325,8 +329,8 @@ final class PgValidator extends CalciteSqlValidator {
                 == SqlTypeName.SYMBOL) {
             return "text"; // a field name (EXTRACT's): Postgres passes it as text
         }
-        if (operand instanceof SqlNodeList) {
-            return null;
+        if (operand instanceof SqlNodeList || operand.isA(SqlKind.QUERY)) {
+            return null; // a subquery's type is not derived here: it may be the query being validated
         }
         try {
             if (hasParameter(operand)) {
