@@ -592,10 +592,7 @@ class ClusterIT {
                     break;
                 } catch (SQLException ex) {
                     errors.add(new Object[] {System.currentTimeMillis(), on, ex.getSQLState() + " " + ex.getMessage()});
-                    String state = ex.getSQLState() == null ? "" : ex.getSQLState();
-                    boolean userError = state.startsWith("0A") || state.startsWith("42") || state.startsWith("22")
-                            || state.startsWith("23");
-                    if (userError || System.currentTimeMillis() > deadline) {
+                    if (isUserError(ex) || System.currentTimeMillis() > deadline) {
                         mismatches.add(card + " id " + id + " never accepted: " + ex.getMessage());
                         running.set(false);
                         return;
@@ -818,6 +815,15 @@ class ClusterIT {
     }
 
     /** The live node (other than {@code except}) leading the most tasks, per coilgun.tasks. */
+    /**
+     * Whether a statement failed for what it is (not supported, invalid, a bad value, a constraint), so that sending
+     * it again cannot help; any other failure (a node gone, a timeout, a failover) a client retries with the same id.
+     */
+    static boolean isUserError(SQLException ex) {
+        String state = ex.getSQLState() == null ? "" : ex.getSQLState();
+        return state.startsWith("0A") || state.startsWith("42") || state.startsWith("22") || state.startsWith("23");
+    }
+
     private static String leadingMost(ClusterProcesses c, String except) throws SQLException {
         String live = c.nodeIds().stream().filter(c::alive).findFirst().orElseThrow();
         try (Connection conn = connect(c.port(live)); Statement st = conn.createStatement();

@@ -242,11 +242,10 @@ final class LateEventsUnderFailover {
                     }
                     l.errors.incrementAndGet();
                     retried = true;
-                    String state = ex.getSQLState() == null ? "" : ex.getSQLState();
-                    if (state.startsWith("0A") || state.startsWith("42") || state.startsWith("22")
-                            || state.startsWith("23") || System.currentTimeMillis() > deadline) {
+                    if (ClusterIT.isUserError(ex) || System.currentTimeMillis() > deadline) {
                         mismatches.add(l.stream + " id " + id + (late ? " (late)" : "") + " never answered as "
-                                + (rejected ? "rejected" : "accepted") + ": " + state + " " + ex.getMessage());
+                                + (rejected ? "rejected" : "accepted") + ": " + ex.getSQLState() + " "
+                                + ex.getMessage());
                         running.set(false);
                         return;
                     }
