@@ -115,13 +115,18 @@ class ClusterIT {
                         + "OVER SLIDING 30 DAYS");
             }
             phase(t0, "3 nodes up, the stream and the metric made");
-            sessionsOfEveryNodeSeenAndCanceledFromAnyNode(c.port("n1"), c.port("n2"));
-            phase(t0, "n2's session listed and canceled from n1");
-            aReadOnlyRoleOnEveryNode(c);
-            phase(t0, "a read-only role checked on every node");
-            secured.readmeExampleWithASink(c.port("n2"), c.bootstrap());
-            secured.wrongCredentialsRefusedAndNoPasswordLogged(c, "n9");
-            phase(t0, "the README's example and a sink on the secured Kafka; a wrong password refused");
+            // three checks that touch nothing of each other's, at once: each mostly waits for the cluster
+            inParallel(() -> {
+                sessionsOfEveryNodeSeenAndCanceledFromAnyNode(c.port("n1"), c.port("n2"));
+                phase(t0, "n2's session listed and canceled from n1");
+            }, () -> {
+                aReadOnlyRoleOnEveryNode(c);
+                phase(t0, "a read-only role checked on every node");
+            }, () -> {
+                secured.readmeExampleWithASink(c.port("n2"), c.bootstrap());
+                secured.wrongCredentialsRefusedAndNoPasswordLogged(c, "n9");
+                phase(t0, "the README's example and a sink on the secured Kafka; a wrong password refused");
+            });
             for (String n : List.of("n2", "n3")) {
                 try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
                     assertEquals(3, count(st, "SELECT count(*) FROM coilgun.nodes"), n + " sees three nodes");
@@ -297,42 +302,15 @@ class ClusterIT {
                 }
             }
             assertEquals(accepted.get(), total);
-            // every live node reads every task's state, wherever it runs: all groups, and each by a point read
+            // every live node reads every task's state, wherever it runs: all groups, and each by a point read (the
+            // nodes at once)
+            long finalTotal = total;
+            List<Check> reads = new ArrayList<>();
             for (String n : c.nodeIds().stream().filter(c::alive).toList()) {
-                try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
-                    Map<String, long[]> read = new HashMap<>();
-                    try (ResultSet rs = st.executeQuery("SELECT * FROM m")) {
-                        while (rs.next()) {
-                            read.put(rs.getString("card"), new long[] {rs.getLong("n"), (long) rs.getDouble("total")});
-                        }
-                    }
-                    assertEquals(CARDS, read.size(), n + ": SELECT * FROM m has every card");
-                    for (int i = 0; i < CARDS; i++) {
-                        long[] e = expected.get(card(i));
-                        assertEquals(e[0], read.get(card(i))[0], n + " " + card(i) + ": n");
-                        assertEquals(e[1], read.get(card(i))[1], n + " " + card(i) + ": total");
-                        try (ResultSet rs = st.executeQuery("SELECT n FROM m WHERE card = '" + card(i) + "'")) {
-                            assertTrue(rs.next(), n + ": point read of " + card(i));
-                            assertEquals(e[0], rs.getLong(1), n + ": point read of " + card(i));
-                        }
-                    }
-                    // every partitioning counted the same events: the merchants' and devices' counts, each exact
-                    for (String[] k : new String[][] {KEYS[1], KEYS[2]}) {
-                        try (ResultSet rs = st.executeQuery("SELECT " + k[0] + ", n, total FROM " + k[1])) {
-                            long sum = 0;
-                            while (rs.next()) {
-                                long[] e = expected.get(rs.getString(1));
-                                assertEquals(e[0], rs.getLong(2), n + " " + rs.getString(1) + ": n");
-                                assertEquals(e[1], (long) rs.getDouble(3), n + " " + rs.getString(1) + ": total");
-                                sum += rs.getLong(2);
-                            }
-                            assertEquals(total + CARDS, sum, n + ": the count over every " + k[0]);
-                        }
-                    }
-                    assertEquals(CARDS, count(st, "SELECT count(DISTINCT card) FROM pay"),
-                            n + ": SELECT over the stream reads every task");
-                }
+                reads.add(() -> everyGroupReadOn(c, n, finalTotal));
             }
+            inParallel(reads.toArray(Check[]::new));
+            phase(t0, "every node read every group");
             System.out.printf("ClusterIT: %d events accepted, 0 lost, 0 counted twice; %d dropped as late by every "
                     + "partitioning; %d client errors (retried)%n", total, dropped.get(), errors.size());
             assertTrue(dropped.get() > 10, "late events were sent: " + dropped.get());
@@ -342,6 +320,48 @@ class ClusterIT {
             assertEquals(CARDS, m2Delta.size(), "m2 was checked on every card");
             System.out.printf("ClusterIT: m2 (created under load) agreed with m on %d answers across the failovers%n",
                     m2Checked.get());
+        }
+    }
+
+    /**
+     * Node {@code n} reads every task's state, wherever it runs: every card's count and total as {@link #expected}
+     * has them, by a scan and by a point read each, and the merchants' and devices' counts, which add up to
+     * {@code total} plus one event per card.
+     */
+    private void everyGroupReadOn(ClusterProcesses c, String n, long total) throws Exception {
+        try (Connection conn = connect(c.port(n)); Statement st = conn.createStatement()) {
+
+            Map<String, long[]> read = new HashMap<>();
+            try (ResultSet rs = st.executeQuery("SELECT * FROM m")) {
+                while (rs.next()) {
+                    read.put(rs.getString("card"), new long[] {rs.getLong("n"), (long) rs.getDouble("total")});
+                }
+            }
+            assertEquals(CARDS, read.size(), n + ": SELECT * FROM m has every card");
+            for (int i = 0; i < CARDS; i++) {
+                long[] e = expected.get(card(i));
+                assertEquals(e[0], read.get(card(i))[0], n + " " + card(i) + ": n");
+                assertEquals(e[1], read.get(card(i))[1], n + " " + card(i) + ": total");
+                try (ResultSet rs = st.executeQuery("SELECT n FROM m WHERE card = '" + card(i) + "'")) {
+                    assertTrue(rs.next(), n + ": point read of " + card(i));
+                    assertEquals(e[0], rs.getLong(1), n + ": point read of " + card(i));
+                }
+            }
+            // every partitioning counted the same events: the merchants' and devices' counts, each exact
+            for (String[] k : new String[][] {KEYS[1], KEYS[2]}) {
+                try (ResultSet rs = st.executeQuery("SELECT " + k[0] + ", n, total FROM " + k[1])) {
+                    long sum = 0;
+                    while (rs.next()) {
+                        long[] e = expected.get(rs.getString(1));
+                        assertEquals(e[0], rs.getLong(2), n + " " + rs.getString(1) + ": n");
+                        assertEquals(e[1], (long) rs.getDouble(3), n + " " + rs.getString(1) + ": total");
+                        sum += rs.getLong(2);
+                    }
+                    assertEquals(total + CARDS, sum, n + ": the count over every " + k[0]);
+                }
+            }
+            assertEquals(CARDS, count(st, "SELECT count(DISTINCT card) FROM pay"),
+                    n + ": SELECT over the stream reads every task");
         }
     }
 
@@ -806,6 +826,45 @@ class ClusterIT {
         throw new AssertionError("not every card was answered within 90 s of " + since + "; mismatches " + mismatches
                 + "; last errors " + errors.subList(Math.max(0, errors.size() - 5), errors.size()).stream()
                         .map(e -> e[1] + ": " + e[2]).toList());
+    }
+
+    /** A check of the cluster that may throw. */
+    @FunctionalInterface
+    interface Check {
+        void run() throws Exception;
+    }
+
+    /** Runs the checks at once, each on a thread of its own, and fails with the first that failed (after all end). */
+    static void inParallel(Check... checks) throws Exception {
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (Check check : checks) {
+            running.add(CompletableFuture.runAsync(() -> {
+                try {
+                    check.run();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, r -> new Thread(r, "ClusterIT-check").start()));
+        }
+        Throwable first = null;
+        for (CompletableFuture<Void> f : running) {
+            try {
+                f.get(5, TimeUnit.MINUTES);
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable cause = e.getCause() instanceof java.util.concurrent.CompletionException ce
+                        && ce.getCause() != null ? ce.getCause() : e.getCause();
+                if (first == null) {
+                    first = cause;
+                } else {
+                    first.addSuppressed(cause);
+                }
+            }
+        }
+        if (first instanceof Exception e) {
+            throw e;
+        } else if (first instanceof Error e) {
+            throw e;
+        }
     }
 
     /** Where the test's time goes (it is the longest of the suite): the seconds since {@code t0}. */
