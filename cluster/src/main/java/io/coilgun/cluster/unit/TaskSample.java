@@ -13,11 +13,15 @@ import io.coilgun.storage.state.StateStore;
  * @param outcomes events answered by the task, by {@link ReplyStatus} ordinal (since it was opened here)
  * @param lagEvents records of its partition not applied yet (-1 unknown)
  * @param lagMs how old the last record it applied was when it applied it, while it lags (0 when caught up)
+ * @param changelogRecords its state store's changelog records not materialized yet (the materializer's lag)
+ * @param changelogBytes their bytes
+ * @param changelogWaitNanos how long its commits waited for the materializer (the changelog at its bound)
  */
 public record TaskSample(String task, String stream, String unit, String role, String state, long[] outcomes,
         long lagEvents, long lagMs, long reservoirEvents, int reservoirChunks, long reservoirDiskBytes,
         long reservoirMemoryBytes, long chunkReadsInMemory, long chunkCacheHits, long chunkLoadsWaited,
-        long chunkLoadsOnThread, long readAheads, long memtableBytes, long tableReaderBytes) {
+        long chunkLoadsOnThread, long readAheads, long memtableBytes, long tableReaderBytes, long changelogRecords,
+        long changelogBytes, long changelogWaitNanos) {
 
     /** On {@code unit}'s thread. */
     public static TaskSample of(ProcessorUnit unit, TaskProcessor task) {
@@ -33,7 +37,8 @@ public record TaskSample(String task, String stream, String unit, String role, S
         return new TaskSample(task.id().toString(), task.stream().name(), unit.name(),
                 task.role() == TaskRole.ACTIVE ? "active" : "replica", task.state().label(), outcomes, lag, lagMs,
                 r.appended, r.chunks, r.writtenBytes, r.openBytes, r.memoryReads, r.cacheHits, r.stalls,
-                r.syncLoads, r.readAheads, store.memtableBytes(), store.tableReaderBytes());
+                r.syncLoads, r.readAheads, store.memtableBytes(), store.tableReaderBytes(),
+                store.changelogRecordsBehind(), store.changelogBytesBehind(), store.changelogWaitNanos());
     }
 
     public long outcome(ReplyStatus s) {

@@ -57,13 +57,23 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
      * big to read at open); {@link #NONE} once those ids have all left the horizon, or when it held them all.
      */
     private long untrackedUpTo = NONE;
-    /** The writes since the last commit, in order: key bytes, hash, the time written or {@link #DELETE}. */
+    /**
+     * The writes not materialized yet, in order: key bytes, hash, the time written or {@link #DELETE}. Those before
+     * {@link #committedEnd} are in changelog records (not yet rows a read of the store sees, so kept here until they
+     * are, see {@link #materialized}); the others are the writes since the last commit.
+     */
     private byte[] keys = new byte[1 << 12];
     private int keysEnd;
     private int[] keyAt = new int[256];
     private long[] hashes = new long[256];
     private long[] times = new long[256];
     private int pending;
+    /** Where the writes of the commit under way start. */
+    private int committedEnd;
+    /** The changelog records holding the committed writes, oldest first, and where each one's writes end. */
+    private long[] records = new long[16];
+    private int[] recordEnds = new int[16];
+    private int recordCount;
     /** The pending writes in the order a commit writes them (reused). */
     private int[] order = new int[256];
     /**
@@ -91,6 +101,7 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
         this.decoder = decoder;
         this.reservoir = reservoir;
         this.horizon = horizon;
+        ids.addOwner(this); // first: every committed row of the family is in it from here on
         int[] read = new int[1];
         ids.scanAll((k, v) -> {
             if (read[0]++ == MAX_SCAN_AT_OPEN) {
@@ -100,7 +111,6 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
             recent.add(GroupKeys.hash(k, 0, k.length), ByteBuffer.wrap(v).getLong());
             return !recent.saturated();
         });
-        ids.addOwner(this);
         this.expiry = reservoir.iterator(horizon).subscribe(0, this::expired);
     }
 
@@ -224,7 +234,7 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
         return keyHash;
     }
 
-    /** The newest pending write of the key in {@link #key} (hash {@code h}), or -1. */
+    /** The newest pending write (committed or not) of the key in {@link #key} (hash {@code h}), or -1. */
     private int pendingWrite(long h) {
         if (pending == 0) {
             return -1;
@@ -239,13 +249,15 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
             }
         }
         int mask = pendingIndex.length - 1;
+        int newest = -1;
         for (int i = (int) (h ^ (h >>> 32)) & mask; ; i = (i + 1) & mask) {
             int p = pendingIndex[i] - 1;
             if (p < 0) {
-                return -1;
+                return newest;
             }
-            if (hashes[p] == h && Arrays.equals(keys, keyAt[p], keyAt[p] + keyLength(p), key, 0, keyLength)) {
-                return p;
+            if (p > newest && hashes[p] == h
+                    && Arrays.equals(keys, keyAt[p], keyAt[p] + keyLength(p), key, 0, keyLength)) {
+                newest = p;
             }
         }
     }
@@ -257,7 +269,7 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     /** A write of the key in {@link #key}; {@code mayBePending}: whether the key may have a pending write already. */
     private void write(long h, long time, boolean mayBePending) {
         int existing = mayBePending ? pendingWrite(h) : -1;
-        if (existing >= 0) {
+        if (existing >= committedEnd) { // a committed write stays as it is: its record holds it
             pendingDeletes += (time == DELETE ? 1 : 0) - (times[existing] == DELETE ? 1 : 0);
             times[existing] = time; // the newest write of a key is the one the commit keeps
             return;
@@ -293,21 +305,22 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
 
     @Override
     public boolean hasChanges() {
-        return pending > 0;
+        return pending > committedEnd;
     }
 
     @Override
     public void writeChanges(StateStore.RowWriter out) {
         // in key order (a key's writes in the order made): RocksDB finds each row's place in its memtable through
         // the nodes the row before it went through, still in cache, where ids in random order miss at every level
-        if (order.length < pending) {
+        int writes = pending - committedEnd;
+        if (order.length < writes) {
             order = new int[keyAt.length];
         }
-        for (int p = 0; p < pending; p++) {
-            order[p] = p;
+        for (int p = committedEnd; p < pending; p++) {
+            order[p - committedEnd] = p;
         }
-        IdSort.sort(order, 0, pending, this::compareWrites);
-        for (int k = 0; k < pending; k++) {
+        IdSort.sort(order, 0, writes, this::compareWrites);
+        for (int k = 0; k < writes; k++) {
             int p = order[k];
             int at = keyAt[p];
             int length = keyLength(p);
@@ -334,13 +347,53 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     }
 
     @Override
-    public void committed() {
-        pending = 0;
+    public void committed(long record) {
+        if (pending == committedEnd) {
+            return;
+        }
+        if (recordCount == records.length) {
+            records = Arrays.copyOf(records, 2 * recordCount);
+            recordEnds = Arrays.copyOf(recordEnds, 2 * recordCount);
+        }
+        records[recordCount] = record;
+        recordEnds[recordCount++] = pending;
+        committedEnd = pending;
+    }
+
+    /** The writes of the records up to {@code record} are rows of the store now: forgotten here. */
+    @Override
+    public void materialized(long record) {
+        int done = 0;
+        while (done < recordCount && records[done] <= record) {
+            done++;
+        }
+        if (done == 0) {
+            return;
+        }
+        int drop = recordEnds[done - 1];
+        int keyBytes = drop < pending ? keyAt[drop] : keysEnd;
+        int left = pending - drop;
+        System.arraycopy(keys, keyBytes, keys, 0, keysEnd - keyBytes);
+        keysEnd -= keyBytes;
+        for (int p = 0; p < left; p++) {
+            keyAt[p] = keyAt[drop + p] - keyBytes;
+        }
+        System.arraycopy(hashes, drop, hashes, 0, left);
+        System.arraycopy(times, drop, times, 0, left);
+        pending = left;
+        committedEnd -= drop;
+        for (int r = done; r < recordCount; r++) {
+            records[r - done] = records[r];
+            recordEnds[r - done] = recordEnds[r] - drop;
+        }
+        recordCount -= done;
         pendingDeletes = 0;
-        keysEnd = 0;
+        for (int p = 0; p < pending; p++) {
+            pendingDeletes += times[p] == DELETE ? 1 : 0;
+        }
         if (indexed > 0) {
             Arrays.fill(pendingIndex, 0);
-            indexed = 0;
+            indexed = 0; // built again at the next lookup
         }
     }
 

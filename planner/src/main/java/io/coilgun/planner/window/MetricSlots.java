@@ -16,8 +16,10 @@ import java.util.Map;
  *
  * <p>RocksDB (the metric's rows {@code <name>\0g<group>} of the group-state family, which this object
  * {@linkplain StateStore.Family#addOwner owns}) stays the durable copy: each commit of the task's store writes the
- * slots changed since the previous one, in the same batch as the task's offset. A slot is <em>loaded</em> from its
- * row the first time the metric touches its entry (an entry other metrics made, or one evicted since).
+ * slots changed since the previous one into its changelog record, in the same batch as the task's offset; another
+ * thread later writes them as rows. Until then an entry stays pinned in the arena (its row in the store is not its
+ * state yet). A slot is <em>loaded</em> from its row the first time the metric touches its entry (an entry other
+ * metrics made, or one evicted since).
  *
  * <pre>
  * stored row: byte 'c', the compact slot | byte 'w', the wide row (GroupState) | a wide row with no tag (the rows of
@@ -52,6 +54,15 @@ final class MetricSlots implements StateStore.Owner {
     private final Map<Integer, ByteBuffer> wide = new HashMap<>();
     private int[] dirty = new int[1 << 9];
     private int dirtyCount;
+    /**
+     * The entries whose rows are in changelog records not materialized yet, oldest first, and where each record's
+     * entries end: they stay pinned in the arena (a read of the store would not see their rows) until it is.
+     */
+    private int[] held = new int[1 << 9];
+    private int heldCount;
+    private long[] heldRecords = new long[16];
+    private int[] heldEnds = new int[16];
+    private int heldBatches;
     /** A backfill's slots: commits write their changes only while the budget is spent, or as {@link #release}d. */
     private boolean holdWrites;
     private int allowance;
@@ -73,6 +84,7 @@ final class MetricSlots implements StateStore.Owner {
         this.slotBytes = stride + 1;
         this.pageShift = Math.max(0, 31 - Integer.numberOfLeadingZeros(PAGE_BYTES / slotBytes));
         this.pageMask = (1 << pageShift) - 1;
+        family.addOwner(this); // first: every committed row of the family is in it from here on
         byte[] upTo = MetricRows.after(keyPrefix);
         boolean[] found = new boolean[1];
         family.scan(keyPrefix, upTo, (key, value) -> {
@@ -82,7 +94,6 @@ final class MetricSlots implements StateStore.Owner {
         });
         arena.countStored();
         arena.join(this, found[0]);
-        family.addOwner(this);
     }
 
     GroupArena arena() {
@@ -243,11 +254,17 @@ final class MetricSlots implements StateStore.Owner {
         flags(id, (byte) 0);
     }
 
-    /** The keys of the groups changed since the last commit, unsorted: rows a scan of the store does not see yet. */
+    /**
+     * The keys of the groups changed since the last commit or in a changelog record not materialized yet, unsorted,
+     * some perhaps twice: rows a scan of the store does not see yet.
+     */
     List<byte[]> changedKeys() {
-        List<byte[]> out = new ArrayList<>(dirtyCount);
+        List<byte[]> out = new ArrayList<>(dirtyCount + heldCount);
         for (int i = 0; i < dirtyCount; i++) {
             out.add(arena.key(dirty[i]));
+        }
+        for (int i = 0; i < heldCount; i++) {
+            out.add(arena.key(held[i]));
         }
         return out;
     }
@@ -324,7 +341,7 @@ final class MetricSlots implements StateStore.Owner {
     }
 
     @Override
-    public void committed() {
+    public void committed(long record) {
         boolean stored = false;
         for (int i = 0; i < writing; i++) {
             int id = dirty[i];
@@ -334,8 +351,8 @@ final class MetricSlots implements StateStore.Owner {
                 stored = true;
             }
             flags(id, (byte) (f & ~DIRTY | STORED));
-            arena.unpin(id);
         }
+        hold(record); // each keeps its pin until the record is materialized
         System.arraycopy(dirty, writing, dirty, 0, dirtyCount - writing);
         dirtyCount -= writing;
         writing = 0;
@@ -343,6 +360,46 @@ final class MetricSlots implements StateStore.Owner {
         if (stored) {
             arena.countStored();
         }
+    }
+
+    /** The entries just written (the first {@link #writing} of {@link #dirty}) are in changelog record {@code record}. */
+    private void hold(long record) {
+        if (writing == 0) {
+            return;
+        }
+        if (heldCount + writing > held.length) {
+            held = Arrays.copyOf(held, Math.max(2 * held.length, heldCount + writing));
+        }
+        System.arraycopy(dirty, 0, held, heldCount, writing);
+        heldCount += writing;
+        if (heldBatches == heldRecords.length) {
+            heldRecords = Arrays.copyOf(heldRecords, 2 * heldBatches);
+            heldEnds = Arrays.copyOf(heldEnds, 2 * heldBatches);
+        }
+        heldRecords[heldBatches] = record;
+        heldEnds[heldBatches++] = heldCount;
+    }
+
+    @Override
+    public void materialized(long record) {
+        int batches = 0;
+        while (batches < heldBatches && heldRecords[batches] <= record) {
+            batches++;
+        }
+        if (batches == 0) {
+            return;
+        }
+        int released = heldEnds[batches - 1];
+        for (int i = 0; i < released; i++) {
+            arena.unpin(held[i]);
+        }
+        System.arraycopy(held, released, held, 0, heldCount - released);
+        heldCount -= released;
+        for (int b = batches; b < heldBatches; b++) {
+            heldRecords[b - batches] = heldRecords[b];
+            heldEnds[b - batches] = heldEnds[b] - released;
+        }
+        heldBatches -= batches;
     }
 
     /**
@@ -359,6 +416,11 @@ final class MetricSlots implements StateStore.Owner {
             arena.unpin(dirty[i]);
         }
         dirtyCount = 0;
+        for (int i = 0; i < heldCount; i++) {
+            arena.unpin(held[i]);
+        }
+        heldCount = 0;
+        heldBatches = 0;
         long wideBytes = 0;
         for (ByteBuffer row : wide.values()) {
             wideBytes += row.capacity();

@@ -187,6 +187,12 @@ public final class NodeMeters implements AutoCloseable {
                     + "unit's thread)", tags, c -> c.sample.readAheads() + c.sample.chunkLoadsOnThread());
             counter("coilgun.chunk.loads.waited", "Chunk reads that waited for a read-ahead still in flight",
                     tags, c -> c.sample.chunkLoadsWaited());
+            gauge("coilgun.state.changelog.records", "The task's state changelog records the materializer has not "
+                    + "written as rows yet (its lag)", tags, c -> c.sample.changelogRecords(), null);
+            gauge("coilgun.state.changelog", "Bytes of the task's state changelog records not materialized yet", tags,
+                    c -> c.sample.changelogBytes(), "bytes");
+            counter("coilgun.state.changelog.waited.seconds", "Time the task's checkpoints waited for the materializer (its "
+                    + "changelog at its bound)", tags, c -> c.sample.changelogWaitNanos() / 1e9);
             counter("coilgun.chunk.loads.sync", "Chunk reads with no read-ahead, loaded on the unit's thread",
                     tags, c -> c.sample.chunkLoadsOnThread());
         }

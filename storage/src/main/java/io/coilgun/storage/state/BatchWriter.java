@@ -56,6 +56,27 @@ final class BatchWriter {
         count++;
     }
 
+    /**
+     * A put whose value is the batch {@code rows} in its serialized form (a {@link Changelog} record, to be written
+     * as a batch of its own later); {@code rows} is empty after. Returns the value's length.
+     */
+    int putBatch(int family, byte[] key, BatchWriter rows) {
+        int valueLength = rows.length;
+        ensure(16 + key.length + valueLength);
+        tag(family, 0x01, 0x05);
+        bytes(key);
+        varint(valueLength);
+        System.arraycopy(rows.buf, 0, buf, length, valueLength);
+        Arrays.fill(buf, length, length + 8, (byte) 0);
+        for (int i = 0; i < 4; i++) {
+            buf[length + 8 + i] = (byte) (rows.count >>> (8 * i)); // little-endian
+        }
+        length += valueLength;
+        count++;
+        rows.clear();
+        return valueLength;
+    }
+
     void delete(int family, byte[] key) {
         ensure(11 + key.length);
         tag(family, 0x00, 0x04);

@@ -77,6 +77,13 @@ public final class StateStore implements AutoCloseable {
     private final LinkedHashMap<Key, Slot> cache;
     private int nextFamilyId;
     private final int cachedEntries;
+    /** Where the owners' rows go at each commit, materialized into their families by another thread. */
+    private final Changelog changelog;
+    private final ColumnFamilyHandle changelogHandle;
+    /** The newest changelog record the owners were told is materialized. */
+    private long notifiedMaterialized;
+    /** Time spent in RocksDB's write of the commits' batches, on the owner's thread. */
+    private long writeNanos;
 
     /** A row in the cache; {@code dirty} while it holds a write of a point family not yet committed. */
     private static final class Slot {
@@ -122,11 +129,24 @@ public final class StateStore implements AutoCloseable {
                 return size() > cachedEntries && !eldest.getValue().dirty; // a write waits for its commit
             }
         };
+        ColumnFamilyHandle log = null;
         for (int i = 0; i < handles.size(); i++) {
             String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
-            families.put(name, new Family(name, handles.get(i), nextFamilyId++));
+            if (name.equals(Changelog.FAMILY)) {
+                log = handles.get(i);
+            } else {
+                families.put(name, new Family(name, handles.get(i), nextFamilyId++));
+            }
         }
         this.defaultFamily = families.get(DEFAULT);
+        try {
+            this.changelogHandle = log != null ? log : db.createColumnFamily(new ColumnFamilyDescriptor(
+                    Changelog.FAMILY.getBytes(StandardCharsets.UTF_8), familyOptions));
+        } catch (RocksDBException e) {
+            throw new StateStoreException("cannot create the changelog of " + dir + ": " + e.getMessage(), e);
+        }
+        this.changelog = Changelog.open(db, changelogHandle, dir.toString());
+        this.notifiedMaterialized = changelog.materialized();
     }
 
     /**
@@ -183,7 +203,13 @@ public final class StateStore implements AutoCloseable {
                 descriptors.add(new ColumnFamilyDescriptor(name, familyOptions));
             }
             RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles);
-            return new StateStore(dir, options, familyOptions, db, descriptors, handles, cachedEntries);
+            try {
+                return new StateStore(dir, options, familyOptions, db, descriptors, handles, cachedEntries);
+            } catch (RuntimeException e) {
+                handles.forEach(ColumnFamilyHandle::close);
+                db.close();
+                throw e;
+            }
         } catch (RocksDBException | IOException e) {
             options.close();
             familyOptions.close();
@@ -364,6 +390,7 @@ public final class StateStore implements AutoCloseable {
         f.dirty.clear();
         f.pending.clear();
         cache.keySet().removeIf(k -> k.family == f.id);
+        materialize(); // no record may hold rows of the family when it is gone
         try {
             db.dropColumnFamily(f.handle);
         } catch (RocksDBException e) {
@@ -391,8 +418,13 @@ public final class StateStore implements AutoCloseable {
         defaultFamily.scan(from, to, visitor);
     }
 
-    /** Writes everything since the last commit atomically (WAL on, no fsync: survives a process crash). */
+    /**
+     * Writes everything since the last commit atomically (WAL on, no fsync: survives a process crash): the owners'
+     * changed rows as one {@link Changelog} record, every other write as a row of its family. Tells the owners first
+     * which records were materialized since the last commit.
+     */
     public void commit() {
+        notifyMaterialized();
         boolean any = false;
         for (Family f : families.values()) {
             any |= !f.dirty.isEmpty() || !f.pending.isEmpty();
@@ -404,16 +436,28 @@ public final class StateStore implements AutoCloseable {
             return;
         }
         byte[] data;
+        long record = 0;
         try {
+            serializeOwners();
+            if (changelog.hasRows()) {
+                record = changelog.append(batch);
+            }
             data = serializeBatch();
         } catch (RuntimeException e) {
             batch.clear(); // nothing of a batch abandoned half-built goes into the next commit
+            changelog.abandon();
             throw e;
         }
+        long start = System.nanoTime();
         try (WriteBatch written = new WriteBatch(data)) {
             db.write(writeOptions, written);
         } catch (RocksDBException e) {
             throw new StateStoreException("commit failed in " + dir, e);
+        } finally {
+            writeNanos += System.nanoTime() - start;
+        }
+        if (record > 0) {
+            changelog.appended(record);
         }
         for (Family f : families.values()) {
             if (f.cached) {
@@ -428,7 +472,7 @@ public final class StateStore implements AutoCloseable {
             }
             f.pending.clear();
             for (Owner o : f.owners) {
-                o.committed();
+                o.committed(record);
             }
         }
         // writes kept the cache over its bound (a dirty row is never evicted): back to it, oldest first
@@ -441,29 +485,83 @@ public final class StateStore implements AutoCloseable {
         }
     }
 
-    /** Every family's writes since the last commit, as one serialized batch. */
+    /** The owners' changed rows, into the changelog's record of this commit. */
+    private void serializeOwners() {
+        BatchWriter rows = changelog.rows();
+        for (Family f : families.values()) {
+            if (f.owners.isEmpty()) {
+                continue;
+            }
+            int familyId = f.handle.getID();
+            RowWriter writer = new RowWriter() {
+                @Override
+                public void put(byte[] key, byte[] value) {
+                    rows.put(familyId, key, value);
+                }
+
+                @Override
+                public void put(byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff,
+                        int valueLen) {
+                    rows.put(familyId, prefix, key, keyOff, keyLen, value, valueOff, valueLen);
+                }
+
+                @Override
+                public void delete(byte[] key) {
+                    rows.delete(familyId, key);
+                }
+            };
+            for (Owner o : f.owners) {
+                o.writeChanges(writer);
+            }
+        }
+    }
+
+    /** Tells the owners of the changelog records materialized since they were last told. */
+    private void notifyMaterialized() {
+        long done = changelog.materialized();
+        if (done > notifiedMaterialized) {
+            notifiedMaterialized = done;
+            for (Family f : families.values()) {
+                for (Owner o : List.copyOf(f.owners)) {
+                    o.materialized(done);
+                }
+            }
+        }
+    }
+
+    /**
+     * Applies every changelog record written so far to the families, here and now, and tells the owners: then every
+     * committed row is in its family (a drop of rows, or a comparison of stores row by row, needs that).
+     */
+    public void materialize() {
+        changelog.materializeAll();
+        notifyMaterialized();
+    }
+
+    /** Changelog records written and not materialized yet. */
+    public long changelogRecordsBehind() {
+        return changelog.written() - changelog.materialized();
+    }
+
+    /** Bytes of the changelog records written and not materialized yet. */
+    public long changelogBytesBehind() {
+        return changelog.bytesBehind();
+    }
+
+    /** Time commits waited for the materializer (the changelog at its bound), in nanoseconds. */
+    public long changelogWaitNanos() {
+        return changelog.waitedNanos();
+    }
+
+    /** Time the commits spent in RocksDB's write, on the owner's thread, in nanoseconds. */
+    public long writeNanos() {
+        return writeNanos;
+    }
+
+    /** Every family's own writes since the last commit (the owners' rows are in the changelog), as one batch. */
     private byte[] serializeBatch() {
         for (Family f : families.values()) {
             int familyId = f.handle.getID();
-            for (Owner o : f.owners) {
-                o.writeChanges(new RowWriter() {
-                    @Override
-                    public void put(byte[] key, byte[] value) {
-                        batch.put(familyId, key, value);
-                    }
-
-                    @Override
-                    public void put(byte[] prefix, byte[] key, int keyOff, int keyLen, byte[] value, int valueOff,
-                            int valueLen) {
-                        batch.put(familyId, prefix, key, keyOff, keyLen, value, valueOff, valueLen);
-                    }
-
-                    @Override
-                    public void delete(byte[] key) {
-                        batch.delete(familyId, key);
-                    }
-                });
-            }
             for (Map.Entry<byte[], byte[]> e : f.dirty.entrySet()) {
                 if (e.getValue() == null) {
                     batch.delete(familyId, e.getKey());
@@ -484,6 +582,8 @@ public final class StateStore implements AutoCloseable {
 
     @Override
     public void close() {
+        changelog.close();
+        changelogHandle.close();
         for (Family f : families.values()) {
             f.handle.close();
         }
@@ -526,16 +626,18 @@ public final class StateStore implements AutoCloseable {
 
         /**
          * Gives rows of the family (a key range of the owner's) to an in-memory table of the caller (a metric's group
-         * table), which keeps them and writes the rows it changed into each commit's batch ({@link Owner}): the
-         * family must not be cached (see {@link StateStore#family(String, boolean)}). Reads and scans of the family
-         * see what the owners have committed and the family's own uncommitted writes ({@link #put}), not the
-         * owners' uncommitted changes.
+         * table), which keeps them and writes the rows it changed into each commit's changelog record ({@link Owner}):
+         * the family must not be cached (see {@link StateStore#family(String, boolean)}). Every changelog record is
+         * materialized first, so that the new owner reads every committed row: add the owner before reading. Reads
+         * and scans of the family see the owners' materialized rows and the family's own uncommitted writes
+         * ({@link #put}), not the owners' changes in records not materialized yet.
          */
         public void addOwner(Owner owner) {
             checkLive();
             if (cached || !ordered) {
                 throw new IllegalStateException("family " + name + " is cached: an owner keeps its rows itself");
             }
+            materialize(); // the new owner reads the rows of the family's owners before it (closed or not)
             owners.add(owner);
         }
 
@@ -551,6 +653,7 @@ public final class StateStore implements AutoCloseable {
          */
         public void dropRange(byte[] from, byte[] to) {
             checkLive();
+            materialize(); // rows of the range in a record not materialized yet would come back after the delete
             dirty.subMap(from, true, to, false).clear();
             pending.removeIf(slot -> inRange(slot.key.bytes(), from, to));
             cache.keySet().removeIf(k -> k.family == id && inRange(k.bytes(), from, to));
@@ -731,8 +834,16 @@ public final class StateStore implements AutoCloseable {
         /** Writes every row changed since the last commit (the batch copies the bytes at once). */
         void writeChanges(RowWriter out);
 
-        /** The batch with the changes is written. */
-        void committed();
+        /**
+         * The batch with the changes is written: the rows are in changelog record {@code record} (0: the owners
+         * wrote none), durable, and in their family once {@link #materialized} passes it. Until then a read of the
+         * family does not see them: the owner keeps what it needs in memory.
+         */
+        void committed(long record);
+
+        /** Every changelog record up to {@code record} is materialized: its rows are in their families. */
+        default void materialized(long record) {
+        }
     }
 
     /** Receives the rows an {@link Owner} changed; the batch copies the bytes at once. */
