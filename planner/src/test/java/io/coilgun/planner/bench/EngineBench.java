@@ -25,8 +25,10 @@ import java.util.SplittableRandom;
 /**
  * The task processor alone (issue 4's benchmark): one thread, no Kafka, SUM + COUNT + AVG by card over a sliding
  * window, cards drawn with Zipf-like skew from {@code --cards} (default 1,000,000). Events are encoded before the
- * timed loop; checkpoints every 100 ms, as processor units take them. Prints progress and one RESULT line with events_per_s
- * and alloc_bytes_per_event (what the processing thread allocated per event, checkpoints included).
+ * timed loop; checkpoints every 100 ms, as processor units take them. Prints progress and one RESULT line with events_per_s,
+ * events_per_thread_cpu_s (per second of the processing thread's own CPU time), alloc_bytes_per_event (what the
+ * processing thread allocated per event, checkpoints included) and rocksdb_write_share (the share of the run the
+ * processing thread spent in the checkpoints' RocksDB writes, timed).
  *
  * With {@code --metrics N}, window-count's metric set instead (N misaligned sliding windows of SUM(amount) by card,
  * sizes 30 s to 5 min, delays 0 to 30 s): what many metrics per stream cost the engine, without Kafka.
@@ -80,6 +82,7 @@ public final class EngineBench {
             com.sun.management.ThreadMXBean threads =
                     (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             long allocated0 = threads.getCurrentThreadAllocatedBytes();
+            long cpu0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             long last = t0;
             long lastCheckpoint = t0;
@@ -102,6 +105,9 @@ public final class EngineBench {
             }
             plan.checkpoint();
             double secs = (System.nanoTime() - t0) / 1e9;
+            // the processor thread's own CPU time: what the machine's other threads (GC, the reservoir's writer, the
+            // state's materializer, RocksDB's flushes) took of the cores is not counted
+            double cpuSecs = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
             // what the processor thread allocated per event: processing, checkpoints and the benchmark's loop
             long allocatedAtEnd = threads.getCurrentThreadAllocatedBytes();
             double allocatedPerEvent = (allocatedAtEnd - allocated0) / (double) events;
@@ -147,9 +153,10 @@ public final class EngineBench {
             System.gc();
             Runtime rt = Runtime.getRuntime();
             System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
+                    + "events_per_thread_cpu_s=%.0f "
                     + "alloc_bytes_per_event=%.1f alloc_bytes_per_event_second_half=%.1f heap_mb=%.1f rss_mb=%.1f "
                     + "reservoir_mb=%.1f rocksdb_write_share=%.3f changelog_waited_ms=%.0f%s%n", window, events, cards,
-                    events / secs, allocatedPerEvent, allocatedPerEventLater,
+                    events / secs, events / cpuSecs, allocatedPerEvent, allocatedPerEventLater,
                     (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0, rocksShare,
                     waitedMs, backfill);
         } finally {
