@@ -1,6 +1,8 @@
 package io.coilgun.storage.state;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A RocksDB write batch built in Java, in RocksDB's own serialized form (the WAL record of a batch), and handed to
@@ -57,24 +59,74 @@ final class BatchWriter {
     }
 
     /**
-     * A put whose value is the batch {@code rows} in its serialized form (a {@link Changelog} record, to be written
-     * as a batch of its own later); {@code rows} is empty after. Returns the value's length.
+     * Writes the batch's header (its count) and returns its length: {@link #buffer()}{@code [0 .. length)} is then
+     * the batch in its serialized form, until the writer is used again.
      */
-    int putBatch(int family, byte[] key, BatchWriter rows) {
-        int valueLength = rows.length;
-        ensure(16 + key.length + valueLength);
-        tag(family, 0x01, 0x05);
-        bytes(key);
-        varint(valueLength);
-        System.arraycopy(rows.buf, 0, buf, length, valueLength);
-        Arrays.fill(buf, length, length + 8, (byte) 0);
+    int seal() {
+        Arrays.fill(buf, 0, 8, (byte) 0);
         for (int i = 0; i < 4; i++) {
-            buf[length + 8 + i] = (byte) (rows.count >>> (8 * i)); // little-endian
+            buf[8 + i] = (byte) (count >>> (8 * i)); // little-endian
         }
-        length += valueLength;
-        count++;
-        rows.clear();
-        return valueLength;
+        return length;
+    }
+
+    byte[] buffer() {
+        return buf;
+    }
+
+    /**
+     * Cuts the serialized batch {@code batch} (as this class writes them) into batches of about {@code maxBytes}
+     * each, at record boundaries, in order: several writes of it then hold RocksDB's write queue a short time each.
+     */
+    static List<byte[]> split(byte[] batch, int maxBytes) {
+        List<byte[]> out = new ArrayList<>();
+        int start = HEADER;
+        int at = HEADER;
+        int count = 0;
+        while (at < batch.length) {
+            int tag = batch[at++];
+            if (tag == 0x05 || tag == 0x04) {
+                at = skipVarint(batch, at); // the family
+            }
+            at = skipSlice(batch, at); // the key, or a log record's blob
+            if (tag == 0x01 || tag == 0x05) {
+                at = skipSlice(batch, at); // the value
+            }
+            if (tag != LOG_DATA) {
+                count++;
+            }
+            if (at - start >= maxBytes || at >= batch.length) {
+                byte[] part = new byte[HEADER + at - start];
+                System.arraycopy(batch, start, part, HEADER, at - start);
+                for (int i = 0; i < 4; i++) {
+                    part[8 + i] = (byte) (count >>> (8 * i));
+                }
+                out.add(part);
+                start = at;
+                count = 0;
+            }
+        }
+        return out;
+    }
+
+    private static int skipVarint(byte[] b, int at) {
+        while ((b[at] & 0x80) != 0) {
+            at++;
+        }
+        return at + 1;
+    }
+
+    private static int skipSlice(byte[] b, int at) {
+        int length = 0;
+        int shift = 0;
+        while (true) {
+            int v = b[at++];
+            length |= (v & 0x7F) << shift;
+            if ((v & 0x80) == 0) {
+                return at + length;
+            }
+            shift += 7;
+        }
     }
 
     void delete(int family, byte[] key) {

@@ -1,5 +1,10 @@
 package io.coilgun.storage.state;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -11,31 +16,37 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * A store's changelog: the rows its {@link StateStore.Owner owners} changed in each commit, as one record (one value
- * of the family {@value #FAMILY}, keyed by the record's sequence), written in the commit's atomic batch with
- * everything else. The processor thread so pays one sequential value per commit instead of one memtable insert per
- * row; the {@link Materializer}, on a thread of its own, later applies each record's rows to their families (the
- * per-group rows of today's layout) and deletes the record, both in one atomic write.
+ * A store's changelog: the rows its {@link StateStore.Owner owners} changed in each commit, as one record appended
+ * to a file of its own ({@link ChangelogFile}) before the commit's atomic batch, which says up to which record the
+ * changelog counts ({@link #WRITTEN}). The processor thread so pays one sequential write per checkpoint instead of
+ * one memtable insert per row; the {@link Materializer}, on a thread of its own, later writes each record's rows to
+ * their families (the per-group rows of today's layout) and moves {@link #MATERIALIZED} on, in one atomic write.
  *
  * <p>A record is a RocksDB write batch in its serialized form ({@link BatchWriter}): materializing it is a write of
  * it as it is. Until a record is materialized its rows are not in their families: their owner keeps them in memory
  * (and does not read them back) until told ({@link StateStore.Owner#materialized}). Opening a store materializes
  * every record left (a crash, or a close before the materializer came by), so a store is read as before once open.
+ * Records a store of release 715153c kept in a column family {@value #LEGACY_FAMILY} are materialized the same way.
  *
  * <p>Threads: the owner's thread appends ({@link #append}, then {@link #appended} once the batch is written); the
  * materializer (or the owner's thread, in {@link #materializeAll}) applies. {@link #lock} keeps a materialization
  * from running into a drop or a close of the store; the owner's thread takes it only for those and when it waits.
  */
 final class Changelog {
-    static final String FAMILY = "changelog";
+    static final String LEGACY_FAMILY = "changelog";
+    /** Default-family keys: the newest record a committed checkpoint counts, and the newest materialized. */
+    static final byte[] WRITTEN = "\0changelog.written".getBytes(StandardCharsets.UTF_8);
+    static final byte[] MATERIALIZED = "\0changelog.materialized".getBytes(StandardCharsets.UTF_8);
     /** Records written and not materialized past which a commit waits for the materializer. */
     static final int MAX_RECORDS = Integer.getInteger("coilgun.changelogRecords", 64);
     /** Bytes of records written and not materialized past which a commit waits for the materializer. */
     static final long MAX_BYTES = Long.getLong("coilgun.changelogBytes", 64L << 20);
+    /** How much of a record the materializer writes at once. */
+    private static final int PART_BYTES = 64 << 10;
 
     private final RocksDB db;
-    private final ColumnFamilyHandle handle;
     private final String where;
+    private final ChangelogFile file;
     private final WriteOptions writeOptions = new WriteOptions();
     /** The rows of the commit under way. */
     private final BatchWriter rows = new BatchWriter();
@@ -44,39 +55,59 @@ final class Changelog {
     private volatile long written;
     /** The newest record materialized (records are materialized in order). */
     private volatile long materialized;
-    /** Bytes of the records written and not materialized; sizes of the last {@link #MAX_RECORDS} records. */
+    /** Bytes of the records written and not materialized; where the last {@link #MAX_RECORDS} records are. */
     private final AtomicLong bytesBehind = new AtomicLong();
-    private final long[] sizes = new long[MAX_RECORDS + 1];
+    private final int[] sizes = new int[MAX_RECORDS + 1];
+    private final long[] positions = new long[MAX_RECORDS + 1];
     private boolean closed;
     /** Time the owner's thread waited for the materializer (the changelog at its bound), and how often. */
     private volatile long waitedNanos;
     private volatile long waits;
+    /** Time the owner's thread spent appending records to the file. */
+    private long appendNanos;
     /** Whether the changelog is queued for the materializer (set by the owner, cleared by the materializer). */
     final AtomicBoolean queued = new AtomicBoolean();
 
-    private Changelog(RocksDB db, ColumnFamilyHandle handle, String where) {
+    private Changelog(RocksDB db, String where, ChangelogFile file) {
         this.db = db;
-        this.handle = handle;
         this.where = where;
+        this.file = file;
     }
 
     /**
      * The changelog of a store just opened, every record it holds materialized first (in order), so that the
-     * families hold every committed row.
+     * families hold every committed row; {@code legacy} is the family of an earlier release's records, or null.
      */
-    static Changelog open(RocksDB db, ColumnFamilyHandle handle, String where) {
-        Changelog log = new Changelog(db, handle, where);
-        long last = 0;
-        try (RocksIterator it = db.newIterator(handle)) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                long seq = seq(it.key());
-                log.apply(seq, it.value());
-                last = seq;
+    static Changelog open(RocksDB db, ColumnFamilyHandle legacy, Path dir, String where) {
+        try (WriteOptions options = new WriteOptions()) {
+            if (legacy != null) {
+                try (RocksIterator it = db.newIterator(legacy)) {
+                    for (it.seekToFirst(); it.isValid(); it.next()) {
+                        try (WriteBatch batch = new WriteBatch(it.value())) {
+                            batch.delete(legacy, it.key());
+                            db.write(options, batch);
+                        }
+                    }
+                }
             }
+            long materialized = longValue(db.get(MATERIALIZED));
+            long written = longValue(db.get(WRITTEN));
+            ChangelogFile file = ChangelogFile.open(dir, materialized, written, record -> {
+                try (WriteBatch batch = new WriteBatch(record.payload())) {
+                    batch.put(MATERIALIZED, bytes(record.seq()));
+                    db.write(options, batch);
+                } catch (RocksDBException e) {
+                    throw new StateStoreException("cannot materialize changelog record " + record.seq() + " of "
+                            + where, e);
+                }
+            });
+            Changelog log = new Changelog(db, where, file);
+            log.written = written;
+            log.materialized = written;
+            return log;
+        } catch (RocksDBException | IOException e) {
+            throw new StateStoreException("cannot open the changelog of " + where + ": " + e.getMessage(), e);
         }
-        log.written = last;
-        log.materialized = last;
-        return log;
     }
 
     /** Where the commit under way writes the owners' rows (a family's id as RocksDB numbers it). */
@@ -89,21 +120,40 @@ final class Changelog {
     }
 
     /**
-     * Puts the rows of the commit under way into {@code batch} as the next record, and returns its sequence; the
-     * record is written once {@code batch} is, then {@link #appended} is called. Waits first if the changelog is at
-     * its bound.
+     * Appends the rows of the commit under way to the file as the next record, and puts into {@code batch} that the
+     * changelog counts it; returns its sequence. The record counts once {@code batch} is written, then
+     * {@link #appended} is called. Waits first if the changelog is at its bound.
      */
     long append(BatchWriter batch) {
         awaitRoom();
         long seq = written + 1;
-        int bytes = batch.putBatch(handle.getID(), key(seq), rows);
-        sizes[(int) (seq % sizes.length)] = bytes;
+        int length = rows.seal();
+        long start = System.nanoTime();
+        try {
+            positions[(int) (seq % positions.length)] = file.append(seq, rows.buffer(), length);
+            appendNanos += System.nanoTime() - start;
+        } catch (IOException e) {
+            throw new StateStoreException("cannot append to the changelog of " + where + ": " + e.getMessage(), e);
+        } finally {
+            rows.clear();
+        }
+        sizes[(int) (seq % sizes.length)] = length;
+        batch.put(0, WRITTEN, bytes(seq));
         return seq;
     }
 
-    /** The rows of the commit under way are dropped (its batch failed). */
+    /** The rows of the commit under way are dropped (its batch failed to build). */
     void abandon() {
         rows.clear();
+    }
+
+    /** Record {@code seq}, appended, does not count: its batch failed to write. */
+    void abandon(long seq) {
+        try {
+            file.cut(positions[(int) (seq % positions.length)]);
+        } catch (IOException e) {
+            throw new StateStoreException("cannot cut the changelog of " + where + ": " + e.getMessage(), e);
+        }
     }
 
     /** Record {@code seq} is written: the materializer may apply it. */
@@ -133,17 +183,25 @@ final class Changelog {
         return waits;
     }
 
+    long appendNanos() {
+        return appendNanos;
+    }
+
+    private boolean full() {
+        return written - materialized >= MAX_RECORDS || bytesBehind.get() >= MAX_BYTES;
+    }
+
     /** Until the records not materialized are under the bounds (the materializer is behind: backpressure). */
     private void awaitRoom() {
-        if (written - materialized < MAX_RECORDS && bytesBehind.get() < MAX_BYTES) {
+        if (!full()) {
             return;
         }
         long start = System.nanoTime();
-        while (written - materialized >= MAX_RECORDS || bytesBehind.get() >= MAX_BYTES) {
+        while (full()) {
             Materializer.PROCESS.wake(this);
             lock.lock(); // the materializer holds it while it applies a record: wait for that, then look again
             try {
-                if (written - materialized >= MAX_RECORDS || bytesBehind.get() >= MAX_BYTES) {
+                if (full()) {
                     materializeNext(); // it is not on this store now: do it here rather than wait for it
                 }
             } finally {
@@ -156,7 +214,7 @@ final class Changelog {
 
     /**
      * Applies the records written and not materialized yet, here and now (the store is about to drop rows, or to be
-     * compared row by row). On the owner's thread.
+     * copied or compared row by row). On the owner's thread.
      */
     void materializeAll() {
         lock.lock();
@@ -175,30 +233,31 @@ final class Changelog {
             return false;
         }
         long seq = materialized + 1;
-        byte[] key = key(seq);
+        int slot = (int) (seq % sizes.length);
         byte[] record;
         try {
-            record = db.get(handle, key);
-        } catch (RocksDBException e) {
+            record = file.read(seq, positions[slot], sizes[slot]);
+        } catch (IOException e) {
             throw new StateStoreException("cannot read changelog record " + seq + " of " + where, e);
         }
-        if (record == null) {
-            throw new StateStoreException("changelog record " + seq + " of " + where + " is missing", null);
+        // in parts of ~64 KiB: a write of a whole record (MiBs) held RocksDB's write queue for tens of milliseconds,
+        // and the owner's checkpoints waited behind it. A record applied in part (a crash) is applied again whole
+        // at the next open: its rows are puts and deletes of final values, and no one reads them before.
+        List<byte[]> parts = BatchWriter.split(record, PART_BYTES);
+        for (int i = 0; i < parts.size(); i++) {
+            try (WriteBatch batch = new WriteBatch(parts.get(i))) {
+                if (i == parts.size() - 1) {
+                    batch.put(MATERIALIZED, bytes(seq));
+                }
+                db.write(writeOptions, batch);
+            } catch (RocksDBException e) {
+                throw new StateStoreException("cannot materialize changelog record " + seq + " of " + where, e);
+            }
         }
-        apply(seq, record);
-        bytesBehind.addAndGet(-sizes[(int) (seq % sizes.length)]);
+        bytesBehind.addAndGet(-sizes[slot]);
         materialized = seq;
+        file.deleteUpTo(seq);
         return true;
-    }
-
-    /** Writes the rows of record {@code seq} into their families and deletes the record, atomically. */
-    private void apply(long seq, byte[] record) {
-        try (WriteBatch batch = new WriteBatch(record)) {
-            batch.delete(handle, key(seq));
-            db.write(writeOptions, batch);
-        } catch (RocksDBException e) {
-            throw new StateStoreException("cannot materialize changelog record " + seq + " of " + where, e);
-        }
     }
 
     /** No record is materialized from now on (the store closes; what is left is materialized at its next open). */
@@ -206,6 +265,9 @@ final class Changelog {
         lock.lock();
         try {
             closed = true;
+            file.close();
+        } catch (IOException e) {
+            throw new StateStoreException("cannot close the changelog of " + where, e);
         } finally {
             lock.unlock();
         }
@@ -216,20 +278,11 @@ final class Changelog {
         return closed;
     }
 
-    static byte[] key(long seq) {
-        byte[] k = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            k[i] = (byte) seq;
-            seq >>>= 8;
-        }
-        return k;
+    private static byte[] bytes(long seq) {
+        return ByteBuffer.allocate(8).putLong(seq).array();
     }
 
-    private static long seq(byte[] key) {
-        long s = 0;
-        for (byte b : key) {
-            s = s << 8 | (b & 0xFF);
-        }
-        return s;
+    private static long longValue(byte[] v) {
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
     }
 }

@@ -79,7 +79,6 @@ public final class StateStore implements AutoCloseable {
     private final int cachedEntries;
     /** Where the owners' rows go at each commit, materialized into their families by another thread. */
     private final Changelog changelog;
-    private final ColumnFamilyHandle changelogHandle;
     /** The newest changelog record the owners were told is materialized. */
     private long notifiedMaterialized;
     /** Time spent in RocksDB's write of the commits' batches, on the owner's thread. */
@@ -129,23 +128,26 @@ public final class StateStore implements AutoCloseable {
                 return size() > cachedEntries && !eldest.getValue().dirty; // a write waits for its commit
             }
         };
-        ColumnFamilyHandle log = null;
+        ColumnFamilyHandle legacy = null;
         for (int i = 0; i < handles.size(); i++) {
             String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
-            if (name.equals(Changelog.FAMILY)) {
-                log = handles.get(i);
+            if (name.equals(Changelog.LEGACY_FAMILY)) {
+                legacy = handles.get(i);
             } else {
                 families.put(name, new Family(name, handles.get(i), nextFamilyId++));
             }
         }
         this.defaultFamily = families.get(DEFAULT);
-        try {
-            this.changelogHandle = log != null ? log : db.createColumnFamily(new ColumnFamilyDescriptor(
-                    Changelog.FAMILY.getBytes(StandardCharsets.UTF_8), familyOptions));
-        } catch (RocksDBException e) {
-            throw new StateStoreException("cannot create the changelog of " + dir + ": " + e.getMessage(), e);
+        this.changelog = Changelog.open(db, legacy, dir.resolve("changelog"), dir.toString());
+        if (legacy != null) {
+            try {
+                db.dropColumnFamily(legacy); // its records are rows now
+            } catch (RocksDBException e) {
+                throw new StateStoreException("cannot drop the old changelog of " + dir + ": " + e.getMessage(), e);
+            } finally {
+                legacy.close();
+            }
         }
-        this.changelog = Changelog.open(db, changelogHandle, dir.toString());
         this.notifiedMaterialized = changelog.materialized();
     }
 
@@ -257,6 +259,7 @@ public final class StateStore implements AutoCloseable {
      * with {@code prefix}. Commit first: what is not committed is not in it.
      */
     public List<SnapshotFile> checkpointTo(Path into, String prefix) {
+        materialize(); // the copy is RocksDB's alone: no changelog record left for it to read
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
             Files.createDirectories(into.getParent());
             checkpoint.createCheckpoint(into.toString());
@@ -452,6 +455,9 @@ public final class StateStore implements AutoCloseable {
         try (WriteBatch written = new WriteBatch(data)) {
             db.write(writeOptions, written);
         } catch (RocksDBException e) {
+            if (record > 0) {
+                changelog.abandon(record);
+            }
             throw new StateStoreException("commit failed in " + dir, e);
         } finally {
             writeNanos += System.nanoTime() - start;
@@ -553,6 +559,11 @@ public final class StateStore implements AutoCloseable {
         return changelog.waitedNanos();
     }
 
+    /** Time the commits spent appending their changelog records to its file, on the owner's thread, in ns. */
+    public long changelogAppendNanos() {
+        return changelog.appendNanos();
+    }
+
     /** Time the commits spent in RocksDB's write, on the owner's thread, in nanoseconds. */
     public long writeNanos() {
         return writeNanos;
@@ -583,7 +594,6 @@ public final class StateStore implements AutoCloseable {
     @Override
     public void close() {
         changelog.close();
-        changelogHandle.close();
         for (Family f : families.values()) {
             f.handle.close();
         }

@@ -83,4 +83,78 @@ class BatchWriterTest {
         }
         throw new IllegalArgumentException("no value fills " + total + " bytes");
     }
+
+    /**
+     * A record cut into parts ({@link BatchWriter#split}) applies, part after part, exactly what the whole batch
+     * applies: puts and deletes in two families, keys and values of every varint length, every part size.
+     */
+    @Test
+    void aSplitBatchAppliesWhatTheWholeOneApplies() throws Exception {
+        RocksDB.loadLibrary();
+        java.util.Random rnd = new java.util.Random(59);
+        try (org.rocksdb.DBOptions options = new org.rocksdb.DBOptions().setCreateIfMissing(true)
+                .setCreateMissingColumnFamilies(true); WriteOptions write = new WriteOptions();
+                org.rocksdb.ColumnFamilyOptions cf = new org.rocksdb.ColumnFamilyOptions()) {
+            for (int maxBytes : new int[] {1, 100, 4096, 1 << 20}) {
+                java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+                Path at = dir.resolve("split-" + maxBytes);
+                java.nio.file.Files.createDirectories(at);
+                try (RocksDB whole = RocksDB.open(options, at.resolve("whole").toString(), java.util.List.of(
+                        new org.rocksdb.ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cf),
+                        new org.rocksdb.ColumnFamilyDescriptor("rows".getBytes(), cf)), handles)) {
+                    java.util.List<org.rocksdb.ColumnFamilyHandle> partHandles = new java.util.ArrayList<>();
+                    try (RocksDB parts = RocksDB.open(options, at.resolve("parts").toString(), java.util.List.of(
+                            new org.rocksdb.ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cf),
+                            new org.rocksdb.ColumnFamilyDescriptor("rows".getBytes(), cf)), partHandles)) {
+                        BatchWriter writer = new BatchWriter();
+                        for (int i = 0; i < 500; i++) {
+                            int family = rnd.nextBoolean() ? 0 : handles.get(1).getID();
+                            byte[] key = new byte[1 + rnd.nextInt(rnd.nextInt(10) == 0 ? 300 : 20)];
+                            rnd.nextBytes(key);
+                            key[0] = (byte) rnd.nextInt(8); // keys repeat: later writes win
+                            if (rnd.nextInt(4) == 0) {
+                                writer.delete(family, key);
+                            } else {
+                                byte[] value = new byte[rnd.nextInt(rnd.nextInt(10) == 0 ? 20_000 : 100)];
+                                rnd.nextBytes(value);
+                                writer.put(family, key, value);
+                            }
+                        }
+                        int length = writer.seal();
+                        byte[] batch = Arrays.copyOf(writer.buffer(), length);
+                        try (WriteBatch wb = new WriteBatch(batch)) {
+                            whole.write(write, wb);
+                        }
+                        int count = 0;
+                        for (byte[] part : BatchWriter.split(batch, maxBytes)) {
+                            try (WriteBatch wb = new WriteBatch(part)) {
+                                count += wb.count();
+                                parts.write(write, wb);
+                            }
+                        }
+                        assertEquals(500, count, "every record in one part");
+                        for (int f = 0; f < 2; f++) {
+                            try (org.rocksdb.RocksIterator a = whole.newIterator(handles.get(f));
+                                    org.rocksdb.RocksIterator b = parts.newIterator(partHandles.get(f))) {
+                                a.seekToFirst();
+                                b.seekToFirst();
+                                while (a.isValid()) {
+                                    assertEquals(true, b.isValid(), "parts of " + maxBytes + " bytes: a row missing");
+                                    assertArrayEquals(a.key(), b.key());
+                                    assertArrayEquals(a.value(), b.value());
+                                    a.next();
+                                    b.next();
+                                }
+                                assertEquals(false, b.isValid(), "parts of " + maxBytes + " bytes: a row too many");
+                            }
+                        }
+                    } finally {
+                        partHandles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+                    }
+                } finally {
+                    handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+                }
+            }
+        }
+    }
 }

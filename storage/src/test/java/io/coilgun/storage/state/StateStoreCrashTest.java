@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The state store against a map model through kill -9: a child JVM ({@link ChangelogWriter}) commits an owner's
  * rows (through the changelog, materialized meanwhile by the materializer, now and then at once, across clean
  * reopens) until it is killed at a random moment; in some cycles the newest WAL file is then cut short (a torn last
- * record). Reopened, the store is at some commit {@code n}, no earlier than the last one reported (a few records
+ * record: the last commits may be lost) and the newest changelog file gets the beginning of a record no commit counts
+ * (the writer killed in the middle of appending it). Reopened, the store is at some commit {@code n}, no earlier than the last one reported (a few records
  * earlier when the WAL was cut), its changelog is empty (materialized at open), and the family holds exactly the
  * model's rows after commits 1..n. Four cycles, each going on from the last.
  */
@@ -61,6 +62,7 @@ class StateStoreCrashTest {
             boolean torn = cycle % 2 == 1;
             if (torn) {
                 cutNewestLog(state, 1 + rnd.nextInt(200));
+                tearChangelog(state.resolve("changelog"), rnd);
             }
             try (StateStore store = StateStore.open(state)) {
                 long n = ChangelogWriter.committed(store);
@@ -87,6 +89,25 @@ class StateStoreCrashTest {
                         + "; reopened at " + n + " with " + rows.size() + " rows");
             }
         }
+    }
+
+    /**
+     * Appends the beginning of a record to the newest changelog file: the writer was killed in the middle of a
+     * checkpoint's record, before the checkpoint committed.
+     */
+    private static void tearChangelog(Path dir, Random rnd) throws Exception {
+        Path newest;
+        try (var files = Files.list(dir)) {
+            newest = files.max(Comparator.comparing(f -> Long.parseLong(f.getFileName().toString().split("\\.")[0])))
+                    .orElse(null);
+        }
+        if (newest == null) {
+            return;
+        }
+        byte[] torn = new byte[1 + rnd.nextInt(40)];
+        rnd.nextBytes(torn);
+        torn[0] = 0; // a length that runs past the end
+        Files.write(newest, torn, java.nio.file.StandardOpenOption.APPEND);
     }
 
     /** Cuts {@code bytes} off the end of the newest WAL file of the store (a torn last record). */
