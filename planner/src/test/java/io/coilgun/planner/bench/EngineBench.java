@@ -37,8 +37,11 @@ import java.util.SplittableRandom;
  * same task and filled from the history just applied, with no live events: the fill's events/s, against the live
  * engine's in the same run.
  *
+ * <p>{@code --aggregations sum,count,avg,min,max} (any of them, of {@code amount}; count is COUNT(*)) sets what each
+ * metric computes: by default SUM, COUNT and AVG for the one metric, SUM for each of {@code --metrics N}.
+ *
  * <pre>scripts/bench engine [--window 5m|30d] [--events N] [--cards N] [--rate N (events/s of event time)]
- *     [--metrics N] [--backfill]</pre>
+ *     [--metrics N] [--aggregations LIST] [--backfill]</pre>
  */
 public final class EngineBench {
     private EngineBench() {
@@ -55,11 +58,10 @@ public final class EngineBench {
                         false), new StreamColumn("amount", ColumnType.DOUBLE, false)), 1, 0, List.of("card_id"), 1,
                 10 * Durations.SECOND, LatePolicy.REJECT, "");
         int count = Integer.parseInt(arg(args, "metrics", "0"));
-        List<MetricDef> metrics = count > 0 ? misaligned(count) : List.of(new MetricDef("card", "payments", List.of(
-                new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE),
-                new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT),
-                new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE)),
-                List.of(2), "card_id", WindowSpec.sliding(size), ""));
+        String aggregations = arg(args, "aggregations", count > 0 ? "sum" : "sum,count,avg");
+        List<MetricDef> metrics = count > 0 ? misaligned(count, aggregations(aggregations))
+                : List.of(new MetricDef("card", "payments", aggregations(aggregations), List.of(2), "card_id",
+                        WindowSpec.sliding(size), ""));
         if (count > 0) {
             window = count + " metrics";
         }
@@ -149,16 +151,17 @@ public final class EngineBench {
             // changelog record per commit; the materializer writes them as rows on a thread of its own)
             double rocksShare = plan.stateStore().writeNanos() / (secs * 1e9);
             double waitedMs = plan.stateStore().changelogWaitNanos() / 1e6;
+            double appendShare = plan.stateStore().changelogAppendNanos() / (secs * 1e9);
             plan.close();
             System.gc();
             Runtime rt = Runtime.getRuntime();
-            System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s events=%d cards=%d events_per_s=%.0f "
+            System.out.printf(Locale.ROOT, "RESULT scenario=engine window=%s aggregations=%s events=%d cards=%d events_per_s=%.0f "
                     + "events_per_thread_cpu_s=%.0f "
                     + "alloc_bytes_per_event=%.1f alloc_bytes_per_event_second_half=%.1f heap_mb=%.1f rss_mb=%.1f "
-                    + "reservoir_mb=%.1f rocksdb_write_share=%.3f changelog_waited_ms=%.0f%s%n", window, events, cards,
+                    + "reservoir_mb=%.1f rocksdb_write_share=%.3f changelog_append_share=%.3f changelog_waited_ms=%.0f%s%n", window, aggregations, events, cards,
                     events / secs, events / cpuSecs, allocatedPerEvent, allocatedPerEventLater,
                     (rt.totalMemory() - rt.freeMemory()) / 1048576.0, rssMb, reservoirBytes / 1048576.0, rocksShare,
-                    waitedMs, backfill);
+                    appendShare, waitedMs, backfill);
         } finally {
             try (var s = Files.walk(dir)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -167,14 +170,29 @@ public final class EngineBench {
     }
 
     /** The window-count benchmark's metrics: sliding windows of 30 s to 5 min, delays of 0 to 30 s. */
-    private static List<MetricDef> misaligned(int n) {
+    /** {@code --aggregations}: a list of sum, count, avg, min, max, each of {@code amount} (count: COUNT(*)). */
+    private static List<AggregationDef> aggregations(String list) {
+        List<AggregationDef> out = new java.util.ArrayList<>();
+        for (String a : list.split(",")) {
+            out.add(switch (a.trim()) {
+                case "sum" -> new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE);
+                case "count" -> new AggregationDef(AggregationKind.COUNT_STAR, -1, "n", ColumnType.BIGINT);
+                case "avg" -> new AggregationDef(AggregationKind.AVG, 3, "avg", ColumnType.DOUBLE);
+                case "min" -> new AggregationDef(AggregationKind.MIN, 3, "low", ColumnType.DOUBLE);
+                case "max" -> new AggregationDef(AggregationKind.MAX, 3, "high", ColumnType.DOUBLE);
+                default -> throw new IllegalArgumentException("--aggregations: sum, count, avg, min or max, not " + a);
+            });
+        }
+        return out;
+    }
+
+    private static List<MetricDef> misaligned(int n, List<AggregationDef> aggregations) {
         List<MetricDef> out = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
             long size = (30 + (long) i * 270 / Math.max(1, n - 1)) * Durations.SECOND;
             long delay = ((i * 7L) % 31) * Durations.SECOND;
-            out.add(new MetricDef("w" + i, "payments", List.of(
-                    new AggregationDef(AggregationKind.SUM, 3, "total", ColumnType.DOUBLE)),
-                    List.of(2), "card_id", new WindowSpec(WindowSpec.Kind.SLIDING, size, delay), ""));
+            out.add(new MetricDef("w" + i, "payments", aggregations, List.of(2), "card_id",
+                    new WindowSpec(WindowSpec.Kind.SLIDING, size, delay), ""));
         }
         return out;
     }
