@@ -6,6 +6,7 @@ import io.coilgun.planner.window.IdSort;
 import io.coilgun.planner.window.SharedOperators;
 import io.coilgun.storage.reservoir.Reservoir;
 import io.coilgun.storage.reservoir.Subscription;
+import io.coilgun.storage.state.HeldRecords;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -71,9 +72,7 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
     /** Where the writes of the commit under way start. */
     private int committedEnd;
     /** The changelog records holding the committed writes, oldest first, and where each one's writes end. */
-    private long[] records = new long[16];
-    private int[] recordEnds = new int[16];
-    private int recordCount;
+    private final HeldRecords records = new HeldRecords();
     /** The pending writes in the order a commit writes them (reused). */
     private int[] order = new int[256];
     /**
@@ -351,26 +350,17 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
         if (pending == committedEnd) {
             return;
         }
-        if (recordCount == records.length) {
-            records = Arrays.copyOf(records, 2 * recordCount);
-            recordEnds = Arrays.copyOf(recordEnds, 2 * recordCount);
-        }
-        records[recordCount] = record;
-        recordEnds[recordCount++] = pending;
+        records.add(record, pending);
         committedEnd = pending;
     }
 
     /** The writes of the records up to {@code record} are rows of the store now: forgotten here. */
     @Override
     public void materialized(long record) {
-        int done = 0;
-        while (done < recordCount && records[done] <= record) {
-            done++;
-        }
-        if (done == 0) {
+        int drop = records.released(record);
+        if (drop == 0) {
             return;
         }
-        int drop = recordEnds[done - 1];
         int keyBytes = drop < pending ? keyAt[drop] : keysEnd;
         int left = pending - drop;
         System.arraycopy(keys, keyBytes, keys, 0, keysEnd - keyBytes);
@@ -382,11 +372,6 @@ final class DuplicateIndex implements StateStore.Owner, AutoCloseable {
         System.arraycopy(times, drop, times, 0, left);
         pending = left;
         committedEnd -= drop;
-        for (int r = done; r < recordCount; r++) {
-            records[r - done] = records[r];
-            recordEnds[r - done] = recordEnds[r] - drop;
-        }
-        recordCount -= done;
         pendingDeletes = 0;
         for (int p = 0; p < pending; p++) {
             pendingDeletes += times[p] == DELETE ? 1 : 0;

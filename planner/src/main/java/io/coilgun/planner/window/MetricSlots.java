@@ -1,5 +1,6 @@
 package io.coilgun.planner.window;
 
+import io.coilgun.storage.state.HeldRecords;
 import io.coilgun.storage.state.StateStore;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -60,9 +61,7 @@ final class MetricSlots implements StateStore.Owner {
      */
     private int[] held = new int[1 << 9];
     private int heldCount;
-    private long[] heldRecords = new long[16];
-    private int[] heldEnds = new int[16];
-    private int heldBatches;
+    private final HeldRecords heldRecords = new HeldRecords();
     /** A backfill's slots: commits write their changes only while the budget is spent, or as {@link #release}d. */
     private boolean holdWrites;
     private int allowance;
@@ -372,34 +371,17 @@ final class MetricSlots implements StateStore.Owner {
         }
         System.arraycopy(dirty, 0, held, heldCount, writing);
         heldCount += writing;
-        if (heldBatches == heldRecords.length) {
-            heldRecords = Arrays.copyOf(heldRecords, 2 * heldBatches);
-            heldEnds = Arrays.copyOf(heldEnds, 2 * heldBatches);
-        }
-        heldRecords[heldBatches] = record;
-        heldEnds[heldBatches++] = heldCount;
+        heldRecords.add(record, heldCount);
     }
 
     @Override
     public void materialized(long record) {
-        int batches = 0;
-        while (batches < heldBatches && heldRecords[batches] <= record) {
-            batches++;
-        }
-        if (batches == 0) {
-            return;
-        }
-        int released = heldEnds[batches - 1];
+        int released = heldRecords.released(record);
         for (int i = 0; i < released; i++) {
             arena.unpin(held[i]);
         }
         System.arraycopy(held, released, held, 0, heldCount - released);
         heldCount -= released;
-        for (int b = batches; b < heldBatches; b++) {
-            heldRecords[b - batches] = heldRecords[b];
-            heldEnds[b - batches] = heldEnds[b] - released;
-        }
-        heldBatches -= batches;
     }
 
     /**
@@ -420,7 +402,7 @@ final class MetricSlots implements StateStore.Owner {
             arena.unpin(held[i]);
         }
         heldCount = 0;
-        heldBatches = 0;
+        heldRecords.clear();
         long wideBytes = 0;
         for (ByteBuffer row : wide.values()) {
             wideBytes += row.capacity();
