@@ -1,11 +1,10 @@
 package io.coilgun.storage.state;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -20,7 +19,8 @@ import java.util.zip.CRC32C;
  * appended by the owner's thread (one write per checkpoint, no memtable) and read back by the materializer, or at
  * open. Whether a record counts is the store's to say (the sequence its checkpoint committed): a record after it, or
  * a torn one, is cut at open. A segment rolls past {@link #SEGMENT_BYTES}; segments whose records are all
- * materialized are deleted.
+ * materialized are deleted. Files are read and written through {@link RandomAccessFile}, not a {@code FileChannel}:
+ * an interrupt of the thread (a task's open canceled by a rebalance) would close a channel under it.
  */
 final class ChangelogFile implements AutoCloseable {
     static final long SEGMENT_BYTES = 64L << 20;
@@ -30,8 +30,9 @@ final class ChangelogFile implements AutoCloseable {
     private final Path dir;
     /** Segments by their first record's sequence; the last one is appended to. */
     private final ConcurrentSkipListMap<Long, Path> segments = new ConcurrentSkipListMap<>();
-    private FileChannel appending;
-    private final ByteBuffer header = ByteBuffer.allocate(HEADER);
+    private RandomAccessFile appending;
+    private long appendingEnd;
+    private final byte[] header = new byte[HEADER];
     private final CRC32C crc = new CRC32C();
 
     private ChangelogFile(Path dir) {
@@ -62,14 +63,15 @@ final class ChangelogFile implements AutoCloseable {
         long expected = materialized + 1;
         for (var e : new ArrayList<>(log.segments.entrySet())) {
             Path f = e.getValue();
-            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (RandomAccessFile ch = new RandomAccessFile(f.toFile(), "rw")) {
                 long at = 0;
-                long size = ch.size();
+                long size = ch.length();
                 long cut = -1;
                 while (at + HEADER <= size) {
-                    ByteBuffer h = ByteBuffer.allocate(HEADER);
-                    ch.read(h, at);
-                    h.flip();
+                    byte[] headerBytes = new byte[HEADER];
+                    ch.seek(at);
+                    ch.readFully(headerBytes);
+                    ByteBuffer h = ByteBuffer.wrap(headerBytes);
                     int length = h.getInt();
                     int sum = h.getInt();
                     long seq = h.getLong();
@@ -78,7 +80,7 @@ final class ChangelogFile implements AutoCloseable {
                         break;
                     }
                     byte[] payload = new byte[length];
-                    ch.read(ByteBuffer.wrap(payload), at + HEADER);
+                    ch.readFully(payload);
                     CRC32C c = new CRC32C();
                     c.update(payload);
                     if ((int) c.getValue() != sum) {
@@ -99,7 +101,7 @@ final class ChangelogFile implements AutoCloseable {
                     cut = at; // a torn header
                 }
                 if (cut >= 0) {
-                    ch.truncate(cut);
+                    ch.setLength(cut);
                 }
             }
         }
@@ -116,28 +118,24 @@ final class ChangelogFile implements AutoCloseable {
      * commits; returns where it starts. On the owner's thread.
      */
     long append(long seq, byte[] data, int length) throws IOException {
-        if (appending == null || appending.size() >= SEGMENT_BYTES) {
+        if (appending == null || appendingEnd >= SEGMENT_BYTES) {
             roll(seq);
         }
         crc.reset();
         crc.update(data, 0, length);
-        header.clear();
-        header.putInt(length).putInt((int) crc.getValue()).putLong(seq).flip();
-        long at = appending.size();
-        ByteBuffer body = ByteBuffer.wrap(data, 0, length);
-        long position = at;
-        while (header.hasRemaining()) {
-            position += appending.write(header, position);
-        }
-        while (body.hasRemaining()) {
-            position += appending.write(body, position);
-        }
+        ByteBuffer.wrap(header).putInt(length).putInt((int) crc.getValue()).putLong(seq);
+        long at = appendingEnd;
+        appending.seek(at);
+        appending.write(header);
+        appending.write(data, 0, length);
+        appendingEnd = at + HEADER + length;
         return at;
     }
 
     /** Cuts the record appended last, which starts at {@code at} (its checkpoint failed to commit). */
     void cut(long at) throws IOException {
-        appending.truncate(at);
+        appending.setLength(at);
+        appendingEnd = at;
     }
 
     private void roll(long first) throws IOException {
@@ -145,8 +143,9 @@ final class ChangelogFile implements AutoCloseable {
             appending.close();
         }
         Path f = dir.resolve(first + SUFFIX);
-        appending = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ);
-        appending.truncate(0);
+        appending = new RandomAccessFile(f.toFile(), "rw");
+        appending.setLength(0);
+        appendingEnd = 0;
         segments.put(first, f);
     }
 
@@ -154,16 +153,9 @@ final class ChangelogFile implements AutoCloseable {
     byte[] read(long seq, long at, int length) throws IOException {
         Path f = segments.floorEntry(seq).getValue();
         byte[] payload = new byte[length];
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.wrap(payload);
-            long position = at + HEADER;
-            while (b.hasRemaining()) {
-                int n = ch.read(b, position);
-                if (n < 0) {
-                    throw new IOException("changelog record " + seq + " is cut short in " + f);
-                }
-                position += n;
-            }
+        try (RandomAccessFile in = new RandomAccessFile(f.toFile(), "r")) {
+            in.seek(at + HEADER);
+            in.readFully(payload);
         }
         return payload;
     }

@@ -88,6 +88,49 @@ class StateStoreTest {
         }
     }
 
+    /**
+     * A thread with its interrupt flag set (a task's open canceled by a rebalance, a unit stopping) opens, commits
+     * through the changelog, materializes and closes a store as any other: no file of it is closed under it.
+     */
+    @Test
+    void anInterruptedThreadStillOpensCommitsAndReopens() {
+        ChangelogWriter.Writes writes = new ChangelogWriter.Writes();
+        Thread.currentThread().interrupt();
+        try {
+            try (StateStore store = StateStore.open(dir, 10)) {
+                store.family(ChangelogWriter.FAMILY, false).addOwner(writes);
+                for (long n = 1; n <= 3; n++) {
+                    writes.next = ChangelogWriter.changes(5, n);
+                    store.commit();
+                }
+                store.materialize();
+                writes.next = ChangelogWriter.changes(5, 4);
+                store.commit(); // left to the materializer, or to the next open
+            }
+            try (StateStore store = StateStore.open(dir, 10)) {
+                Map<String, String> model = new TreeMap<>();
+                for (long n = 1; n <= 4; n++) {
+                    ChangelogWriter.changes(5, n).forEach((k, v) -> {
+                        if (v == null) {
+                            model.remove(k);
+                        } else {
+                            model.put(k, v);
+                        }
+                    });
+                }
+                Map<String, String> rows = new TreeMap<>();
+                store.family(ChangelogWriter.FAMILY, false).scanAll((k, v) -> {
+                    rows.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8));
+                    return true;
+                });
+                assertEquals(model, rows);
+            }
+            assertTrue(Thread.currentThread().isInterrupted(), "the flag is the caller's, left as it was");
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     @Test
     void droppingAFamilyRemovesItsRowsAndLeavesOthers() {
         try (StateStore store = StateStore.open(dir, 10)) {
