@@ -668,7 +668,9 @@ public final class Reservoir implements AutoCloseable {
 
     /**
      * Retention: drops whole segments whose events are all older than {@code keepFrom} (the owner passes
-     * {@code S} minus its longest window minus any backfill horizon, so no iterator still needs them).
+     * {@code S} minus its longest window minus any backfill horizon, so no iterator still needs them). {@code S} must
+     * be the stream time of a committed checkpoint (TaskPlan retains right after each): a crash goes back to the last
+     * one, and the iterators of the reservoir reopened there read from its {@code S} minus their lags.
      */
     public void retainFrom(long keepFrom) {
         collect();
