@@ -37,6 +37,31 @@ public final class ChangelogWriter {
         return out;
     }
 
+    /** The rows after commits 1..{@code n} of run {@code seed}. */
+    static Map<String, String> model(long seed, long n) {
+        Map<String, String> model = new java.util.TreeMap<>();
+        for (long k = 1; k <= n; k++) {
+            changes(seed, k).forEach((key, v) -> {
+                if (v == null) {
+                    model.remove(key);
+                } else {
+                    model.put(key, v);
+                }
+            });
+        }
+        return model;
+    }
+
+    /** The rows the store's family holds. */
+    static Map<String, String> rows(StateStore store) {
+        Map<String, String> rows = new java.util.TreeMap<>();
+        store.family(FAMILY, false).scanAll((k, v) -> {
+            rows.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8));
+            return true;
+        });
+        return rows;
+    }
+
     static long committed(StateStore store) {
         byte[] v = store.get(COMMIT);
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();

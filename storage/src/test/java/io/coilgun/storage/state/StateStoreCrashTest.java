@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -69,21 +68,8 @@ class StateStoreCrashTest {
                 assertTrue(n >= reported - (torn ? 8 : 0), "cycle " + cycle + ": commit " + reported
                         + " reported before the kill, reopened at " + n);
                 assertEquals(0, store.changelogRecordsBehind(), "materialized at open");
-                Map<String, String> model = new TreeMap<>();
-                for (long k = 1; k <= n; k++) {
-                    ChangelogWriter.changes(seed, k).forEach((key, v) -> {
-                        if (v == null) {
-                            model.remove(key);
-                        } else {
-                            model.put(key, v);
-                        }
-                    });
-                }
-                Map<String, String> rows = new TreeMap<>();
-                store.family(ChangelogWriter.FAMILY, false).scanAll((k, v) -> {
-                    rows.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8));
-                    return true;
-                });
+                Map<String, String> model = ChangelogWriter.model(seed, n);
+                Map<String, String> rows = ChangelogWriter.rows(store);
                 assertEquals(model, rows, "cycle " + cycle + ": the rows of commits 1.." + n);
                 System.out.println("cycle " + cycle + ": killed after commit " + reported + (torn ? ", WAL cut" : "")
                         + "; reopened at " + n + " with " + rows.size() + " rows");

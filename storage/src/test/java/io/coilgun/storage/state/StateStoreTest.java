@@ -108,21 +108,8 @@ class StateStoreTest {
                 store.commit(); // left to the materializer, or to the next open
             }
             try (StateStore store = StateStore.open(dir, 10)) {
-                Map<String, String> model = new TreeMap<>();
-                for (long n = 1; n <= 4; n++) {
-                    ChangelogWriter.changes(5, n).forEach((k, v) -> {
-                        if (v == null) {
-                            model.remove(k);
-                        } else {
-                            model.put(k, v);
-                        }
-                    });
-                }
-                Map<String, String> rows = new TreeMap<>();
-                store.family(ChangelogWriter.FAMILY, false).scanAll((k, v) -> {
-                    rows.put(new String(k, StandardCharsets.UTF_8), new String(v, StandardCharsets.UTF_8));
-                    return true;
-                });
+                Map<String, String> model = ChangelogWriter.model(5, 4);
+                Map<String, String> rows = ChangelogWriter.rows(store);
                 assertEquals(model, rows);
             }
             assertTrue(Thread.currentThread().isInterrupted(), "the flag is the caller's, left as it was");
